@@ -1,0 +1,46 @@
+// swift-tools-version:6.2
+
+import PackageDescription
+
+let package = Package(
+    name: "widgetd",
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "WidgetCore", targets: ["WidgetCore"]),
+        .library(name: "WidgetStages", targets: ["WidgetStages"]),
+        .library(name: "WidgetRuntime", targets: ["WidgetRuntime"]),
+        .library(name: "WidgetTesting", targets: ["WidgetTesting"]),
+        .executable(name: "widgetd", targets: ["widgetd"]),
+        .executable(name: "widgetd-bench", targets: ["WidgetBenchmarks"]),
+        .executable(name: "widgetd-fuzz", targets: ["WidgetFuzz"]),
+    ],
+    targets: [
+        // The value type, JSON, JSONPath, templates, the stage protocols, the registry, the definition
+        // model and the pipeline. Pure: no file or network I/O.
+        .target(name: "WidgetCore"),
+        // The built-in stages: HTTP and file sources, parsers, transforms, timelines.
+        .target(name: "WidgetStages", dependencies: ["WidgetCore"]),
+        // Loading definitions from a folder, the refresh runner, the snapshot store, the commands.
+        .target(name: "WidgetRuntime", dependencies: ["WidgetCore", "WidgetStages"]),
+        // Helpers for plugin authors: stage conformance checks, an in-memory fetcher, a manual clock.
+        .target(name: "WidgetTesting", dependencies: ["WidgetCore", "WidgetRuntime"]),
+        .executableTarget(name: "widgetd", dependencies: ["WidgetRuntime"]),
+        .executableTarget(name: "WidgetBenchmarks", dependencies: ["WidgetCore", "WidgetStages", "WidgetRuntime"]),
+        .executableTarget(name: "WidgetFuzz", dependencies: ["WidgetCore"]),
+        .testTarget(name: "WidgetCoreTests", dependencies: ["WidgetCore", "WidgetTesting"]),
+        .testTarget(name: "WidgetStagesTests", dependencies: ["WidgetCore", "WidgetStages", "WidgetTesting"]),
+        .testTarget(
+            name: "WidgetRuntimeTests",
+            dependencies: ["WidgetCore", "WidgetStages", "WidgetRuntime", "WidgetTesting"]
+        ),
+    ]
+)
+
+for target in package.targets where [.executable, .test, .regular].contains(target.type) {
+    var settings = target.swiftSettings ?? []
+    settings.append(.enableUpcomingFeature("ExistentialAny"))
+    settings.append(.enableUpcomingFeature("MemberImportVisibility"))
+    settings.append(.enableUpcomingFeature("InternalImportsByDefault"))
+    settings.append(.enableUpcomingFeature("NonisolatedNonsendingByDefault"))
+    target.swiftSettings = settings
+}

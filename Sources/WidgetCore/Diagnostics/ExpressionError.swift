@@ -1,0 +1,27 @@
+/// A JSONPath or template that could not be read or evaluated, with the column inside the expression.
+///
+/// ```
+/// unknown filter 'upcse' at column 12; did you mean 'upcase'?
+/// ```
+public struct ExpressionError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// What is wrong, as a sentence fragment without the column: `unknown filter 'upcse'`.
+    public var reason: String
+    /// The 1-based column inside the expression text, counted in Unicode scalars; `nil` when the error is
+    /// not tied to one place.
+    public var column: Int?
+    /// A fix to suggest, appended after a semicolon: `did you mean 'upcase'?`.
+    public var hint: String?
+
+    public init(_ reason: String, column: Int? = nil, hint: String? = nil) {
+        self.reason = reason
+        self.column = column
+        self.hint = hint
+    }
+
+    public var description: String {
+        var text = reason
+        if let column { text += " at column \(column)" }
+        if let hint { text += "; \(hint)" }
+        return text
+    }
+}

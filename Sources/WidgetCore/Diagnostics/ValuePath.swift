@@ -1,0 +1,86 @@
+/// A location inside a JSON value, written as a normalized JSONPath in dot notation:
+/// `$.transforms[1].fields.title`, or `$['odd key']` for keys that are not identifiers.
+public struct ValuePath: Sendable, Hashable, CustomStringConvertible {
+    public enum Component: Sendable, Hashable {
+        case key(String)
+        case index(Int)
+    }
+
+    public private(set) var components: [Component]
+
+    /// The root, `$`.
+    public static let root = ValuePath(components: [])
+
+    public init(components: [Component]) {
+        self.components = components
+    }
+
+    public func appending(_ key: String) -> ValuePath {
+        ValuePath(components: components + [.key(key)])
+    }
+
+    public func appending(index: Int) -> ValuePath {
+        ValuePath(components: components + [.index(index)])
+    }
+
+    public func appending(_ other: ValuePath) -> ValuePath {
+        ValuePath(components: components + other.components)
+    }
+
+    /// Builds a path from `Decodable` coding keys.
+    public init(codingPath: [any CodingKey]) {
+        components = codingPath.map { key in
+            if let index = key.intValue { return .index(index) }
+            return .key(key.stringValue)
+        }
+    }
+
+    public var description: String {
+        var text = "$"
+        for component in components {
+            switch component {
+            case .index(let index):
+                text += "[\(index)]"
+            case .key(let key):
+                ValuePath.append(key: key, to: &text)
+            }
+        }
+        return text
+    }
+
+    /// Appends `.key` or `['key']` to a path being written.
+    public static func append(key: String, to text: inout String) {
+        if isIdentifier(key) {
+            text += "."
+            text += key
+        } else {
+            text += "['"
+            for character in key.unicodeScalars {
+                switch character {
+                case "'": text += "\\'"
+                case "\\": text += "\\\\"
+                case "\n": text += "\\n"
+                case "\t": text += "\\t"
+                case "\r": text += "\\r"
+                default:
+                    if character.value < 0x20 {
+                        text += "\\u" + String(repeating: "0", count: 4 - String(character.value, radix: 16).count)
+                            + String(character.value, radix: 16)
+                    } else {
+                        text.unicodeScalars.append(character)
+                    }
+                }
+            }
+            text += "']"
+        }
+    }
+
+    private static func isIdentifier(_ key: String) -> Bool {
+        guard let first = key.utf8.first else { return false }
+        func isLetter(_ byte: UInt8) -> Bool {
+            (byte >= 97 && byte <= 122) || (byte >= 65 && byte <= 90) || byte == 95
+        }
+        guard isLetter(first) else { return false }
+        return key.utf8.allSatisfy { isLetter($0) || ($0 >= 48 && $0 <= 57) }
+    }
+}

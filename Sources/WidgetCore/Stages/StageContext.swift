@@ -1,0 +1,111 @@
+public import Foundation
+
+/// What a stage knows about the refresh it takes part in.
+///
+/// A context is built by the pipeline for each refresh and handed to every stage as `context:`. It is a
+/// value: stages read it, and the pipeline adds the results of named inputs to it as they arrive.
+public struct StageContext: Sendable {
+    /// The widget's id, for example `jotd` or `bitdream.home`.
+    public var widgetID: String
+    /// The widget's display title, when it has one.
+    public var widgetTitle: String?
+    /// The moment of this refresh. Stages never read the system clock themselves.
+    public var now: Date
+    /// The widget's time zone, for schedules and date templates.
+    public var timeZone: TimeZone
+    /// The results of the widget's `inputs`, by name, once fetched and parsed.
+    public var inputs: WidgetObject
+    /// The instance parameters (`params.NAME` in templates); empty for a widget without instances.
+    public var params: WidgetObject
+    /// Secrets that `{{ env.NAME }}` may read in a source's URL, headers and body, and nowhere else.
+    public var secrets: SecretStore
+    /// The folder that holds downloaded assets, when the runtime writes snapshots.
+    public var assetsDirectory: URL?
+    /// Shared services of the runtime (an HTTP client, say), by type.
+    public var resources: StageResources
+    /// Facts a fetcher learnt for the scheduler and the cache, such as a server's `Retry-After`.
+    public var log: @Sendable (String) -> Void
+
+    public init(
+        widgetID: String,
+        widgetTitle: String? = nil,
+        now: Date,
+        timeZone: TimeZone = .current,
+        inputs: WidgetObject = [:],
+        params: WidgetObject = [:],
+        secrets: SecretStore = SecretStore(),
+        assetsDirectory: URL? = nil,
+        resources: StageResources = StageResources(),
+        log: @escaping @Sendable (String) -> Void = { _ in }
+    ) {
+        self.widgetID = widgetID
+        self.widgetTitle = widgetTitle
+        self.now = now
+        self.timeZone = timeZone
+        self.inputs = inputs
+        self.params = params
+        self.secrets = secrets
+        self.assetsDirectory = assetsDirectory
+        self.resources = resources
+        self.log = log
+    }
+
+    /// The `widget` object templates see: `id`, `title`, `timeZone`.
+    public var widgetValue: WidgetValue {
+        var object: WidgetObject = ["id": .string(widgetID), "timeZone": .string(timeZone.identifier)]
+        if let widgetTitle { object["title"] = .string(widgetTitle) }
+        return .object(object)
+    }
+}
+
+/// Values that may be read by `{{ env.NAME }}` in a source and must never appear anywhere else.
+public struct SecretStore: Sendable {
+    private let values: [String: String]
+
+    /// Reads secrets from `environment`, by default the process environment.
+    public init(environment: [String: String] = [:]) {
+        values = environment
+    }
+
+    /// The process environment.
+    public static var processEnvironment: SecretStore {
+        SecretStore(environment: ProcessInfo.processInfo.environment)
+    }
+
+    public subscript(name: String) -> String? { values[name] }
+
+    /// `text` with every secret value that occurs in it replaced by `***`, for error messages.
+    public func redact(_ text: String) -> String {
+        var result = text
+        for value in values.values where value.count >= 4 && result.contains(value) {
+            result = result.replacingOccurrences(of: value, with: "***")
+        }
+        return result
+    }
+
+    /// The secrets as a template variable, keyed by name.
+    public var value: WidgetValue {
+        .object(WidgetObject(values.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) }))
+    }
+}
+
+/// Shared services a runtime offers to stages, looked up by type.
+///
+/// ```swift
+/// var resources = StageResources()
+/// resources.insert(HTTPClient(maximumConnectionsPerHost: 4))
+/// let client = context.resources[HTTPClient.self]
+/// ```
+public struct StageResources: Sendable {
+    private var storage: [ObjectIdentifier: any Sendable] = [:]
+
+    public init() {}
+
+    public mutating func insert<Resource: Sendable>(_ resource: Resource) {
+        storage[ObjectIdentifier(Resource.self)] = resource
+    }
+
+    public subscript<Resource: Sendable>(_ type: Resource.Type) -> Resource? {
+        storage[ObjectIdentifier(type)] as? Resource
+    }
+}

@@ -1,0 +1,99 @@
+/// A stage of a widget's pipeline: a named, configurable piece of work.
+///
+/// Every stage has a stable ``typeName`` (what a definition writes, as `"parser": "json"` or
+/// `{"type": "json"}`), its own `Decodable` ``Options`` with their defaults, and an initializer that checks
+/// those options once, when the definition is loaded. A stage is then immutable and shared by every
+/// refresh, so it must be `Sendable` and keep no mutable state of its own.
+///
+/// Implementation rules:
+/// - Never read the system clock; use `context.now`.
+/// - Never print; throw a ``StageError`` whose message is one sentence that names what went wrong.
+/// - Never put a secret in an error message.
+public protocol Stage: Sendable {
+    /// The options a definition passes to this stage: every member of the stage's JSON object except
+    /// `type`. Unknown members are rejected with a "did you mean" hint.
+    associatedtype Options: Decodable & Sendable
+
+    /// The name definitions use for this stage. Stable: renaming it breaks users' files.
+    static var typeName: String { get }
+
+    /// A one-line description, shown by `widgetd list` and in the JSON Schema.
+    static var summary: String { get }
+
+    /// Checks `options` and prepares the stage.
+    ///
+    /// - Throws: A ``StageError`` (or `DecodingError`) that says which option is wrong and what would work.
+    init(options: Options) throws
+}
+
+extension Stage {
+    public static var summary: String { "" }
+}
+
+/// Fetches the raw bytes of a widget's source or input.
+///
+/// ```swift
+/// struct StaticFetcher: Fetcher {
+///     struct Options: Decodable, Sendable { var text: String }
+///     static let typeName = "static"
+///     let text: String
+///     init(options: Options) { text = options.text }
+///     func fetch(context: StageContext) async throws -> Payload {
+///         Payload(data: Data(text.utf8), contentType: "text/plain", origin: "static")
+///     }
+/// }
+/// ```
+public protocol Fetcher: Stage {
+    /// Fetches the payload for one refresh.
+    ///
+    /// - Throws: A ``StageError`` naming the source (without secrets) and the cause.
+    func fetch(context: StageContext) async throws -> Payload
+}
+
+/// Turns a payload into a ``WidgetValue``.
+public protocol Parser: Stage {
+    /// Parses `payload`.
+    ///
+    /// - Throws: A ``StageError`` naming where in the payload reading stopped.
+    func parse(_ payload: Payload, context: StageContext) throws -> WidgetValue
+}
+
+/// Reshapes a value: selects, maps, filters, sorts, downloads assets.
+public protocol Transformer: Stage {
+    /// Transforms `value`.
+    ///
+    /// - Throws: A ``StageError`` that says which item or field failed.
+    func transform(_ value: WidgetValue, context: StageContext) async throws -> WidgetValue
+}
+
+/// Lays a value out as a timeline of dated entries.
+public protocol TimelineBuilder: Stage {
+    /// The entries for `value`, in date order.
+    ///
+    /// - Throws: A ``StageError`` when the value cannot be laid out (no items, a date that is not a date).
+    func entries(for value: WidgetValue, context: StageContext) throws -> [TimelineEntry]
+}
+
+/// The four kinds of stage.
+public enum StageKind: String, Sendable, CaseIterable, CustomStringConvertible {
+    case fetcher = "source"
+    case parser
+    case transformer = "transform"
+    case timeline
+
+    public var description: String { rawValue }
+}
+
+/// A stage's failure, as one sentence for a snapshot's `error` and the log.
+public struct StageError: Error, Sendable, Hashable, CustomStringConvertible {
+    public var message: String
+    /// How long the source asked us to wait before trying again (HTTP `Retry-After`), when it did.
+    public var retryAfter: Double?
+
+    public init(_ message: String, retryAfter: Double? = nil) {
+        self.message = message
+        self.retryAfter = retryAfter
+    }
+
+    public var description: String { message }
+}

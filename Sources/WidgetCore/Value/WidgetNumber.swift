@@ -1,0 +1,252 @@
+public import Foundation
+
+/// An exact JSON number.
+///
+/// A `WidgetNumber` keeps the digits it was written with, so a 20-digit integer or a price with eight
+/// decimals survives a trip through a pipeline unchanged. Conversions to `Decimal`, `Double` and `Int`
+/// happen on demand. Equality and ordering compare values exactly, whatever the spelling: `1`, `1.0` and
+/// `10e-1` are equal.
+///
+/// ```swift
+/// let price = WidgetNumber("0.1")! + WidgetNumber("0.2")!
+/// print(price) // 0.3
+/// ```
+public struct WidgetNumber: Sendable, CustomStringConvertible {
+    /// The number as JSON text, for example `-12.50e3`.
+    public let text: String
+
+    /// Wraps text the caller has already checked to be a JSON number.
+    @usableFromInline
+    init(unchecked text: String) {
+        self.text = text
+    }
+
+    /// Creates a number from JSON number text; `nil` when `text` is not a JSON number.
+    public init?(_ text: String) {
+        guard WidgetNumber.isJSONNumber(text.utf8) else { return nil }
+        self.text = text
+    }
+
+    /// Creates a number from an integer.
+    public init(_ value: Int) {
+        self.text = String(value)
+    }
+
+    /// Creates a number from a decimal; `nil` for NaN.
+    public init?(_ value: Decimal) {
+        guard !value.isNaN else { return nil }
+        var description = value.description
+        if description.hasPrefix(".") { description = "0" + description }
+        if description.hasPrefix("-.") { description = "-0" + description.dropFirst() }
+        guard WidgetNumber.isJSONNumber(description.utf8) else { return nil }
+        self.text = description
+    }
+
+    /// Creates a number from a binary floating-point value, using its shortest exact spelling; `nil` for
+    /// infinities and NaN.
+    public init?(_ value: Double) {
+        guard value.isFinite else { return nil }
+        if value == value.rounded(), abs(value) < 1e15 {
+            self.text = String(Int64(value))
+            return
+        }
+        var description = "\(value)"
+        if description.hasSuffix(".0") { description.removeLast(2) }
+        self.text = description
+    }
+
+    public var description: String { text }
+
+    /// The value as a `Decimal`; `nil` when it is outside `Decimal`'s range (about 1e±128).
+    public var decimal: Decimal? {
+        let parts = canonical
+        if parts.digits.isEmpty { return Decimal(0) }
+        // Decimal keeps at most 38 significant digits and an exponent in -128...127.
+        let exponent = parts.exponent - parts.digits.count
+        guard exponent >= -128, exponent + parts.digits.count <= 165 else { return nil }
+        return Decimal(string: text, locale: Locale(identifier: "en_US_POSIX"))
+    }
+
+    /// The value as the nearest `Double` (infinite when out of range).
+    public var double: Double {
+        Double(text) ?? (canonical.negative ? -.infinity : .infinity)
+    }
+
+    /// The value as an `Int` when it is a whole number within range.
+    public var int: Int? {
+        if let value = Int(text) { return value }
+        let parts = canonical
+        if parts.digits.isEmpty { return 0 }
+        guard parts.exponent >= parts.digits.count, parts.exponent <= 19 else { return nil }
+        let zeros = String(repeating: "0", count: parts.exponent - parts.digits.count)
+        return Int((parts.negative ? "-" : "") + parts.digits + zeros)
+    }
+
+    /// Whether the number has no fractional part.
+    public var isInteger: Bool {
+        let parts = canonical
+        return parts.digits.isEmpty || parts.exponent >= parts.digits.count
+    }
+
+    // MARK: - Canonical form
+
+    /// The value as `sign × 0.DIGITS × 10^exponent`, with no leading or trailing zeros in `DIGITS`;
+    /// zero has empty digits.
+    struct Canonical: Hashable {
+        var negative: Bool
+        var digits: String
+        var exponent: Int
+    }
+
+    var canonical: Canonical {
+        var negative = false
+        var integer: [UInt8] = []
+        var fraction: [UInt8] = []
+        var exponent = 0
+        var bytes = text.utf8.makeIterator()
+        var state = 0  // 0 integer, 1 fraction, 2 exponent
+        var exponentNegative = false
+        var exponentDigits = 0
+        while let byte = bytes.next() {
+            switch byte {
+            case UInt8(ascii: "-"):
+                if state == 2 { exponentNegative = true } else { negative = true }
+            case UInt8(ascii: "+"):
+                break
+            case UInt8(ascii: "."):
+                state = 1
+            case UInt8(ascii: "e"), UInt8(ascii: "E"):
+                state = 2
+            default:
+                let digit = byte &- UInt8(ascii: "0")
+                switch state {
+                case 0: integer.append(byte)
+                case 1: fraction.append(byte)
+                default:
+                    if exponentDigits < 12 {
+                        exponent = exponent * 10 + Int(digit)
+                        if exponent != 0 { exponentDigits += 1 }
+                    }
+                }
+            }
+        }
+        if exponentNegative { exponent = -exponent }
+        var all = integer + fraction
+        var pointPosition = integer.count
+        while let first = all.first, first == UInt8(ascii: "0") {
+            all.removeFirst()
+            pointPosition -= 1
+        }
+        while let last = all.last, last == UInt8(ascii: "0") { all.removeLast() }
+        if all.isEmpty { return Canonical(negative: false, digits: "", exponent: 0) }
+        return Canonical(
+            negative: negative,
+            digits: String(decoding: all, as: UTF8.self),
+            exponent: pointPosition + exponent
+        )
+    }
+
+    /// Checks JSON number syntax (RFC 8259 §6).
+    @inlinable
+    static func isJSONNumber(_ bytes: some Collection<UInt8>) -> Bool {
+        var index = bytes.startIndex
+        func peek() -> UInt8? { index < bytes.endIndex ? bytes[index] : nil }
+        func isDigit(_ byte: UInt8?) -> Bool { byte.map { $0 >= 48 && $0 <= 57 } ?? false }
+        if peek() == UInt8(ascii: "-") { index = bytes.index(after: index) }
+        guard let first = peek(), isDigit(first) else { return false }
+        index = bytes.index(after: index)
+        if first != UInt8(ascii: "0") {
+            while isDigit(peek()) { index = bytes.index(after: index) }
+        }
+        if peek() == UInt8(ascii: ".") {
+            index = bytes.index(after: index)
+            guard isDigit(peek()) else { return false }
+            while isDigit(peek()) { index = bytes.index(after: index) }
+        }
+        if peek() == UInt8(ascii: "e") || peek() == UInt8(ascii: "E") {
+            index = bytes.index(after: index)
+            if peek() == UInt8(ascii: "+") || peek() == UInt8(ascii: "-") { index = bytes.index(after: index) }
+            guard isDigit(peek()) else { return false }
+            while isDigit(peek()) { index = bytes.index(after: index) }
+        }
+        return index == bytes.endIndex
+    }
+}
+
+// MARK: - Equality and order
+
+extension WidgetNumber: Hashable, Comparable {
+    public static func == (lhs: WidgetNumber, rhs: WidgetNumber) -> Bool {
+        lhs.text == rhs.text || lhs.canonical == rhs.canonical
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(canonical)
+    }
+
+    public static func < (lhs: WidgetNumber, rhs: WidgetNumber) -> Bool {
+        let a = lhs.canonical
+        let b = rhs.canonical
+        let aSign = a.digits.isEmpty ? 0 : (a.negative ? -1 : 1)
+        let bSign = b.digits.isEmpty ? 0 : (b.negative ? -1 : 1)
+        if aSign != bSign { return aSign < bSign }
+        if aSign == 0 { return false }
+        let magnitudeLess: Bool
+        if a.exponent != b.exponent {
+            magnitudeLess = a.exponent < b.exponent
+        } else if a.digits == b.digits {
+            return false
+        } else {
+            magnitudeLess = a.digits.lexicographicallyPrecedes(b.digits)
+        }
+        return aSign > 0 ? magnitudeLess : !magnitudeLess
+    }
+}
+
+// MARK: - Exact arithmetic
+
+extension WidgetNumber {
+    /// Adds exactly (decimal arithmetic, 38 significant digits).
+    public static func + (lhs: WidgetNumber, rhs: WidgetNumber) -> WidgetNumber {
+        combine(lhs, rhs, decimal: +, double: +)
+    }
+
+    /// Subtracts exactly (decimal arithmetic, 38 significant digits).
+    public static func - (lhs: WidgetNumber, rhs: WidgetNumber) -> WidgetNumber {
+        combine(lhs, rhs, decimal: -, double: -)
+    }
+
+    /// Multiplies exactly (decimal arithmetic, 38 significant digits).
+    public static func * (lhs: WidgetNumber, rhs: WidgetNumber) -> WidgetNumber {
+        combine(lhs, rhs, decimal: *, double: *)
+    }
+
+    /// Divides; `nil` when `rhs` is zero. The quotient has up to 38 significant digits.
+    public static func / (lhs: WidgetNumber, rhs: WidgetNumber) -> WidgetNumber? {
+        if rhs.canonical.digits.isEmpty { return nil }
+        return combine(lhs, rhs, decimal: /, double: /)
+    }
+
+    private static func combine(
+        _ lhs: WidgetNumber,
+        _ rhs: WidgetNumber,
+        decimal: (Decimal, Decimal) -> Decimal,
+        double: (Double, Double) -> Double
+    ) -> WidgetNumber {
+        if let a = lhs.decimal, let b = rhs.decimal, let result = WidgetNumber(decimal(a, b)) {
+            return result
+        }
+        return WidgetNumber(double(lhs.double, rhs.double)) ?? WidgetNumber(0)
+    }
+}
+
+extension WidgetNumber: ExpressibleByIntegerLiteral, ExpressibleByFloatLiteral {
+    public init(integerLiteral value: Int) {
+        self.init(value)
+    }
+
+    /// Float literals are read through their shortest spelling, so `0.1` is exactly one tenth.
+    public init(floatLiteral value: Double) {
+        self = WidgetNumber(value) ?? WidgetNumber(0)
+    }
+}

@@ -1,0 +1,103 @@
+/// A JSON object that keeps its members in the order they were written.
+///
+/// Lookups are by key; iteration follows insertion order. Setting an existing key replaces its value in
+/// place. Two objects are equal when they hold the same members, in any order.
+public struct WidgetObject: Sendable, Hashable, Sequence, ExpressibleByDictionaryLiteral {
+    public private(set) var keys: [String]
+    public private(set) var values: [WidgetValue]
+    /// Built once an object grows past a handful of members; small objects are searched linearly.
+    private var index: [String: Int]?
+
+    private static let indexThreshold = 12
+
+    public init() {
+        keys = []
+        values = []
+    }
+
+    /// Creates an object from members in order; a repeated key keeps its first position and last value.
+    public init(_ members: some Sequence<(String, WidgetValue)>) {
+        self.init()
+        for (key, value) in members { self[key] = value }
+    }
+
+    public init(dictionaryLiteral elements: (String, WidgetValue)...) {
+        self.init(elements)
+    }
+
+    public var count: Int { keys.count }
+    public var isEmpty: Bool { keys.isEmpty }
+
+    /// The position of `key`, if present.
+    public func position(of key: String) -> Int? {
+        if let index { return index[key] }
+        return keys.firstIndex(of: key)
+    }
+
+    public subscript(key: String) -> WidgetValue? {
+        get { position(of: key).map { values[$0] } }
+        set {
+            if let position = position(of: key) {
+                if let newValue {
+                    values[position] = newValue
+                } else {
+                    keys.remove(at: position)
+                    values.remove(at: position)
+                    rebuildIndex()
+                }
+            } else if let newValue {
+                keys.append(key)
+                values.append(newValue)
+                if index != nil {
+                    index![key] = keys.count - 1
+                } else if keys.count > Self.indexThreshold {
+                    rebuildIndex()
+                }
+            }
+        }
+    }
+
+    /// Appends a member without checking for an existing key. For parsers that have already checked.
+    public mutating func appendUnchecked(key: String, value: WidgetValue) {
+        keys.append(key)
+        values.append(value)
+        if index != nil {
+            index![key] = keys.count - 1
+        } else if keys.count > Self.indexThreshold {
+            rebuildIndex()
+        }
+    }
+
+    private mutating func rebuildIndex() {
+        guard keys.count > Self.indexThreshold else {
+            index = nil
+            return
+        }
+        var map = [String: Int](minimumCapacity: keys.count)
+        for (position, key) in keys.enumerated() { map[key] = position }
+        index = map
+    }
+
+    public func makeIterator() -> some IteratorProtocol<(key: String, value: WidgetValue)> {
+        zip(keys, values).lazy.map { (key: $0.0, value: $0.1) }.makeIterator()
+    }
+
+    public static func == (lhs: WidgetObject, rhs: WidgetObject) -> Bool {
+        guard lhs.count == rhs.count else { return false }
+        for (key, value) in lhs where rhs[key] != value { return false }
+        return true
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        // Order-independent: combine each member's hash commutatively.
+        var combined = 0
+        for (key, value) in self {
+            var member = Hasher()
+            member.combine(key)
+            member.combine(value)
+            combined ^= member.finalize()
+        }
+        hasher.combine(count)
+        hasher.combine(combined)
+    }
+}
