@@ -19,11 +19,13 @@ public struct StageContext: Sendable {
     public var params: WidgetObject
     /// Secrets that `{{ env.NAME }}` may read in a source's URL, headers and body, and nowhere else.
     public var secrets: SecretStore
+    /// The folder that holds the widget's definition; relative file paths start here.
+    public var baseDirectory: URL?
     /// The folder that holds downloaded assets, when the runtime writes snapshots.
     public var assetsDirectory: URL?
     /// Shared services of the runtime (an HTTP client, say), by type.
     public var resources: StageResources
-    /// Facts a fetcher learnt for the scheduler and the cache, such as a server's `Retry-After`.
+    /// Where a stage reports what it did, one line at a time (never secrets).
     public var log: @Sendable (String) -> Void
 
     public init(
@@ -34,6 +36,7 @@ public struct StageContext: Sendable {
         inputs: WidgetObject = [:],
         params: WidgetObject = [:],
         secrets: SecretStore = SecretStore(),
+        baseDirectory: URL? = nil,
         assetsDirectory: URL? = nil,
         resources: StageResources = StageResources(),
         log: @escaping @Sendable (String) -> Void = { _ in }
@@ -45,6 +48,7 @@ public struct StageContext: Sendable {
         self.inputs = inputs
         self.params = params
         self.secrets = secrets
+        self.baseDirectory = baseDirectory
         self.assetsDirectory = assetsDirectory
         self.resources = resources
         self.log = log

@@ -1,0 +1,533 @@
+public import Foundation
+
+/// Reads definition files into ``WidgetDefinition``s, reporting every problem it finds in one pass.
+///
+/// The reader is strict: unknown keys are errors with a "did you mean" hint, and every problem is a
+/// ``Diagnostic`` that names the file, the line and column, the JSON path and a fix. Stage names and
+/// options are checked against a ``StageRegistry`` by building each widget's ``WidgetPipeline``.
+///
+/// ```swift
+/// let result = DefinitionReader(registry: registry).read(data, file: "widgets.d/jotd.json")
+/// for problem in result.diagnostics { print(problem) }
+/// ```
+public struct DefinitionReader: Sendable {
+    /// The keys a definition may have at its top level.
+    public static let topLevelKeys = [
+        "$schema", "id", "title", "description", "timeZone", "inputs", "source", "parser", "transforms",
+        "timeline", "schedule", "staleAfter", "fallback", "placeholder", "instances",
+    ]
+
+    /// The keys of an instance in `instances`.
+    public static let instanceKeys = ["id", "title", "params"]
+
+    /// The keys every timeline accepts beside its own options.
+    public static let timelineCommonKeys = ["relevance", "url", "limit"]
+
+    /// The id pattern, `^[a-z0-9][a-z0-9._-]{0,63}$`.
+    public static func isValidID(_ id: String) -> Bool {
+        let bytes = Array(id.utf8)
+        guard (1...64).contains(bytes.count) else { return false }
+        func allowed(_ byte: UInt8, first: Bool) -> Bool {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"): true
+            case UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "-"): !first
+            default: false
+            }
+        }
+        return bytes.enumerated().allSatisfy { allowed($0.element, first: $0.offset == 0) }
+    }
+
+    /// What a read produced: the widgets that are valid and the problems of those that are not.
+    public struct Result: Sendable {
+        /// One widget per valid definition (several for a definition with `instances`).
+        public var widgets: [WidgetPipeline]
+        /// Every problem found; a file with problems contributes no widget.
+        public var diagnostics: [Diagnostic]
+    }
+
+    public let registry: StageRegistry
+    public let filters: FilterRegistry
+    /// The zone of definitions without `timeZone`.
+    public let defaultTimeZone: TimeZone
+
+    public init(registry: StageRegistry, filters: FilterRegistry = .standard, defaultTimeZone: TimeZone = .current) {
+        self.registry = registry
+        self.filters = filters
+        self.defaultTimeZone = defaultTimeZone
+    }
+
+    /// Reads one definition file.
+    ///
+    /// - Parameters:
+    ///   - data: the file's bytes.
+    ///   - file: the file as the user named it, used in diagnostics; its base name is the default id.
+    public func read(_ data: Data, file: String) -> Result {
+        let value: WidgetValue
+        let map: SourceMap
+        do {
+            (value, map) = try JSONReader.readWithLocations(data)
+        } catch {
+            let problem = Diagnostic(
+                file: file,
+                location: error.location,
+                path: nil,
+                message: "the file is not valid JSON: \(error.reason); fix the syntax at this place"
+            )
+            return Result(widgets: [], diagnostics: [problem])
+        }
+        var session = Session(file: file, map: map, reader: self)
+        let definitions = session.readDefinitions(value)
+        var widgets: [WidgetPipeline] = []
+        for definition in definitions {
+            if let pipeline = session.buildPipeline(definition) { widgets.append(pipeline) }
+        }
+        if !session.diagnostics.isEmpty { widgets = [] }
+        return Result(widgets: widgets, diagnostics: session.diagnostics)
+    }
+
+    /// The default id for a file: its base name without `.json`.
+    public static func defaultID(forFile file: String) -> String {
+        var name = (file as NSString).lastPathComponent
+        if name.hasSuffix(".json") { name.removeLast(5) }
+        return name
+    }
+}
+
+// MARK: - One file
+
+extension DefinitionReader {
+    struct Session {
+        let file: String
+        let map: SourceMap
+        let reader: DefinitionReader
+        var diagnostics: [Diagnostic] = []
+
+        init(file: String, map: SourceMap, reader: DefinitionReader) {
+            self.file = file
+            self.map = map
+            self.reader = reader
+        }
+
+        // MARK: Reporting
+
+        mutating func report(_ path: ValuePath, _ message: String, atKey: Bool = false, column: Int? = nil) {
+            var location = atKey ? map.keyLocation(of: path) : map.valueLocation(of: path)
+            if let column, var base = location {
+                // Inside a string value: the opening quote, then the expression's column.
+                base.column += column
+                location = base
+            }
+            diagnostics.append(Diagnostic(file: file, location: location, path: path, message: message))
+        }
+
+        mutating func report(_ error: OptionsError, under base: ValuePath) {
+            report(
+                base.appending(error.path),
+                error.message,
+                atKey: error.pointsAtKey,
+                column: error.expressionColumn
+            )
+        }
+
+        mutating func checkKeys(_ object: WidgetObject, at path: ValuePath, allowed: [String]) {
+            for key in object.keys where !allowed.contains(key) {
+                let hint = Suggestion.hint(for: key, among: allowed)
+                    ?? "known keys: " + allowed.filter { !$0.hasPrefix("$") }.map { "'\($0)'" }.joined(separator: ", ")
+                report(path.appending(key), "unknown key '\(key)'; \(hint)", atKey: true)
+            }
+        }
+
+        mutating func string(_ value: WidgetValue?, at path: ValuePath, what: String) -> String? {
+            guard let value else { return nil }
+            guard case .string(let text) = value else {
+                report(path, "\(what) must be a string, not \(value.typeName)")
+                return nil
+            }
+            return text
+        }
+
+        // MARK: Definitions
+
+        mutating func readDefinitions(_ value: WidgetValue) -> [WidgetDefinition] {
+            guard case .object(let object) = value else {
+                report(.root, "a definition must be a JSON object, not \(value.typeName); start the file with '{'")
+                return []
+            }
+            let root = ValuePath.root
+            checkKeys(object, at: root, allowed: DefinitionReader.topLevelKeys)
+
+            // id
+            var id = DefinitionReader.defaultID(forFile: file)
+            if let written = string(object["id"], at: root.appending("id"), what: "the id") {
+                id = written
+                if !DefinitionReader.isValidID(written) {
+                    report(root.appending("id"), "\"\(written)\" is not a valid id; \(Self.idRule)")
+                }
+            } else if object["id"] == nil, !DefinitionReader.isValidID(id) {
+                report(root, "the file name gives the id \"\(id)\", which is not valid; rename the file or add an \"id\" key; \(Self.idRule)")
+            }
+
+            let title = string(object["title"], at: root.appending("title"), what: "the title")
+            _ = string(object["description"], at: root.appending("description"), what: "the description")
+
+            // timeZone
+            var timeZone = reader.defaultTimeZone
+            if let name = string(object["timeZone"], at: root.appending("timeZone"), what: "the time zone") {
+                if let zone = TimeZone(identifier: name) {
+                    timeZone = zone
+                } else {
+                    let hint = Suggestion.hint(for: name, among: TimeZone.knownTimeZoneIdentifiers)
+                        ?? "use an IANA name such as \"America/New_York\" or \"UTC\""
+                    report(root.appending("timeZone"), "\"\(name)\" is not a known time zone; \(hint)")
+                }
+            }
+
+            let inputs = readInputs(object["inputs"], at: root.appending("inputs"))
+
+            var source = StageSpec(typeName: "file", path: root.appending("source"))
+            if let value = object["source"] {
+                source = readSource(value, at: root.appending("source")) ?? source
+            } else {
+                report(root, "the definition has no \"source\"; add e.g. \"source\": {\"url\": \"https://…\"} or {\"path\": \"data.json\"}")
+            }
+
+            var parser = StageSpec(typeName: "json", path: root.appending("parser"))
+            if let value = object["parser"] {
+                parser = readStageReference(value, at: root.appending("parser"), kind: .parser) ?? parser
+            }
+
+            var transforms: [StageSpec] = []
+            if let value = object["transforms"] {
+                if case .array(let list) = value {
+                    for (index, element) in list.enumerated() {
+                        let path = root.appending("transforms").appending(index: index)
+                        if let spec = readStageReference(element, at: path, kind: .transformer, allowString: false) {
+                            transforms.append(spec)
+                        }
+                    }
+                } else {
+                    report(root.appending("transforms"), "\"transforms\" must be an array of objects such as {\"type\": \"limit\", \"count\": 4}")
+                }
+            }
+
+            let timeline = readTimeline(object["timeline"], at: root.appending("timeline"))
+            let schedule = readSchedule(object["schedule"], at: root.appending("schedule"))
+
+            var staleAfter: WidgetDuration?
+            if let text = string(object["staleAfter"], at: root.appending("staleAfter"), what: "staleAfter") {
+                staleAfter = WidgetDuration(text)
+                if staleAfter == nil { report(root.appending("staleAfter"), WidgetDuration.problem(text)) }
+            }
+
+            let fallback = readFallback(object["fallback"], at: root.appending("fallback"))
+            let placeholder = object["placeholder"]
+            checkSecrets(value, at: root)
+
+            let base = WidgetDefinition(
+                id: id, title: title, timeZone: timeZone, inputs: inputs, source: source, parser: parser,
+                transforms: transforms, timeline: timeline, schedule: schedule, staleAfter: staleAfter,
+                fallback: fallback, placeholder: placeholder, file: file, document: value
+            )
+            guard let instancesValue = object["instances"] else { return [base] }
+            return readInstances(instancesValue, at: root.appending("instances"), base: base)
+        }
+
+        static let idRule = "an id is 1 to 64 characters: lowercase letters, digits, '.', '_' or '-', starting with a letter or digit"
+
+        // MARK: Stages
+
+        /// `"json"` or `{"type": "json", …options}`.
+        mutating func readStageReference(
+            _ value: WidgetValue,
+            at path: ValuePath,
+            kind: StageKind,
+            allowString: Bool = true,
+            reservedKeys: [String] = []
+        ) -> StageSpec? {
+            switch value {
+            case .string(let name) where allowString:
+                return StageSpec(typeName: name, path: path)
+            case .object(var object):
+                guard case .string(let name)? = object["type"] else {
+                    let example = kind == .transformer ? "{\"type\": \"limit\", \"count\": 4}" : "{\"type\": \"json\"}"
+                    report(path, object["type"] == nil
+                        ? "the \(kind) has no \"type\"; write e.g. \(example)"
+                        : "\"type\" must be a string naming a registered \(kind)")
+                    return nil
+                }
+                object["type"] = nil
+                for key in reservedKeys { object[key] = nil }
+                return StageSpec(typeName: name, options: object, path: path, typePath: path.appending("type"))
+            default:
+                let forms = allowString ? "a name such as \"json\" or an object with \"type\"" : "an object with \"type\""
+                report(path, "the \(kind) must be \(forms), not \(value.typeName)")
+                return nil
+            }
+        }
+
+        /// `{"url": …}` is HTTP, `{"path": …}` a file, `{"type": NAME, …}` any fetcher.
+        mutating func readSource(_ value: WidgetValue, at path: ValuePath, extraKeys: [String] = []) -> StageSpec? {
+            guard case .object(var object) = value else {
+                report(path, "a source must be an object such as {\"url\": \"https://…\"}, not \(value.typeName)")
+                return nil
+            }
+            for key in extraKeys { object[key] = nil }
+            if case .string(let name)? = object["type"] {
+                object["type"] = nil
+                return StageSpec(typeName: name, options: object, path: path, typePath: path.appending("type"))
+            }
+            if object["type"] != nil {
+                report(path.appending("type"), "\"type\" must be a string naming a registered source")
+                return nil
+            }
+            if object["url"] != nil { return StageSpec(typeName: "http", options: object, path: path) }
+            if object["path"] != nil { return StageSpec(typeName: "file", options: object, path: path) }
+            report(path, "a source needs \"url\" (HTTP), \"path\" (a local file) or \"type\" (a registered source)")
+            return nil
+        }
+
+        mutating func readInputs(_ value: WidgetValue?, at path: ValuePath) -> [InputDefinition] {
+            guard let value else { return [] }
+            guard case .object(let object) = value else {
+                report(path, "\"inputs\" must be an object of named sources, e.g. {\"daily\": {\"url\": \"…\"}}")
+                return []
+            }
+            var inputs: [InputDefinition] = []
+            for (name, input) in object {
+                let inputPath = path.appending(name)
+                guard let source = readSource(input, at: inputPath, extraKeys: ["parser"]) else { continue }
+                var parser = StageSpec(typeName: "json", path: inputPath.appending("parser"))
+                if let parserValue = input["parser"] {
+                    parser = readStageReference(parserValue, at: inputPath.appending("parser"), kind: .parser) ?? parser
+                }
+                inputs.append(InputDefinition(name: name, source: source, parser: parser))
+            }
+            return inputs
+        }
+
+        mutating func readTimeline(_ value: WidgetValue?, at path: ValuePath) -> TimelineDefinition {
+            guard let value else { return TimelineDefinition(stage: StageSpec(typeName: "single", path: path)) }
+            guard let stage = readStageReference(value, at: path, kind: .timeline, reservedKeys: DefinitionReader.timelineCommonKeys) else {
+                return TimelineDefinition(stage: StageSpec(typeName: "single", path: path))
+            }
+            var timeline = TimelineDefinition(stage: stage)
+            if case .object(let object) = value {
+                timeline.relevance = template(object["relevance"], at: path.appending("relevance"))
+                timeline.url = template(object["url"], at: path.appending("url"))
+                if let limit = object["limit"] {
+                    if let count = limit.number?.int, count > 0 {
+                        timeline.limit = count
+                    } else {
+                        report(path.appending("limit"), "\"limit\" must be a whole number of entries above 0, e.g. 4")
+                    }
+                }
+            }
+            return timeline
+        }
+
+        mutating func template(_ value: WidgetValue?, at path: ValuePath) -> Template? {
+            guard let text = string(value, at: path, what: "a template") else { return nil }
+            do throws(ExpressionError) {
+                return try Template(text, filters: reader.filters)
+            } catch {
+                report(path, error.description, column: error.column)
+                return nil
+            }
+        }
+
+        // MARK: Schedule
+
+        mutating func readSchedule(_ value: WidgetValue?, at path: ValuePath) -> Schedule {
+            var schedule = Schedule()
+            guard let value else { return schedule }
+            switch value {
+            case .string("atEnd"):
+                schedule.rule = .atEnd
+                return schedule
+            case .string("never"):
+                schedule.rule = .never
+                return schedule
+            case .string(let text):
+                let hint = Suggestion.hint(for: text, among: ["atEnd", "never"])
+                    ?? "write \"atEnd\", \"never\", or an object such as {\"every\": \"15m\"}"
+                report(path, "\"\(text)\" is not a schedule; \(hint)")
+                return schedule
+            case .object(let object):
+                let ruleKeys = ["every", "at", "cron"]
+                checkKeys(object, at: path, allowed: ruleKeys + ["jitter", "maxPerDay", "allowFrequent"])
+                let present = ruleKeys.filter { object[$0] != nil }
+                if present.count > 1 {
+                    report(path, "a schedule has one rule, but this one has \(present.map { "\"\($0)\"" }.joined(separator: " and ")); keep one")
+                } else if present.isEmpty {
+                    report(path, "the schedule has no rule; add \"every\", \"at\" or \"cron\", e.g. {\"every\": \"15m\"}")
+                }
+                if case .bool(let flag)? = object["allowFrequent"] {
+                    schedule.allowFrequent = flag
+                } else if object["allowFrequent"] != nil {
+                    report(path.appending("allowFrequent"), "\"allowFrequent\" must be true or false")
+                }
+                if let text = string(object["every"], at: path.appending("every"), what: "\"every\"") {
+                    if let interval = WidgetDuration(text), interval.seconds > 0 {
+                        schedule.rule = .every(interval)
+                        if interval.seconds < 300, !schedule.allowFrequent {
+                            report(path.appending("every"), "\"\(text)\" is shorter than 5 minutes; add \"allowFrequent\": true if the source allows it, or use e.g. \"5m\"")
+                        }
+                    } else {
+                        report(path.appending("every"), WidgetDuration.problem(text))
+                    }
+                }
+                if let times = object["at"] {
+                    let list: [WidgetValue] = times.array ?? [times]
+                    var parsed: [TimeOfDay] = []
+                    for (index, element) in list.enumerated() {
+                        let elementPath = times.array == nil ? path.appending("at") : path.appending("at").appending(index: index)
+                        if let text = element.string, let time = TimeOfDay(text) {
+                            parsed.append(time)
+                        } else {
+                            report(elementPath, "\(element) is not a time of day; write e.g. \"08:00\" (24-hour HH:MM)")
+                        }
+                    }
+                    if list.isEmpty { report(path.appending("at"), "\"at\" needs at least one time, e.g. [\"08:00\"]") }
+                    schedule.rule = .at(Array(Set(parsed)).sorted())
+                }
+                if let text = string(object["cron"], at: path.appending("cron"), what: "\"cron\"") {
+                    do throws(ExpressionError) {
+                        _ = try CronExpression(text)
+                        schedule.rule = .cron(text)
+                    } catch {
+                        report(path.appending("cron"), error.description, column: error.column)
+                    }
+                }
+                if let text = string(object["jitter"], at: path.appending("jitter"), what: "\"jitter\"") {
+                    schedule.jitter = WidgetDuration(text)
+                    if schedule.jitter == nil { report(path.appending("jitter"), WidgetDuration.problem(text)) }
+                }
+                if let limit = object["maxPerDay"] {
+                    if let count = limit.number?.int, count > 0 {
+                        schedule.maxPerDay = count
+                    } else {
+                        report(path.appending("maxPerDay"), "\"maxPerDay\" must be a whole number above 0, e.g. 70")
+                    }
+                }
+                return schedule
+            default:
+                report(path, "a schedule is \"atEnd\", \"never\" or an object such as {\"every\": \"15m\"}, not \(value.typeName)")
+                return schedule
+            }
+        }
+
+        // MARK: Fallback, instances, secrets
+
+        mutating func readFallback(_ value: WidgetValue?, at path: ValuePath) -> FallbackPolicy {
+            var policy = FallbackPolicy()
+            guard let value else { return policy }
+            guard case .object(let object) = value else {
+                report(path, "\"fallback\" must be an object such as {\"keep\": 20, \"pick\": \"daily\"}")
+                return policy
+            }
+            checkKeys(object, at: path, allowed: ["keep", "pick"])
+            if let keep = object["keep"] {
+                if let count = keep.number?.int, (1...10_000).contains(count) {
+                    policy.keep = count
+                } else {
+                    report(path.appending("keep"), "\"keep\" must be a whole number from 1 to 10000")
+                }
+            }
+            if let pick = string(object["pick"], at: path.appending("pick"), what: "\"pick\"") {
+                if let choice = FallbackPolicy.Pick(rawValue: pick) {
+                    policy.pick = choice
+                } else {
+                    let names = FallbackPolicy.Pick.allCases.map(\.rawValue)
+                    let hint = Suggestion.hint(for: pick, among: names) ?? "use " + names.map { "\"\($0)\"" }.joined(separator: ", ")
+                    report(path.appending("pick"), "\"\(pick)\" is not a pick rule; \(hint)")
+                }
+            }
+            return policy
+        }
+
+        mutating func readInstances(_ value: WidgetValue, at path: ValuePath, base: WidgetDefinition) -> [WidgetDefinition] {
+            guard case .array(let list) = value, !list.isEmpty else {
+                report(path, "\"instances\" must be a non-empty array such as [{\"id\": \"home\", \"params\": {…}}]")
+                return []
+            }
+            var definitions: [WidgetDefinition] = []
+            var seen: Set<String> = []
+            for (index, element) in list.enumerated() {
+                let elementPath = path.appending(index: index)
+                guard case .object(let object) = element else {
+                    report(elementPath, "an instance must be an object with \"id\" and \"params\"")
+                    continue
+                }
+                checkKeys(object, at: elementPath, allowed: DefinitionReader.instanceKeys)
+                guard let suffix = string(object["id"], at: elementPath.appending("id"), what: "the instance id") else {
+                    report(elementPath, "the instance has no \"id\"; add e.g. \"id\": \"home\"")
+                    continue
+                }
+                var definition = base
+                definition.id = "\(base.id).\(suffix)"
+                if !DefinitionReader.isValidID(definition.id) {
+                    report(elementPath.appending("id"), "\"\(definition.id)\" is not a valid widget id; \(Self.idRule)")
+                    continue
+                }
+                if !seen.insert(suffix).inserted {
+                    report(elementPath.appending("id"), "the instance id \"\(suffix)\" is used twice; give each instance its own id")
+                    continue
+                }
+                if let title = string(object["title"], at: elementPath.appending("title"), what: "the title") {
+                    definition.title = title
+                }
+                if let params = object["params"] {
+                    if case .object(let paramsObject) = params {
+                        definition.params = paramsObject
+                    } else {
+                        report(elementPath.appending("params"), "\"params\" must be an object of named values")
+                    }
+                }
+                definitions.append(definition)
+            }
+            return definitions
+        }
+
+        /// `{{ env.NAME }}` is allowed in a source's `url`, `headers` and `body` only.
+        mutating func checkSecrets(_ value: WidgetValue, at path: ValuePath) {
+            switch value {
+            case .string(let text):
+                guard text.contains("{{"), text.contains("env"), let template = try? Template(text, filters: reader.filters),
+                    template.variables.contains("env")
+                else { return }
+                if !Self.secretsAllowed(at: path) {
+                    report(path, "{{ env.… }} may only be used in a source's \"url\", \"headers\" and \"body\", so that secrets never reach a snapshot; move it there")
+                }
+            case .array(let elements):
+                for (index, element) in elements.enumerated() { checkSecrets(element, at: path.appending(index: index)) }
+            case .object(let object):
+                for (key, member) in object { checkSecrets(member, at: path.appending(key)) }
+            default:
+                break
+            }
+        }
+
+        static func secretsAllowed(at path: ValuePath) -> Bool {
+            let components = path.components
+            let allowedLeaves: Set<String> = ["url", "headers", "body"]
+            func leafAllowed(_ rest: ArraySlice<ValuePath.Component>) -> Bool {
+                guard case .key(let key)? = rest.first else { return false }
+                return allowedLeaves.contains(key)
+            }
+            if case .key("source")? = components.first { return leafAllowed(components.dropFirst()) }
+            if components.count >= 3, case .key("inputs") = components[0] { return leafAllowed(components.dropFirst(2)) }
+            return false
+        }
+
+        // MARK: Binding to stages
+
+        mutating func buildPipeline(_ definition: WidgetDefinition) -> WidgetPipeline? {
+            var failed = false
+            let pipeline = WidgetPipeline.build(definition, registry: reader.registry, filters: reader.filters) { error, base in
+                failed = true
+                report(error, under: base)
+            }
+            return failed ? nil : pipeline
+        }
+    }
+}

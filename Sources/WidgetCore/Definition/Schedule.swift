@@ -1,0 +1,82 @@
+import Foundation
+
+/// When a widget refreshes.
+public struct Schedule: Sendable, Hashable {
+    /// The rule that gives the refresh times.
+    public enum Rule: Sendable, Hashable {
+        /// Every interval of elapsed time (never skipped or doubled by DST).
+        case every(WidgetDuration)
+        /// At these local times of day in the widget's zone.
+        case at([TimeOfDay])
+        /// A five-field cron expression (or a macro such as `@daily`) in the widget's zone.
+        case cron(String)
+        /// After the date of the timeline's last entry.
+        case atEnd
+        /// Only when asked (`widgetd reload`), or at start-up when stale or missing.
+        case never
+    }
+
+    public var rule: Rule
+    /// A stable, per-widget delay of up to this long added to each due time.
+    public var jitter: WidgetDuration?
+    /// At most this many refreshes a day in the widget's zone, manual reloads included.
+    public var maxPerDay: Int
+    /// Whether intervals under five minutes were asked for on purpose.
+    public var allowFrequent: Bool
+
+    /// The default schedule: every hour, at most 70 a day.
+    public init(rule: Rule = .every(WidgetDuration(seconds: 3_600)), jitter: WidgetDuration? = nil, maxPerDay: Int = 70, allowFrequent: Bool = false) {
+        self.rule = rule
+        self.jitter = jitter
+        self.maxPerDay = maxPerDay
+        self.allowFrequent = allowFrequent
+    }
+
+    /// A short description for `widgetd list`: `every 15m`, `at 08:00,20:00`, `cron 0 */4 * * *`.
+    public var summary: String {
+        switch rule {
+        case .every(let interval): "every \(interval)"
+        case .at(let times): "at " + times.map(\.description).joined(separator: ",")
+        case .cron(let expression): "cron \(expression)"
+        case .atEnd: "atEnd"
+        case .never: "never"
+        }
+    }
+}
+
+/// A local time of day, `HH:MM` or `HH:MM:SS`.
+public struct TimeOfDay: Sendable, Hashable, Comparable, CustomStringConvertible {
+    public var hour: Int
+    public var minute: Int
+    public var second: Int
+
+    public init(hour: Int, minute: Int, second: Int = 0) {
+        self.hour = hour
+        self.minute = minute
+        self.second = second
+    }
+
+    /// Parses `08:00` or `08:00:30`; `nil` otherwise.
+    public init?(_ text: String) {
+        let parts = text.split(separator: ":", omittingEmptySubsequences: false)
+        guard parts.count == 2 || parts.count == 3,
+            parts.allSatisfy({ $0.count == 2 && $0.allSatisfy(\.isASCII) }),
+            let hour = Int(parts[0]), let minute = Int(parts[1]),
+            (0..<24).contains(hour), (0..<60).contains(minute)
+        else { return nil }
+        let second = parts.count == 3 ? Int(parts[2]) : 0
+        guard let second, (0..<60).contains(second) else { return nil }
+        self.init(hour: hour, minute: minute, second: second)
+    }
+
+    public var description: String {
+        let base = String(format: "%02d:%02d", hour, minute)
+        return second == 0 ? base : base + String(format: ":%02d", second)
+    }
+
+    public var secondsSinceMidnight: Int { hour * 3_600 + minute * 60 + second }
+
+    public static func < (lhs: TimeOfDay, rhs: TimeOfDay) -> Bool {
+        lhs.secondsSinceMidnight < rhs.secondsSinceMidnight
+    }
+}

@@ -1,0 +1,246 @@
+import Foundation
+
+/// A widget's definition bound to stage implementations: checked once, then shared by every refresh.
+///
+/// The stages are fixed in number and type — fetch, parse, transform…, timeline — so a pipeline needs no
+/// casts between them. Named inputs run first, in order; their parsed values are visible to the later
+/// stages as `context.inputs` and to templates as `inputs.NAME`.
+///
+/// ```swift
+/// let entries = try await pipeline.run(context: context)
+/// ```
+public struct WidgetPipeline: Sendable {
+    /// A named input's stages.
+    public struct Input: Sendable {
+        public let name: String
+        public let fetcher: any Fetcher
+        public let parser: any Parser
+    }
+
+    public let definition: WidgetDefinition
+    public let inputs: [Input]
+    public let fetcher: any Fetcher
+    public let parser: any Parser
+    public let transformers: [any Transformer]
+    public let timeline: any TimelineBuilder
+
+    public var id: String { definition.id }
+
+    /// Binds `definition` to the stages of `registry`.
+    ///
+    /// - Throws: ``PipelineBuildError`` listing every stage that could not be built.
+    public init(_ definition: WidgetDefinition, registry: StageRegistry, filters: FilterRegistry = .standard) throws(PipelineBuildError) {
+        var problems: [PipelineBuildError.Problem] = []
+        let pipeline = WidgetPipeline.build(definition, registry: registry, filters: filters) { error, base in
+            problems.append(.init(base: base, error: error))
+        }
+        guard let pipeline, problems.isEmpty else { throw PipelineBuildError(id: definition.id, problems: problems) }
+        self = pipeline
+    }
+
+    private init(
+        definition: WidgetDefinition,
+        inputs: [Input],
+        fetcher: any Fetcher,
+        parser: any Parser,
+        transformers: [any Transformer],
+        timeline: any TimelineBuilder
+    ) {
+        self.definition = definition
+        self.inputs = inputs
+        self.fetcher = fetcher
+        self.parser = parser
+        self.transformers = transformers
+        self.timeline = timeline
+    }
+
+    /// Builds every stage, reporting each failure with the path of the stage it belongs to.
+    static func build(
+        _ definition: WidgetDefinition,
+        registry: StageRegistry,
+        filters: FilterRegistry,
+        report: (OptionsError, ValuePath) -> Void
+    ) -> WidgetPipeline? {
+        let decoder = OptionsDecoder(userInfo: [FilterRegistry.userInfoKey: filters])
+
+        func make<S>(_ kind: StageKind, _ spec: StageSpec, as type: S.Type) -> S? {
+            guard registry.entry(kind, named: spec.typeName) != nil else {
+                do {
+                    _ = try registry.makeStage(kind, typeName: spec.typeName, options: .object(spec.options))
+                } catch {
+                    report(OptionsError(path: .root, message: error.message), spec.typePath)
+                }
+                return nil
+            }
+            do {
+                let stage = try registry.makeStage(kind, typeName: spec.typeName, options: .object(spec.options), decoder: decoder)
+                return stage as? S
+            } catch {
+                report(error, spec.path)
+                return nil
+            }
+        }
+
+        var inputs: [Input] = []
+        for input in definition.inputs {
+            let fetcher = make(.fetcher, input.source, as: (any Fetcher).self)
+            let parser = make(.parser, input.parser, as: (any Parser).self)
+            if let fetcher, let parser { inputs.append(Input(name: input.name, fetcher: fetcher, parser: parser)) }
+        }
+        let fetcher = make(.fetcher, definition.source, as: (any Fetcher).self)
+        let parser = make(.parser, definition.parser, as: (any Parser).self)
+        let transformers = definition.transforms.map { make(.transformer, $0, as: (any Transformer).self) }
+        let timeline = make(.timeline, definition.timeline.stage, as: (any TimelineBuilder).self)
+        guard let fetcher, let parser, let timeline, inputs.count == definition.inputs.count else { return nil }
+        let built = transformers.compactMap { $0 }
+        guard built.count == transformers.count else { return nil }
+        return WidgetPipeline(
+            definition: definition, inputs: inputs, fetcher: fetcher, parser: parser,
+            transformers: built, timeline: timeline
+        )
+    }
+
+    // MARK: - Running
+
+    /// Runs every stage once and returns the timeline.
+    ///
+    /// - Parameter context: the refresh's context; the pipeline adds the inputs' values to it.
+    /// - Parameter payloadCache: consulted after a fetch to reuse an earlier payload (a 304 answer).
+    /// - Throws: ``PipelineError`` naming the stage that failed and why.
+    public func run(context: StageContext) async throws(PipelineError) -> [TimelineEntry] {
+        let value = try await runToValue(context: context)
+        return try layOut(value.value, context: value.context)
+    }
+
+    /// Runs the fetch, parse and transform stages, returning the final value and the context used.
+    public func runToValue(context: StageContext) async throws(PipelineError) -> (value: WidgetValue, context: StageContext) {
+        var context = context
+        context.params = definition.params
+        for input in inputs {
+            let stage = "inputs.\(input.name)"
+            let payload = try await attempt(stage, .fetcher) { try await input.fetcher.fetch(context: context) }
+            let value = try await attempt(stage, .parser) { try input.parser.parse(payload, context: context) }
+            context.inputs[input.name] = value
+        }
+        let payload = try await attempt("source", .fetcher) { try await fetcher.fetch(context: context) }
+        var value = try await attempt("parser", .parser) { try parser.parse(payload, context: context) }
+        for (index, transformer) in transformers.enumerated() {
+            let name = "transforms[\(index)] (\(type(of: transformer).typeName))"
+            let input = value
+            value = try await attempt(name, .transformer) { try await transformer.transform(input, context: context) }
+        }
+        return (value, context)
+    }
+
+    /// Lays `value` out as entries with the timeline stage, then applies `relevance`, `url` and `limit`.
+    public func layOut(_ value: WidgetValue, context: StageContext) throws(PipelineError) -> [TimelineEntry] {
+        var entries: [TimelineEntry]
+        do {
+            entries = try timeline.entries(for: value, context: context)
+        } catch {
+            throw PipelineError(stage: "timeline", kind: .timeline, underlying: error)
+        }
+        let spec = definition.timeline
+        if let limit = spec.limit, entries.count > limit { entries = Array(entries.prefix(limit)) }
+        guard spec.relevance != nil || spec.url != nil else { return entries }
+        for index in entries.indices {
+            let scope = context.templateScope(item: entries[index].content)
+            do {
+                if let relevance = spec.relevance {
+                    switch try relevance.render(scope) {
+                    case .number(let number): entries[index].relevance = number
+                    case .string(let text): entries[index].relevance = WidgetNumber(text.trimmingCharacters(in: .whitespaces))
+                    default: entries[index].relevance = nil
+                    }
+                }
+                if let url = spec.url {
+                    let text = try url.renderString(scope)
+                    entries[index].url = text.isEmpty ? nil : text
+                }
+            } catch {
+                throw PipelineError(stage: "timeline", kind: .timeline, underlying: error)
+            }
+        }
+        return entries
+    }
+
+    private func attempt<T>(
+        _ stage: String,
+        _ kind: StageKind,
+        _ body: () async throws -> T
+    ) async throws(PipelineError) -> T {
+        do {
+            return try await body()
+        } catch let error as CancellationError {
+            throw PipelineError(stage: stage, kind: kind, underlying: error)
+        } catch {
+            throw PipelineError(stage: stage, kind: kind, underlying: error)
+        }
+    }
+}
+
+/// A refresh that failed, naming the stage: `source: 127.0.0.1:8123 answered 503 Service Unavailable`.
+public struct PipelineError: Error, Sendable, CustomStringConvertible {
+    /// The stage, as a definition would name it: `source`, `inputs.daily`, `parser`, `transforms[1] (map)`.
+    public var stage: String
+    public var kind: StageKind
+    /// The stage's own message.
+    public var message: String
+    /// How long the source asked us to wait, when it did.
+    public var retryAfter: Double?
+    /// Whether the refresh was cancelled rather than failed.
+    public var isCancellation: Bool
+
+    public init(stage: String, kind: StageKind, underlying: any Error) {
+        self.stage = stage
+        self.kind = kind
+        isCancellation = underlying is CancellationError
+        switch underlying {
+        case let error as StageError:
+            message = error.message
+            retryAfter = error.retryAfter
+        case let error as ExpressionError:
+            message = error.description
+        case is CancellationError:
+            message = "the refresh was cancelled"
+        default:
+            message = String(describing: underlying)
+        }
+    }
+
+    public var description: String { "\(stage): \(message)" }
+}
+
+/// Stages of a definition that could not be built.
+public struct PipelineBuildError: Error, Sendable, CustomStringConvertible {
+    public struct Problem: Sendable {
+        /// The stage's path in the definition.
+        public var base: ValuePath
+        public var error: OptionsError
+    }
+
+    public var id: String
+    public var problems: [Problem]
+
+    public var description: String {
+        "The widget \(id) cannot be built: "
+            + problems.map { "\($0.base.appending($0.error.path)): \($0.error.message)" }.joined(separator: "; ")
+    }
+}
+
+// MARK: - Templates
+
+extension StageContext {
+    /// The variables templates see: `inputs`, `now`, `widget`, `params`, and `env` when `secrets` is true;
+    /// `item`'s members are root names too.
+    public func templateScope(item: WidgetValue? = nil, secrets: Bool = false) -> TemplateScope {
+        var globals: WidgetObject = [
+            "inputs": .object(inputs),
+            "now": .string(now.formatted(.iso8601)),
+            "widget": widgetValue,
+            "params": .object(params),
+        ]
+        if secrets { globals["env"] = self.secrets.value }
+        return TemplateScope(globals: globals, item: item, now: now, timeZone: timeZone)
+    }
+}

@@ -1,0 +1,144 @@
+/// The map from the type names a definition writes (`"json"`, `"http"`, `"map"`) to stage implementations.
+///
+/// A registry is built once with a ``Builder``, checked (no two stages of a kind may share a name), and then
+/// frozen: it is an immutable value shared by every pipeline.
+///
+/// ```swift
+/// var builder = StageRegistry.Builder.withBuiltInStages()   // from WidgetStages
+/// builder.register(TransmissionFetcher.self)
+/// let registry = try builder.build()
+/// ```
+public struct StageRegistry: Sendable {
+    /// One registered stage.
+    public struct Entry: Sendable {
+        public let kind: StageKind
+        public let typeName: String
+        public let summary: String
+        let make: @Sendable (WidgetValue, OptionsDecoder) throws -> any Stage
+    }
+
+    private let entries: [StageKind: [String: Entry]]
+
+    /// A registry with no stages.
+    public static let empty = StageRegistry(entries: [:])
+
+    private init(entries: [StageKind: [String: Entry]]) {
+        self.entries = entries
+    }
+
+    /// The registered type names of `kind`, sorted.
+    public func typeNames(of kind: StageKind) -> [String] {
+        (entries[kind] ?? [:]).keys.sorted()
+    }
+
+    /// The entry for `typeName` of `kind`.
+    public func entry(_ kind: StageKind, named typeName: String) -> Entry? {
+        entries[kind]?[typeName]
+    }
+
+    /// Every entry, by kind then name.
+    public var allEntries: [Entry] {
+        StageKind.allCases.flatMap { kind in typeNames(of: kind).compactMap { entries[kind]?[$0] } }
+    }
+
+    /// Creates the stage a definition names, decoding its options strictly.
+    ///
+    /// - Throws: ``OptionsError`` for an unknown type name (listing the known ones) or bad options.
+    public func makeStage(
+        _ kind: StageKind,
+        typeName: String,
+        options: WidgetValue,
+        decoder: OptionsDecoder = OptionsDecoder()
+    ) throws(OptionsError) -> any Stage {
+        guard let entry = entries[kind]?[typeName] else {
+            let known = typeNames(of: kind)
+            let list = known.map { "'\($0)'" }.joined(separator: ", ")
+            throw OptionsError(
+                path: ValuePath.root.appending("type"),
+                message: "unknown \(kind) type '\(typeName)'; "
+                    + (Suggestion.hint(for: typeName, among: known).map { "\($0) " } ?? "")
+                    + (known.isEmpty ? "no \(kind) types are registered" : "known: \(list)")
+            )
+        }
+        do {
+            return try entry.make(options, decoder)
+        } catch let error as OptionsError {
+            throw error
+        } catch let error as StageError {
+            throw OptionsError(path: .root, message: error.message)
+        } catch let error as ExpressionError {
+            throw OptionsError(path: .root, message: error.description, expressionColumn: error.column)
+        } catch {
+            throw OptionsError(path: .root, message: "\(error)")
+        }
+    }
+}
+
+// MARK: - Builder
+
+extension StageRegistry {
+    /// Collects stages, then checks and freezes them with ``build()``.
+    public struct Builder: Sendable {
+        private var pending: [Entry] = []
+
+        /// An empty builder.
+        public init() {}
+
+        /// Registers a source stage.
+        public mutating func register<S: Fetcher>(_ stage: S.Type) {
+            add(.fetcher, stage)
+        }
+
+        /// Registers a parser stage.
+        public mutating func register<S: Parser>(_ stage: S.Type) {
+            add(.parser, stage)
+        }
+
+        /// Registers a transform stage.
+        public mutating func register<S: Transformer>(_ stage: S.Type) {
+            add(.transformer, stage)
+        }
+
+        /// Registers a timeline stage.
+        public mutating func register<S: TimelineBuilder>(_ stage: S.Type) {
+            add(.timeline, stage)
+        }
+
+        private mutating func add<S: Stage>(_ kind: StageKind, _ stage: S.Type) {
+            pending.append(
+                Entry(kind: kind, typeName: S.typeName, summary: S.summary) { options, decoder in
+                    let decoded = try decoder.decode(S.Options.self, from: options)
+                    return try S(options: decoded)
+                }
+            )
+        }
+
+        /// Checks the registrations and returns the frozen registry.
+        ///
+        /// - Throws: ``RegistryError`` when two stages of one kind share a type name, or a name is empty.
+        public func build() throws(RegistryError) -> StageRegistry {
+            var entries: [StageKind: [String: Entry]] = [:]
+            var problems: [String] = []
+            for entry in pending {
+                if entry.typeName.isEmpty {
+                    problems.append("a \(entry.kind) stage has an empty type name")
+                } else if entries[entry.kind]?[entry.typeName] != nil {
+                    problems.append("two \(entry.kind) stages are named '\(entry.typeName)'")
+                } else {
+                    entries[entry.kind, default: [:]][entry.typeName] = entry
+                }
+            }
+            if !problems.isEmpty { throw RegistryError(problems: problems) }
+            return StageRegistry(entries: entries)
+        }
+    }
+}
+
+/// Registrations that cannot be frozen into a registry.
+public struct RegistryError: Error, Sendable, CustomStringConvertible {
+    public var problems: [String]
+
+    public var description: String {
+        "The stage registry is invalid: " + problems.joined(separator: "; ") + "; give each stage a unique type name."
+    }
+}

@@ -1,0 +1,35 @@
+public import WidgetCore
+
+extension StageRegistry.Builder {
+    /// A builder holding every built-in stage; add your own, then call `build()`.
+    ///
+    /// ```swift
+    /// var builder = StageRegistry.Builder.builtIn()
+    /// builder.register(MyFetcher.self)
+    /// let registry = try builder.build()
+    /// ```
+    public static func builtIn() -> StageRegistry.Builder {
+        var builder = StageRegistry.Builder()
+        builder.registerBuiltInStages()
+        return builder
+    }
+
+    /// Registers every built-in stage.
+    public mutating func registerBuiltInStages() {
+        register(FileFetcher.self)
+        register(JSONParser.self)
+        register(TextParser.self)
+        register(SingleTimeline.self)
+    }
+}
+
+extension StageRegistry {
+    /// The frozen registry of the built-in stages.
+    public static let builtIn: StageRegistry = {
+        do {
+            return try StageRegistry.Builder.builtIn().build()
+        } catch {
+            preconditionFailure("The built-in stages have clashing names: \(error)")
+        }
+    }()
+}

@@ -1,0 +1,80 @@
+import Foundation
+public import WidgetCore
+
+/// Reads a local file: `"source": {"path": "data/artworks.json"}`.
+///
+/// A relative path starts at the folder of the widget's definition. The file is read whole, up to
+/// `maxBytes`; its content type is guessed from the extension.
+public struct FileFetcher: Fetcher {
+    public struct Options: Decodable, Sendable {
+        /// The file, absolute or relative to the definition's folder.
+        public var path: String
+        /// The largest file accepted, in bytes (default 10 MiB).
+        public var maxBytes: Int?
+    }
+
+    public static let typeName = "file"
+    public static let summary = "Reads a local file; a relative path starts at the definition's folder."
+
+    public let path: String
+    public let maxBytes: Int
+
+    public init(options: Options) throws {
+        guard !options.path.isEmpty else { throw StageError("\"path\" is empty; name a file such as \"data/sample.json\"") }
+        path = options.path
+        maxBytes = options.maxBytes ?? 10 * 1_048_576
+        guard maxBytes > 0 else { throw StageError("\"maxBytes\" must be above 0") }
+    }
+
+    public func fetch(context: StageContext) async throws -> Payload {
+        let url: URL
+        if path.hasPrefix("/") {
+            url = URL(fileURLWithPath: path)
+        } else if let base = context.baseDirectory {
+            url = base.appendingPathComponent(path)
+        } else {
+            url = URL(fileURLWithPath: path)
+        }
+        let handle: FileHandle
+        do {
+            handle = try FileHandle(forReadingFrom: url)
+        } catch {
+            throw StageError("the file \(path) cannot be opened: \(Self.reason(error)); check that it exists and is readable")
+        }
+        defer { try? handle.close() }
+        let data: Data
+        do {
+            data = try handle.read(upToCount: maxBytes + 1) ?? Data()
+        } catch {
+            throw StageError("the file \(path) cannot be read: \(Self.reason(error))")
+        }
+        if data.count > maxBytes {
+            throw StageError("the file \(path) is larger than the \(maxBytes)-byte limit; raise \"maxBytes\" if it is expected")
+        }
+        return Payload(data: data, contentType: Self.contentType(forExtension: url.pathExtension), origin: path)
+    }
+
+    static func reason(_ error: any Error) -> String {
+        let nsError = error as NSError
+        if nsError.domain == NSCocoaErrorDomain, nsError.code == NSFileReadNoSuchFileError || nsError.code == 4 {
+            return "no such file"
+        }
+        if let posix = nsError.userInfo[NSUnderlyingErrorKey] as? NSError, posix.domain == NSPOSIXErrorDomain {
+            return String(cString: strerror(Int32(posix.code))).lowercased()
+        }
+        return nsError.localizedDescription
+    }
+
+    /// The media type for a file extension, or `nil`.
+    public static func contentType(forExtension ext: String) -> String? {
+        switch ext.lowercased() {
+        case "json": "application/json"
+        case "xml": "application/xml"
+        case "rss": "application/rss+xml"
+        case "atom": "application/atom+xml"
+        case "txt", "text": "text/plain"
+        case "html", "htm": "text/html"
+        default: nil
+        }
+    }
+}

@@ -1,0 +1,46 @@
+import Foundation
+public import WidgetCore
+
+/// Takes the payload as text: `"parser": "text"` or `{"type": "text", "lines": true}`.
+///
+/// The value is the whole text as a string, or with `lines` an array of its lines (without line
+/// endings; with `skipEmpty` blank lines are dropped). `trim` removes surrounding whitespace.
+public struct TextParser: Parser {
+    public struct Options: Decodable, Sendable {
+        /// Split into an array of lines.
+        public var lines: Bool?
+        /// Remove whitespace around the text (or each line).
+        public var trim: Bool?
+        /// With `lines`, drop empty lines.
+        public var skipEmpty: Bool?
+    }
+
+    public static let typeName = "text"
+    public static let summary = "Takes the payload as a string, or as an array of lines."
+
+    public let lines: Bool
+    public let trim: Bool
+    public let skipEmpty: Bool
+
+    public init(options: Options) {
+        lines = options.lines ?? false
+        trim = options.trim ?? false
+        skipEmpty = options.skipEmpty ?? false
+    }
+
+    public func parse(_ payload: Payload, context: StageContext) throws -> WidgetValue {
+        let text = payload.text
+        func tidy(_ text: Substring) -> String {
+            trim ? text.trimmingCharacters(in: .whitespacesAndNewlines) : String(text)
+        }
+        guard lines else { return .string(tidy(Substring(text))) }
+        var result: [WidgetValue] = []
+        for line in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline) {
+            let value = tidy(line)
+            if skipEmpty, value.isEmpty { continue }
+            result.append(.string(value))
+        }
+        if let last = result.last, last == "", !skipEmpty { result.removeLast() }
+        return .array(result)
+    }
+}

@@ -1,0 +1,15 @@
+public import WidgetCore
+
+/// One entry, dated now, showing the whole value: `"timeline": "single"`.
+public struct SingleTimeline: TimelineBuilder {
+    public struct Options: Decodable, Sendable {}
+
+    public static let typeName = "single"
+    public static let summary = "One entry, dated now, showing the whole value."
+
+    public init(options: Options) {}
+
+    public func entries(for value: WidgetValue, context: StageContext) throws -> [TimelineEntry] {
+        [TimelineEntry(date: context.now, content: value)]
+    }
+}
