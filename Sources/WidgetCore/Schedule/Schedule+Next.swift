@@ -1,0 +1,62 @@
+public import Foundation
+
+extension Schedule {
+    /// The next refresh after `date`, before jitter; `nil` for `never`, and for `atEnd` without entries.
+    ///
+    /// - Parameters:
+    ///   - date: the moment to look after (usually the end of the last refresh).
+    ///   - timeZone: the widget's zone, for `at` and `cron`.
+    ///   - lastEntryDate: the date of the timeline's last entry, for `atEnd`.
+    public func nextRefresh(after date: Date, timeZone: TimeZone, lastEntryDate: Date? = nil) -> Date? {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = timeZone
+        switch rule {
+        case .every(let interval):
+            return date.addingTimeInterval(interval.timeInterval)
+        case .at(let times):
+            var best: Date?
+            for time in times {
+                var wanted = DateComponents()
+                wanted.hour = time.hour
+                wanted.minute = time.minute
+                wanted.second = time.second
+                if let candidate = calendar.nextDate(
+                    after: date,
+                    matching: wanted,
+                    matchingPolicy: .nextTimePreservingSmallerComponents,
+                    repeatedTimePolicy: .first,
+                    direction: .forward
+                ), candidate < (best ?? .distantFuture) {
+                    best = candidate
+                }
+            }
+            return best
+        case .cron(let text):
+            return (try? CronExpression(text))?.nextDate(after: date, calendar: calendar)
+        case .atEnd:
+            guard let lastEntryDate else { return nil }
+            return lastEntryDate > date ? lastEntryDate : nil
+        case .never:
+            return nil
+        }
+    }
+
+    /// The typical gap between refreshes, which caps retry backoff: the interval of `every`, otherwise
+    /// the gap from `date` to the next refresh, otherwise a day.
+    public func typicalInterval(after date: Date, timeZone: TimeZone) -> TimeInterval {
+        if case .every(let interval) = rule { return interval.timeInterval }
+        if let next = nextRefresh(after: date, timeZone: timeZone) { return max(60, next.timeIntervalSince(date)) }
+        return 86_400
+    }
+
+    /// A stable delay in `0..<jitter` for `id`: the same for the same widget on every run and machine.
+    public func jitterOffset(for id: String) -> TimeInterval {
+        guard let jitter, jitter.seconds > 0 else { return 0 }
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in id.utf8 {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x100_0000_01b3
+        }
+        return TimeInterval(hash % UInt64(jitter.seconds))
+    }
+}

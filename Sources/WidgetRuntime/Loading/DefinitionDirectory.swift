@@ -1,0 +1,102 @@
+import Foundation
+public import WidgetCore
+
+/// The folder of definition files, `widgets.d/`: every `*.json` file directly inside it is a widget.
+///
+/// Loading reads every file and reports every problem of every file in one pass; good files load even
+/// when others are bad.
+///
+/// ```swift
+/// let result = DefinitionDirectory(path: "widgets.d").load(reader: DefinitionReader(registry: .builtIn))
+/// ```
+public struct DefinitionDirectory: Sendable {
+    /// The folder as the user named it; diagnostics show files under this name.
+    public let path: String
+
+    public init(path: String) {
+        self.path = path
+    }
+
+    /// What loading found.
+    public struct LoadResult: Sendable {
+        /// The widgets of valid definitions, by id.
+        public var widgets: [WidgetPipeline]
+        /// Every problem, in file order.
+        public var diagnostics: [Diagnostic]
+        /// The definition files read, as displayed.
+        public var files: [String]
+        /// The files with problems, so a daemon can keep running the last valid version of their widgets.
+        public var failedFiles: Set<String>
+    }
+
+    /// The definition files, sorted by name.
+    ///
+    /// - Throws: ``Diagnostic`` when the folder does not exist or cannot be read.
+    public func files() throws(Diagnostic) -> [String] {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue else {
+            throw Diagnostic(
+                file: path, location: nil, path: nil,
+                message: "no folder of definitions at this path; create it or pass the right one with --config"
+            )
+        }
+        let names: [String]
+        do {
+            names = try FileManager.default.contentsOfDirectory(atPath: path)
+        } catch {
+            throw Diagnostic(file: path, location: nil, path: nil, message: "the folder cannot be read: \(error.localizedDescription)")
+        }
+        return names.filter { $0.hasSuffix(".json") && !$0.hasPrefix(".") }.sorted().map { display($0) }
+    }
+
+    private func display(_ name: String) -> String {
+        path.hasSuffix("/") ? path + name : path + "/" + name
+    }
+
+    /// Reads every definition file with `reader`.
+    public func load(reader: DefinitionReader) -> LoadResult {
+        var result = LoadResult(widgets: [], diagnostics: [], files: [], failedFiles: [])
+        let files: [String]
+        do {
+            files = try self.files()
+        } catch {
+            result.diagnostics.append(error)
+            return result
+        }
+        result.files = files
+        var owners: [String: String] = [:]
+        for file in files {
+            let data: Data
+            do {
+                data = try Data(contentsOf: URL(fileURLWithPath: file))
+            } catch {
+                result.diagnostics.append(Diagnostic(
+                    file: file, location: nil, path: nil,
+                    message: "the file cannot be read: \(error.localizedDescription)"
+                ))
+                continue
+            }
+            let read = reader.read(data, file: file)
+            var diagnostics = read.diagnostics
+            var widgets: [WidgetPipeline] = []
+            for widget in read.widgets {
+                if let owner = owners[widget.id] {
+                    diagnostics.append(Diagnostic(
+                        file: file, location: SourceLocation(line: 1, column: 1), path: .root,
+                        message: "the widget id \"\(widget.id)\" is already used by \(owner); rename this file or set a different \"id\""
+                    ))
+                } else {
+                    widgets.append(widget)
+                }
+            }
+            if diagnostics.isEmpty {
+                for widget in widgets { owners[widget.id] = file }
+                result.widgets += widgets
+            } else {
+                result.failedFiles.insert(file)
+                result.diagnostics += diagnostics
+            }
+        }
+        return result
+    }
+}

@@ -1,0 +1,340 @@
+import Foundation
+public import WidgetCore
+
+/// The long-running service behind `widgetd run`: one loop over the widgets' due times.
+///
+/// At start, a widget whose snapshot is missing or stale, or whose refresh was due while the daemon was
+/// down, refreshes at once (once, however many runs were missed); the others wait for their due time,
+/// which survives restarts in the state folder. The loop sleeps until the earliest due time or an event
+/// (a reload of the definitions, a `widgetd reload` request), so an idle daemon costs nothing. Due
+/// widgets refresh concurrently, a bounded number at a time; one widget's failure never stops another.
+///
+/// ```swift
+/// let daemon = WidgetDaemon(configuration: configuration)
+/// try await daemon.run()   // until the task is cancelled
+/// ```
+public final class WidgetDaemon: Sendable {
+    /// Everything the daemon needs.
+    public struct Configuration: Sendable {
+        /// The folder of definitions.
+        public var definitions: DefinitionDirectory
+        /// The output folder.
+        public var store: SnapshotStore
+        /// Reads and checks definitions.
+        public var reader: DefinitionReader
+        /// Runs refreshes.
+        public var refresher: WidgetRefresher
+        /// The source of time.
+        public var clock: any WidgetClock
+        /// How many widgets refresh at once.
+        public var maximumConcurrentRefreshes: Int
+        /// Where the daemon reports, one line at a time.
+        public var log: @Sendable (String) -> Void
+
+        public init(
+            definitions: DefinitionDirectory,
+            store: SnapshotStore,
+            reader: DefinitionReader,
+            refresher: WidgetRefresher = WidgetRefresher(),
+            clock: any WidgetClock = SystemClock(),
+            maximumConcurrentRefreshes: Int = 8,
+            log: @escaping @Sendable (String) -> Void = { _ in }
+        ) {
+            self.definitions = definitions
+            self.store = store
+            self.reader = reader
+            self.refresher = refresher
+            self.clock = clock
+            self.maximumConcurrentRefreshes = maximumConcurrentRefreshes
+            self.log = log
+        }
+    }
+
+    public let configuration: Configuration
+    let mailbox = EventMailbox()
+    private let refreshStream: AsyncStream<RefreshReport>
+    private let refreshContinuation: AsyncStream<RefreshReport>.Continuation
+
+    /// One finished refresh, as reported on ``refreshes``.
+    public struct RefreshReport: Sendable {
+        public var id: String
+        public var snapshot: Snapshot
+        public var error: PipelineError?
+    }
+
+    public init(configuration: Configuration) {
+        self.configuration = configuration
+        (refreshStream, refreshContinuation) = AsyncStream.makeStream(bufferingPolicy: .unbounded)
+    }
+
+    /// Every refresh the daemon finishes, in order: for tests and embedders that wait for work.
+    public var refreshes: AsyncStream<RefreshReport> { refreshStream }
+
+    /// Asks the daemon to reload its definitions (what SIGHUP does).
+    public func reloadDefinitions() async {
+        await mailbox.post(.reloadDefinitions)
+    }
+
+    /// Asks the daemon to look for `widgetd reload` requests (what SIGUSR1 does).
+    public func checkReloadRequests() async {
+        await mailbox.post(.reloadRequested)
+    }
+
+    // MARK: - Once
+
+    /// What `run --once` did.
+    public struct OnceReport: Sendable {
+        public var diagnostics: [Diagnostic]
+        public var outcomes: [WidgetRefresher.Outcome]
+    }
+
+    /// Loads the definitions, refreshes every valid widget once (regardless of schedules and budgets),
+    /// writes snapshots, the index, state and metrics.
+    ///
+    /// - Throws: ``StoreError`` when the output folder cannot be prepared.
+    public func runOnce() async throws -> OnceReport {
+        try configuration.store.prepare()
+        let loaded = configuration.definitions.load(reader: configuration.reader)
+        var book = Book(store: configuration.store)
+        for widget in loaded.widgets { book.add(widget, now: configuration.clock.now(), startup: false) }
+        let now = configuration.clock.now()
+        let outcomes = await refresh(loaded.widgets, book: &book, now: now, respectBudget: false)
+        book.writeIndexAndMetrics(now: now, log: configuration.log)
+        return OnceReport(diagnostics: loaded.diagnostics, outcomes: outcomes)
+    }
+
+    // MARK: - Loop
+
+    /// Runs until the calling task is cancelled (SIGTERM and SIGINT cancel it in `widgetd run`).
+    ///
+    /// - Throws: ``StoreError`` when the output folder cannot be prepared.
+    public func run() async throws {
+        let store = configuration.store
+        try store.prepare()
+        var book = Book(store: store)
+        reload(into: &book, startup: true)
+        defer { refreshContinuation.finish() }
+
+        while !Task.isCancelled {
+            let now = configuration.clock.now()
+            let due = book.due(at: now)
+            if !due.isEmpty {
+                _ = await refresh(due, book: &book, now: now, respectBudget: true)
+                book.writeIndexAndMetrics(now: configuration.clock.now(), log: configuration.log)
+                continue
+            }
+            let events = await mailbox.wait(until: book.earliestDue, clock: configuration.clock)
+            if Task.isCancelled { break }
+            for event in events {
+                switch event {
+                case .reloadDefinitions:
+                    reload(into: &book, startup: false)
+                    book.writeIndexAndMetrics(now: configuration.clock.now(), log: configuration.log)
+                case .reloadRequested:
+                    for id in takeReloadRequests() {
+                        if book.widgets[id] != nil {
+                            book.dueAt[id] = configuration.clock.now()
+                            configuration.log("\(id): reload requested")
+                        } else {
+                            configuration.log("\(id): reload requested for an unknown widget; ignored")
+                        }
+                    }
+                }
+            }
+        }
+        configuration.log("stopping")
+    }
+
+    /// Loads the definitions into `book`, keeping the last valid version of widgets whose file broke.
+    private func reload(into book: inout Book, startup: Bool) {
+        let loaded = configuration.definitions.load(reader: configuration.reader)
+        for diagnostic in loaded.diagnostics { configuration.log("invalid definition: \(diagnostic)") }
+        let now = configuration.clock.now()
+        var keep: Set<String> = []
+        for widget in loaded.widgets {
+            keep.insert(widget.id)
+            if let existing = book.widgets[widget.id], existing.definition.document == widget.definition.document,
+                existing.definition.file == widget.definition.file
+            {
+                continue
+            }
+            if book.widgets[widget.id] != nil { configuration.log("\(widget.id): definition changed") }
+            book.add(widget, now: now, startup: book.widgets[widget.id] == nil)
+        }
+        for (id, widget) in book.widgets where !keep.contains(id) {
+            if loaded.failedFiles.contains(widget.definition.file) {
+                configuration.log("\(id): keeps running its last valid definition until \(widget.definition.file) is fixed")
+            } else if !startup {
+                configuration.log("\(id): definition removed")
+                book.remove(id)
+            }
+        }
+    }
+
+    /// Reads and deletes the requests `widgetd reload` left; returns the ids, each once.
+    private func takeReloadRequests() -> [String] {
+        let folder = configuration.store.stateDirectory.appendingPathComponent("requests")
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
+        for name in names { try? FileManager.default.removeItem(at: folder.appendingPathComponent(name)) }
+        return Array(Set(names.filter { !$0.hasPrefix(".") })).sorted()
+    }
+
+    // MARK: - Refreshing
+
+    private func refresh(
+        _ widgets: [WidgetPipeline],
+        book: inout Book,
+        now: Date,
+        respectBudget: Bool
+    ) async -> [WidgetRefresher.Outcome] {
+        let refresher = configuration.refresher
+        let limit = max(1, configuration.maximumConcurrentRefreshes)
+        var outcomes: [WidgetRefresher.Outcome] = []
+        let states = Dictionary(uniqueKeysWithValues: widgets.map { ($0.id, book.store.state(for: $0.id)) })
+        await withTaskGroup(of: (WidgetPipeline, WidgetRefresher.Outcome, Duration).self) { group in
+            var iterator = widgets.makeIterator()
+            func startNext() -> Bool {
+                guard let widget = iterator.next() else { return false }
+                let state = states[widget.id] ?? WidgetState()
+                group.addTask {
+                    let started = ContinuousClock.now
+                    let outcome = await refresher.refresh(widget, state: state, now: now, respectBudget: respectBudget)
+                    return (widget, outcome, ContinuousClock.now - started)
+                }
+                return true
+            }
+            for _ in 0..<limit where !startNext() { break }
+            for await (widget, outcome, duration) in group {
+                book.record(outcome, for: widget, duration: duration, log: configuration.log)
+                refreshContinuation.yield(RefreshReport(id: widget.id, snapshot: outcome.snapshot, error: outcome.error))
+                outcomes.append(outcome)
+                _ = startNext()
+            }
+        }
+        return outcomes.sorted { $0.snapshot.id < $1.snapshot.id }
+    }
+}
+
+// MARK: - Book
+
+extension WidgetDaemon {
+    /// The daemon's view of its widgets: definitions, due times, last snapshots, counters.
+    struct Book {
+        let store: SnapshotStore
+        var widgets: [String: WidgetPipeline] = [:]
+        var dueAt: [String: Date] = [:]
+        var snapshots: [String: Snapshot] = [:]
+        var refreshCounts: [String: [Snapshot.Status: Int]] = [:]
+        var lastDurations: [String: Double] = [:]
+
+        init(store: SnapshotStore) {
+            self.store = store
+        }
+
+        mutating func add(_ widget: WidgetPipeline, now: Date, startup: Bool) {
+            let id = widget.id
+            widgets[id] = widget
+            let state = store.state(for: id)
+            let snapshot = store.snapshot(for: id)
+            if let snapshot { snapshots[id] = snapshot }
+            var stale = snapshot == nil || state.lastSuccessAt == nil
+            if let staleAfter = widget.definition.staleAfter, let last = state.lastSuccessAt,
+                now.timeIntervalSince(last) > staleAfter.timeInterval
+            {
+                stale = true
+            }
+            if stale || !startup {
+                dueAt[id] = now
+            } else if let next = state.nextDueAt {
+                dueAt[id] = max(next, now)  // a run missed while the daemon was down is due now, once
+            } else {
+                dueAt[id] = nil
+            }
+        }
+
+        mutating func remove(_ id: String) {
+            widgets[id] = nil
+            dueAt[id] = nil
+            snapshots[id] = nil
+            store.removeSnapshot(for: id)
+        }
+
+        func due(at now: Date) -> [WidgetPipeline] {
+            dueAt.filter { $0.value <= now }.keys.sorted().compactMap { widgets[$0] }
+        }
+
+        var earliestDue: Date? { dueAt.values.min() }
+
+        mutating func record(_ outcome: WidgetRefresher.Outcome, for widget: WidgetPipeline, duration: Duration, log: (String) -> Void) {
+            let id = widget.id
+            let snapshot = outcome.snapshot
+            snapshots[id] = snapshot
+            dueAt[id] = outcome.state.nextDueAt
+            refreshCounts[id, default: [:]][snapshot.status, default: 0] += 1
+            let seconds = Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+            lastDurations[id] = seconds
+            do {
+                try store.write(snapshot)
+                try store.writeState(outcome.state, for: id)
+            } catch {
+                log("\(id): \(error)")
+            }
+            let next = snapshot.nextRefreshAt.map { "; next at \(Timestamp.string($0))" } ?? ""
+            let count = "\(snapshot.entries.count) entr\(snapshot.entries.count == 1 ? "y" : "ies")"
+            if let error = outcome.error {
+                log("\(id): \(snapshot.status.rawValue), \(count) — \(error)\(next)")
+            } else {
+                log("\(id): fresh, \(count) in \(Int(seconds * 1000)) ms\(next)")
+            }
+        }
+
+        func writeIndexAndMetrics(now: Date, log: (String) -> Void) {
+            do {
+                try store.writeIndex(Array(snapshots.values), generatedAt: now)
+                try AtomicFile.write(Data(metricsText(now: now).utf8), to: store.metricsFile)
+            } catch {
+                log("\(error)")
+            }
+        }
+
+        /// The Prometheus text exposition of the daemon's counters and gauges.
+        func metricsText(now: Date) -> String {
+            var lines: [String] = []
+            func label(_ text: String) -> String {
+                text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
+            }
+            lines.append("# HELP widgetd_refreshes_total Refreshes run since the daemon started, by resulting status.")
+            lines.append("# TYPE widgetd_refreshes_total counter")
+            for id in refreshCounts.keys.sorted() {
+                for status in Snapshot.Status.allCases {
+                    let count = refreshCounts[id]?[status] ?? 0
+                    lines.append("widgetd_refreshes_total{widget=\"\(label(id))\",status=\"\(status.rawValue)\"} \(count)")
+                }
+            }
+            lines.append("# HELP widgetd_widget_status Current status of each widget (1 for the current status).")
+            lines.append("# TYPE widgetd_widget_status gauge")
+            for id in snapshots.keys.sorted() {
+                for status in Snapshot.Status.allCases {
+                    let value = snapshots[id]?.status == status ? 1 : 0
+                    lines.append("widgetd_widget_status{widget=\"\(label(id))\",status=\"\(status.rawValue)\"} \(value)")
+                }
+            }
+            lines.append("# HELP widgetd_last_success_timestamp_seconds When each widget last refreshed successfully.")
+            lines.append("# TYPE widgetd_last_success_timestamp_seconds gauge")
+            for id in snapshots.keys.sorted() {
+                if let last = snapshots[id]?.lastSuccessAt {
+                    lines.append("widgetd_last_success_timestamp_seconds{widget=\"\(label(id))\"} \(Int(last.timeIntervalSince1970))")
+                }
+            }
+            lines.append("# HELP widgetd_refresh_duration_seconds How long each widget's last refresh took.")
+            lines.append("# TYPE widgetd_refresh_duration_seconds gauge")
+            for id in lastDurations.keys.sorted() {
+                lines.append("widgetd_refresh_duration_seconds{widget=\"\(label(id))\"} \(String(format: "%.6f", lastDurations[id]!))")
+            }
+            lines.append("# HELP widgetd_widgets Widgets loaded.")
+            lines.append("# TYPE widgetd_widgets gauge")
+            lines.append("widgetd_widgets \(widgets.count)")
+            return lines.joined(separator: "\n") + "\n"
+        }
+    }
+}

@@ -1,0 +1,194 @@
+public import Foundation
+public import WidgetCore
+
+/// Runs one refresh of one widget and works out what to serve and when to try next.
+///
+/// A successful refresh gives a `fresh` snapshot and becomes the new last good data. A failed one serves
+/// the last good data (`cached`, or `stale` once older than `staleAfter`), chosen by the widget's
+/// `fallback` policy, or the placeholder when there never was data; `error` names the failed stage.
+/// Failures are retried with exponential backoff (30 s, 1 m, 2 m … capped at the schedule's interval),
+/// never sooner than a source's `Retry-After`. Refreshes per local day are capped by `maxPerDay`.
+public struct WidgetRefresher: Sendable {
+    /// Secrets for `{{ env.NAME }}`.
+    public var secrets: SecretStore
+    /// Shared services for stages.
+    public var resources: StageResources
+    /// Where assets go, when snapshots are written.
+    public var assetsDirectory: URL?
+    /// Where stages report.
+    public var log: @Sendable (String) -> Void
+
+    public init(
+        secrets: SecretStore = .processEnvironment,
+        resources: StageResources = StageResources(),
+        assetsDirectory: URL? = nil,
+        log: @escaping @Sendable (String) -> Void = { _ in }
+    ) {
+        self.secrets = secrets
+        self.resources = resources
+        self.assetsDirectory = assetsDirectory
+        self.log = log
+    }
+
+    /// What a refresh produced.
+    public struct Outcome: Sendable {
+        public var snapshot: Snapshot
+        public var state: WidgetState
+        /// The failure, when the refresh failed or was not run.
+        public var error: PipelineError?
+        /// Whether the pipeline ran (false when the daily budget was used up).
+        public var ran: Bool
+    }
+
+    /// The context stages see for `pipeline` at `now`.
+    public func context(for pipeline: WidgetPipeline, now: Date) -> StageContext {
+        let definition = pipeline.definition
+        let base = definition.file.isEmpty ? nil : URL(fileURLWithPath: definition.file).deletingLastPathComponent()
+        return StageContext(
+            widgetID: definition.id,
+            widgetTitle: definition.title,
+            now: now,
+            timeZone: definition.timeZone,
+            params: definition.params,
+            secrets: secrets,
+            baseDirectory: base,
+            assetsDirectory: assetsDirectory,
+            resources: resources,
+            log: log
+        )
+    }
+
+    /// Refreshes `pipeline` once.
+    ///
+    /// - Parameters:
+    ///   - state: what was remembered about the widget.
+    ///   - now: the moment of the refresh.
+    ///   - respectBudget: whether `maxPerDay` may stop the refresh.
+    public func refresh(_ pipeline: WidgetPipeline, state: WidgetState, now: Date, respectBudget: Bool = true) async -> Outcome {
+        let definition = pipeline.definition
+        var state = state
+        let day = WidgetRefresher.localDay(now, timeZone: definition.timeZone)
+        if state.budgetDay != day {
+            state.budgetDay = day
+            state.budgetUsed = 0
+        }
+        if respectBudget, state.budgetUsed >= definition.schedule.maxPerDay {
+            let next = WidgetRefresher.startOfNextDay(after: now, timeZone: definition.timeZone)
+                .addingTimeInterval(definition.schedule.jitterOffset(for: definition.id))
+            let message = "the daily budget of \(definition.schedule.maxPerDay) refreshes is used up; the next refresh waits until \(Timestamp.string(next))"
+            state.nextDueAt = next
+            let error = PipelineError(stage: "schedule", kind: .fetcher, underlying: StageError(message))
+            let snapshot = fallbackSnapshot(pipeline, state: state, now: now, error: error.description, next: next)
+            return Outcome(snapshot: snapshot, state: state, error: error, ran: false)
+        }
+        state.budgetUsed += 1
+        state.lastAttemptAt = now
+
+        do {
+            let entries = try await pipeline.run(context: context(for: pipeline, now: now))
+            state.lastGoodEntries = entries
+            state.lastSuccessAt = now
+            state.lastError = nil
+            state.consecutiveFailures = 0
+            var kept = entries.map(\.content)
+            for item in state.fallbackItems where !kept.contains(item) { kept.append(item) }
+            state.fallbackItems = Array(kept.prefix(definition.fallback.keep))
+            let next = nextScheduled(definition, after: now, lastEntryDate: entries.last?.date)
+            state.nextDueAt = next
+            let snapshot = Snapshot(
+                id: definition.id, title: definition.title, status: .fresh, generatedAt: now,
+                lastSuccessAt: now, nextRefreshAt: next, entries: entries, error: nil
+            )
+            return Outcome(snapshot: snapshot, state: state, error: nil, ran: true)
+        } catch {
+            state.lastError = error.description
+            state.consecutiveFailures += 1
+            let next = retryTime(definition, failures: state.consecutiveFailures, after: now, retryAfter: error.retryAfter)
+            state.nextDueAt = next
+            let snapshot = fallbackSnapshot(pipeline, state: state, now: now, error: error.description, next: next)
+            return Outcome(snapshot: snapshot, state: state, error: error, ran: true)
+        }
+    }
+
+    // MARK: - Fallback
+
+    /// The snapshot to serve when a refresh did not succeed.
+    func fallbackSnapshot(_ pipeline: WidgetPipeline, state: WidgetState, now: Date, error: String, next: Date?) -> Snapshot {
+        let definition = pipeline.definition
+        guard let lastSuccessAt = state.lastSuccessAt, !state.lastGoodEntries.isEmpty || !state.fallbackItems.isEmpty else {
+            let entries = definition.placeholder.map { [TimelineEntry(date: now, content: $0)] } ?? []
+            return Snapshot(
+                id: definition.id, title: definition.title, status: .placeholder, generatedAt: now,
+                lastSuccessAt: nil, nextRefreshAt: next, entries: entries, error: error
+            )
+        }
+        var stale = false
+        if let staleAfter = definition.staleAfter {
+            stale = now.timeIntervalSince(lastSuccessAt) > staleAfter.timeInterval
+        }
+        let entries: [TimelineEntry]
+        switch definition.fallback.pick {
+        case .latest:
+            entries = state.lastGoodEntries
+        case .daily, .random:
+            let items = state.fallbackItems.isEmpty ? state.lastGoodEntries.map(\.content) : state.fallbackItems
+            let index: Int
+            if definition.fallback.pick == .daily {
+                let days = WidgetRefresher.dayNumber(now, timeZone: definition.timeZone)
+                index = ((days % items.count) + items.count) % items.count
+            } else {
+                index = Int.random(in: 0..<items.count)
+            }
+            entries = [TimelineEntry(date: now, content: items[index])]
+        }
+        return Snapshot(
+            id: definition.id, title: definition.title, status: stale ? .stale : .cached, generatedAt: now,
+            lastSuccessAt: lastSuccessAt, nextRefreshAt: next, entries: entries, error: error
+        )
+    }
+
+    // MARK: - Timing
+
+    /// The next scheduled refresh after `now`, jitter included.
+    public func nextScheduled(_ definition: WidgetDefinition, after now: Date, lastEntryDate: Date?) -> Date? {
+        definition.schedule.nextRefresh(after: now, timeZone: definition.timeZone, lastEntryDate: lastEntryDate)
+            .map { $0.addingTimeInterval(definition.schedule.jitterOffset(for: definition.id)) }
+    }
+
+    /// When to retry after `failures` failures in a row: 30 s doubling, capped at the schedule's interval,
+    /// and never before the source's `Retry-After` (itself capped at 24 h).
+    public func retryTime(_ definition: WidgetDefinition, failures: Int, after now: Date, retryAfter: Double?) -> Date? {
+        if case .never = definition.schedule.rule, retryAfter == nil { return nil }
+        let cap = definition.schedule.typicalInterval(after: now, timeZone: definition.timeZone)
+        var delay = min(30 * pow(2, Double(min(failures, 20) - 1)), max(30, cap))
+        if let retryAfter { delay = max(delay, min(retryAfter, 86_400)) }
+        return now.addingTimeInterval(delay)
+    }
+
+    /// `yyyy-MM-dd` of `date` in `timeZone`.
+    public static func localDay(_ date: Date, timeZone: TimeZone) -> String {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = timeZone
+        let parts = calendar.dateComponents([.year, .month, .day], from: date)
+        return String(format: "%04d-%02d-%02d", parts.year!, parts.month!, parts.day!)
+    }
+
+    /// Days since 1970-01-01 of the local date of `date` in `timeZone`.
+    public static func dayNumber(_ date: Date, timeZone: TimeZone) -> Int {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = timeZone
+        let parts = calendar.dateComponents([.year, .month, .day], from: date)
+        var utc = Calendar(identifier: .gregorian)
+        utc.timeZone = TimeZone(identifier: "UTC")!
+        let midnight = utc.date(from: DateComponents(year: parts.year, month: parts.month, day: parts.day))!
+        return Int((midnight.timeIntervalSince1970 / 86_400).rounded(.down))
+    }
+
+    /// The start of the local day after `date`'s.
+    public static func startOfNextDay(after date: Date, timeZone: TimeZone) -> Date {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = timeZone
+        let start = calendar.startOfDay(for: date)
+        return calendar.date(byAdding: .day, value: 1, to: start) ?? date.addingTimeInterval(86_400)
+    }
+}

@@ -1,0 +1,99 @@
+public import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Writes files so that a reader sees either the old or the new complete content, even across a crash
+/// or a power cut.
+///
+/// A write goes to a temporary file in the same folder (`.NAME.tmp-RANDOM`), is flushed to disk with
+/// `fsync`, given mode 0644, renamed over the target, and the folder is flushed too so the rename itself
+/// survives a power cut. Temporary files a crash left behind are removed by ``removeLeftovers(in:)``.
+///
+/// ```swift
+/// try AtomicFile.write(data, to: out.appendingPathComponent("jotd.json"))
+/// ```
+public enum AtomicFile {
+    /// The prefix of temporary files, after the leading dot and the target's name.
+    static let temporaryMarker = ".tmp-"
+
+    /// Replaces the file at `url` with `data`.
+    ///
+    /// - Throws: ``AtomicFileError`` naming the file and the system's reason.
+    public static func write(_ data: Data, to url: URL, mode: mode_t = 0o644) throws(AtomicFileError) {
+        let folder = url.deletingLastPathComponent()
+        let name = url.lastPathComponent
+        let temporary = folder.appendingPathComponent(".\(name)\(temporaryMarker)\(UInt32.random(in: .min ... .max))")
+        let descriptor = open(temporary.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
+        guard descriptor >= 0 else { throw AtomicFileError(url, "cannot create a temporary file", errno: errno) }
+        var failure: AtomicFileError?
+        data.withUnsafeBytes { raw in
+            var offset = 0
+            while offset < raw.count {
+                let written = systemWrite(descriptor, raw.baseAddress! + offset, raw.count - offset)
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    failure = AtomicFileError(url, "cannot write", errno: errno)
+                    return
+                }
+                offset += written
+            }
+        }
+        if failure == nil, fchmod(descriptor, mode) != 0 { failure = AtomicFileError(url, "cannot set the file mode", errno: errno) }
+        if failure == nil, fsync(descriptor) != 0 { failure = AtomicFileError(url, "cannot flush to disk", errno: errno) }
+        close(descriptor)
+        if let failure {
+            unlink(temporary.path)
+            throw failure
+        }
+        if rename(temporary.path, url.path) != 0 {
+            let code = errno
+            unlink(temporary.path)
+            throw AtomicFileError(url, "cannot replace the file", errno: code)
+        }
+        syncFolder(folder)
+    }
+
+    /// Flushes a folder's entries (a rename) to disk.
+    public static func syncFolder(_ folder: URL) {
+        let descriptor = open(folder.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard descriptor >= 0 else { return }
+        fsync(descriptor)
+        close(descriptor)
+    }
+
+    /// Deletes temporary files left in `folder` by writes that a crash interrupted; returns their names.
+    @discardableResult
+    public static func removeLeftovers(in folder: URL) -> [String] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
+        var removed: [String] = []
+        for name in names where name.hasPrefix(".") && name.contains(temporaryMarker) {
+            if unlink(folder.appendingPathComponent(name).path) == 0 { removed.append(name) }
+        }
+        return removed
+    }
+
+    @inline(__always)
+    private static func systemWrite(_ descriptor: Int32, _ buffer: UnsafeRawPointer, _ count: Int) -> Int {
+        #if canImport(Glibc)
+        return Glibc.write(descriptor, buffer, count)
+        #else
+        return Darwin.write(descriptor, buffer, count)
+        #endif
+    }
+}
+
+/// A file that could not be written atomically.
+public struct AtomicFileError: Error, Sendable, CustomStringConvertible {
+    public var path: String
+    public var reason: String
+
+    init(_ url: URL, _ action: String, errno code: Int32) {
+        path = url.path
+        reason = "\(action): \(String(cString: strerror(code)))"
+    }
+
+    public var description: String { "Cannot write \(path) safely: \(reason)." }
+}

@@ -1,0 +1,122 @@
+public import Foundation
+public import WidgetCore
+
+/// What a front-end reads: `OUT/<id>.json`.
+///
+/// ```json
+/// {"schemaVersion": 1, "id": "jotd", "title": "Joke of the Day", "status": "fresh",
+///  "generatedAt": "…", "lastSuccessAt": "…", "nextRefreshAt": "…",
+///  "entries": [{"date": "…", "content": {…}}], "error": null}
+/// ```
+///
+/// A front-end shows the last entry whose `date` is not after now, or the first when all are in the future.
+public struct Snapshot: Sendable, Hashable {
+    /// The version of this format; it changes only when a front-end would have to change.
+    public static let schemaVersion = 1
+
+    /// How current the entries are.
+    public enum Status: String, Sendable, Hashable, CaseIterable {
+        /// The last refresh succeeded.
+        case fresh
+        /// The last refresh failed; serving the last good data, which is not yet stale.
+        case cached
+        /// Serving data older than the widget's `staleAfter`.
+        case stale
+        /// There has never been data; serving the placeholder, if any.
+        case placeholder
+    }
+
+    public var id: String
+    public var title: String?
+    public var status: Status
+    public var generatedAt: Date
+    public var lastSuccessAt: Date?
+    public var nextRefreshAt: Date?
+    public var entries: [TimelineEntry]
+    /// Which stage failed and why, when `status` is not `fresh`.
+    public var error: String?
+
+    public init(
+        id: String,
+        title: String?,
+        status: Status,
+        generatedAt: Date,
+        lastSuccessAt: Date?,
+        nextRefreshAt: Date?,
+        entries: [TimelineEntry],
+        error: String?
+    ) {
+        self.id = id
+        self.title = title
+        self.status = status
+        self.generatedAt = generatedAt
+        self.lastSuccessAt = lastSuccessAt
+        self.nextRefreshAt = nextRefreshAt
+        self.entries = entries
+        self.error = error
+    }
+
+    // MARK: - JSON
+
+    /// The snapshot as the JSON object front-ends read.
+    public var value: WidgetValue {
+        var object: WidgetObject = [
+            "schemaVersion": .number(WidgetNumber(Snapshot.schemaVersion)),
+            "id": .string(id),
+            "title": title.map(WidgetValue.string) ?? .null,
+            "status": .string(status.rawValue),
+            "generatedAt": .string(Timestamp.string(generatedAt)),
+            "lastSuccessAt": lastSuccessAt.map { .string(Timestamp.string($0)) } ?? .null,
+            "nextRefreshAt": nextRefreshAt.map { .string(Timestamp.string($0)) } ?? .null,
+        ]
+        object["entries"] = .array(entries.map(Snapshot.entryValue))
+        object["error"] = error.map(WidgetValue.string) ?? .null
+        return .object(object)
+    }
+
+    static func entryValue(_ entry: TimelineEntry) -> WidgetValue {
+        var object: WidgetObject = ["date": .string(Timestamp.string(entry.date)), "content": entry.content]
+        if let relevance = entry.relevance { object["relevance"] = .number(relevance) }
+        if let url = entry.url { object["url"] = .string(url) }
+        return .object(object)
+    }
+
+    static func entry(from value: WidgetValue) -> TimelineEntry? {
+        guard let dateText = value["date"]?.string, let date = Timestamp.date(dateText) else { return nil }
+        return TimelineEntry(
+            date: date,
+            content: value["content"] ?? .null,
+            relevance: value["relevance"]?.number,
+            url: value["url"]?.string
+        )
+    }
+
+    /// Reads a snapshot file's JSON; `nil` when it is not a snapshot of this schema.
+    public init?(value: WidgetValue) {
+        guard value["schemaVersion"]?.number?.int == Snapshot.schemaVersion,
+            let id = value["id"]?.string,
+            let statusText = value["status"]?.string, let status = Status(rawValue: statusText),
+            let generatedText = value["generatedAt"]?.string, let generatedAt = Timestamp.date(generatedText)
+        else { return nil }
+        self.id = id
+        title = value["title"]?.string
+        self.status = status
+        self.generatedAt = generatedAt
+        lastSuccessAt = value["lastSuccessAt"]?.string.flatMap(Timestamp.date)
+        nextRefreshAt = value["nextRefreshAt"]?.string.flatMap(Timestamp.date)
+        entries = (value["entries"]?.array ?? []).compactMap(Snapshot.entry(from:))
+        error = value["error"]?.string
+    }
+}
+
+/// RFC 3339 timestamps in UTC, whole seconds: `2026-11-22T05:00:03Z`.
+public enum Timestamp {
+    public static func string(_ date: Date) -> String {
+        date.formatted(.iso8601)
+    }
+
+    public static func date(_ text: String) -> Date? {
+        if let date = try? Date(text, strategy: .iso8601) { return date }
+        return try? Date(text, strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: true))
+    }
+}

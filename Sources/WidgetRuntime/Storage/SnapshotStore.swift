@@ -1,0 +1,107 @@
+public import Foundation
+import WidgetCore
+
+/// The output folder: snapshots, the index, assets, metrics and the daemon's private state.
+///
+/// ```
+/// OUT/<id>.json        one snapshot per widget, replaced atomically
+/// OUT/index.json       every widget: id, title, status, file, nextRefreshAt
+/// OUT/assets/          downloaded images
+/// OUT/metrics.prom     Prometheus text format
+/// OUT/.state/<id>.json what must survive a restart (front-ends ignore it)
+/// ```
+public struct SnapshotStore: Sendable {
+    public let directory: URL
+
+    public init(directory: URL) {
+        self.directory = directory
+    }
+
+    public var stateDirectory: URL { directory.appendingPathComponent(".state", isDirectory: true) }
+    public var assetsDirectory: URL { directory.appendingPathComponent("assets", isDirectory: true) }
+    public var indexFile: URL { directory.appendingPathComponent("index.json") }
+    public var metricsFile: URL { directory.appendingPathComponent("metrics.prom") }
+
+    public func snapshotFile(for id: String) -> URL { directory.appendingPathComponent("\(id).json") }
+    public func stateFile(for id: String) -> URL { stateDirectory.appendingPathComponent("\(id).json") }
+
+    /// Creates the folders and removes temporary files that an interrupted write left behind.
+    ///
+    /// - Throws: ``StoreError`` when the folder cannot be created.
+    public func prepare() throws(StoreError) {
+        for folder in [directory, stateDirectory] {
+            do {
+                try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            } catch {
+                throw StoreError("Cannot create the output folder \(folder.path): \(error.localizedDescription)")
+            }
+            AtomicFile.removeLeftovers(in: folder)
+        }
+    }
+
+    // MARK: - Snapshots
+
+    public func write(_ snapshot: Snapshot) throws(AtomicFileError) {
+        try AtomicFile.write(JSONWriter.data(snapshot.value, style: .pretty) + Data([0x0A]), to: snapshotFile(for: snapshot.id))
+    }
+
+    public func snapshot(for id: String) -> Snapshot? {
+        guard let data = try? Data(contentsOf: snapshotFile(for: id)), let value = try? JSONReader.read(data) else {
+            return nil
+        }
+        return Snapshot(value: value)
+    }
+
+    /// Writes `OUT/index.json` listing `snapshots` by id.
+    public func writeIndex(_ snapshots: [Snapshot], generatedAt: Date) throws(AtomicFileError) {
+        let widgets = snapshots.sorted { $0.id < $1.id }.map { snapshot -> WidgetValue in
+            [
+                "id": .string(snapshot.id),
+                "title": snapshot.title.map(WidgetValue.string) ?? .null,
+                "status": .string(snapshot.status.rawValue),
+                "file": .string("\(snapshot.id).json"),
+                "nextRefreshAt": snapshot.nextRefreshAt.map { .string(Timestamp.string($0)) } ?? .null,
+            ]
+        }
+        let index: WidgetValue = [
+            "schemaVersion": .number(WidgetNumber(Snapshot.schemaVersion)),
+            "generatedAt": .string(Timestamp.string(generatedAt)),
+            "widgets": .array(widgets),
+        ]
+        try AtomicFile.write(JSONWriter.data(index, style: .pretty) + Data([0x0A]), to: indexFile)
+    }
+
+    /// Deletes the snapshot of a widget that no longer exists (its state is kept, in case it returns).
+    public func removeSnapshot(for id: String) {
+        try? FileManager.default.removeItem(at: snapshotFile(for: id))
+    }
+
+    /// The ids that have a snapshot file.
+    public func snapshotIDs() -> [String] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
+        return names.filter { $0.hasSuffix(".json") && $0 != "index.json" && !$0.hasPrefix(".") }
+            .map { String($0.dropLast(5)) }.sorted()
+    }
+
+    // MARK: - State
+
+    public func state(for id: String) -> WidgetState {
+        guard let data = try? Data(contentsOf: stateFile(for: id)), let value = try? JSONReader.read(data) else {
+            return WidgetState()
+        }
+        return WidgetState(value: value)
+    }
+
+    public func writeState(_ state: WidgetState, for id: String) throws(AtomicFileError) {
+        try AtomicFile.write(JSONWriter.data(state.value) + Data([0x0A]), to: stateFile(for: id))
+    }
+}
+
+/// A problem with the output folder.
+public struct StoreError: Error, Sendable, CustomStringConvertible {
+    public var description: String
+
+    public init(_ description: String) {
+        self.description = description
+    }
+}

@@ -1,0 +1,55 @@
+public import Foundation
+public import WidgetCore
+
+/// What the daemon remembers about a widget between refreshes and restarts: `OUT/.state/<id>.json`.
+///
+/// Front-ends ignore this folder. It holds the last good entries, the items kept for fallback, the
+/// validators for conditional requests, the budget counter and the next due time.
+public struct WidgetState: Sendable, Hashable {
+    /// The entries of the last successful refresh.
+    public var lastGoodEntries: [TimelineEntry] = []
+    /// When the last refresh succeeded.
+    public var lastSuccessAt: Date?
+    /// The contents of recent good entries, newest first, for `fallback.keep` and `pick`.
+    public var fallbackItems: [WidgetValue] = []
+    /// When the next refresh is due.
+    public var nextDueAt: Date?
+    /// When the last refresh (good or bad) ran.
+    public var lastAttemptAt: Date?
+    /// The last refresh's error, if it failed.
+    public var lastError: String?
+    /// Failed refreshes in a row, for retry backoff.
+    public var consecutiveFailures = 0
+    /// The local day (`yyyy-MM-dd` in the widget's zone) the budget counter belongs to.
+    public var budgetDay: String?
+    /// Refreshes run on `budgetDay`.
+    public var budgetUsed = 0
+
+    public init() {}
+
+    public var value: WidgetValue {
+        var object: WidgetObject = [:]
+        object["lastGoodEntries"] = .array(lastGoodEntries.map(Snapshot.entryValue))
+        object["lastSuccessAt"] = lastSuccessAt.map { .string(Timestamp.string($0)) } ?? .null
+        object["fallbackItems"] = .array(fallbackItems)
+        object["nextDueAt"] = nextDueAt.map { .string(Timestamp.string($0)) } ?? .null
+        object["lastAttemptAt"] = lastAttemptAt.map { .string(Timestamp.string($0)) } ?? .null
+        object["lastError"] = lastError.map(WidgetValue.string) ?? .null
+        object["consecutiveFailures"] = .number(WidgetNumber(consecutiveFailures))
+        object["budgetDay"] = budgetDay.map(WidgetValue.string) ?? .null
+        object["budgetUsed"] = .number(WidgetNumber(budgetUsed))
+        return .object(object)
+    }
+
+    public init(value: WidgetValue) {
+        lastGoodEntries = (value["lastGoodEntries"]?.array ?? []).compactMap(Snapshot.entry(from:))
+        lastSuccessAt = value["lastSuccessAt"]?.string.flatMap(Timestamp.date)
+        fallbackItems = value["fallbackItems"]?.array ?? []
+        nextDueAt = value["nextDueAt"]?.string.flatMap(Timestamp.date)
+        lastAttemptAt = value["lastAttemptAt"]?.string.flatMap(Timestamp.date)
+        lastError = value["lastError"]?.string
+        consecutiveFailures = value["consecutiveFailures"]?.number?.int ?? 0
+        budgetDay = value["budgetDay"]?.string
+        budgetUsed = value["budgetUsed"]?.number?.int ?? 0
+    }
+}
