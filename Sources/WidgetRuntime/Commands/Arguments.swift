@@ -1,0 +1,85 @@
+import WidgetCore
+
+/// The arguments of one command, consumed as the command reads its options.
+///
+/// Options are `--name value` or `--name=value`; flags are `--name`. Whatever is left when the command
+/// calls ``finish()`` is a usage error, with a "did you mean" hint for misspelt options.
+public struct Arguments: Sendable {
+    private var remaining: [String]
+    private var known: [String] = ["--help"]
+
+    public init(_ arguments: some Sequence<String>) {
+        remaining = Array(arguments)
+    }
+
+    /// Whether `--help` or `-h` was given.
+    public mutating func wantsHelp() -> Bool {
+        let before = remaining.count
+        remaining.removeAll { $0 == "--help" || $0 == "-h" }
+        return remaining.count != before
+    }
+
+    /// The value of `--name`, if given.
+    ///
+    /// - Throws: ``UsageError`` when the option is given without a value, or twice.
+    public mutating func option(_ name: String) throws(UsageError) -> String? {
+        known.append(name)
+        var value: String?
+        var index = 0
+        while index < remaining.count {
+            let argument = remaining[index]
+            if argument == name {
+                guard index + 1 < remaining.count, !remaining[index + 1].hasPrefix("--") else {
+                    throw UsageError("\(name) needs a value")
+                }
+                if value != nil { throw UsageError("\(name) is given twice") }
+                value = remaining[index + 1]
+                remaining.removeSubrange(index...(index + 1))
+            } else if argument.hasPrefix(name + "=") {
+                if value != nil { throw UsageError("\(name) is given twice") }
+                value = String(argument.dropFirst(name.count + 1))
+                remaining.remove(at: index)
+            } else {
+                index += 1
+            }
+        }
+        return value
+    }
+
+    /// Whether the flag `--name` was given.
+    public mutating func flag(_ name: String) -> Bool {
+        known.append(name)
+        let before = remaining.count
+        remaining.removeAll { $0 == name }
+        return remaining.count != before
+    }
+
+    /// The next positional argument, if any.
+    public mutating func positional() -> String? {
+        guard let index = remaining.firstIndex(where: { !$0.hasPrefix("-") || $0 == "-" }) else { return nil }
+        return remaining.remove(at: index)
+    }
+
+    /// Checks that every argument was used.
+    ///
+    /// - Throws: ``UsageError`` naming the first unknown argument.
+    public func finish() throws(UsageError) {
+        guard let first = remaining.first else { return }
+        if first.hasPrefix("-") {
+            let name = String(first.split(separator: "=", maxSplits: 1)[0])
+            let hint = Suggestion.hint(for: name, among: known).map { "; \($0)" } ?? ""
+            throw UsageError("unknown option '\(first)'\(hint)")
+        }
+        throw UsageError("unexpected argument '\(first)'")
+    }
+}
+
+/// A command line that does not fit the command; exit code 2.
+public struct UsageError: Error, Sendable, CustomStringConvertible {
+    public var description: String
+
+    public init(_ description: String) {
+        self.description = description
+    }
+}
+

@@ -1,0 +1,71 @@
+import Foundation
+import WidgetCore
+
+/// `widgetd list --config DIR`: a table of the widgets.
+public struct ListCommand: WidgetCommand {
+    public static let name = "list"
+    public static let summary = "Show a table of the widgets: id, source, parser, schedule, next refresh."
+    public static let help = """
+        Usage: widgetd list [--config DIR] [--out DIR]
+
+        Prints one line per valid widget: id, source, parser, schedule and next refresh. The next
+        refresh comes from the daemon's state in OUT when there is one, else from the schedule.
+        Invalid definitions are reported on standard error.
+
+        Options:
+          --config DIR   the folder of widget definitions (default: widgets.d)
+          --out DIR      the daemon's output folder (default: out)
+        """
+
+    public var config: String
+    public var out: String
+
+    public init(arguments: inout Arguments) throws(UsageError) {
+        config = try arguments.option("--config") ?? "widgets.d"
+        out = try arguments.option("--out") ?? "out"
+    }
+
+    public func run(_ environment: CommandEnvironment) async -> Int32 {
+        let result = DefinitionDirectory(path: config).load(reader: environment.reader)
+        let store = SnapshotStore(directory: URL(fileURLWithPath: out, isDirectory: true))
+        let now = environment.clock.now()
+        var rows = [["ID", "SOURCE", "PARSER", "SCHEDULE", "NEXT REFRESH"]]
+        for widget in result.widgets.sorted(by: { $0.id < $1.id }) {
+            let definition = widget.definition
+            let source = ListCommand.describe(definition.source)
+            let next = store.state(for: widget.id).nextDueAt
+                ?? definition.schedule.nextRefresh(after: now, timeZone: definition.timeZone)
+            rows.append([
+                widget.id, source, definition.parser.typeName, definition.schedule.summary,
+                next.map(Timestamp.string) ?? "-",
+            ])
+        }
+        environment.print(ListCommand.table(rows))
+        for diagnostic in result.diagnostics { environment.printError("\(diagnostic)") }
+        return result.diagnostics.isEmpty ? 0 : 1
+    }
+
+    static func describe(_ source: StageSpec) -> String {
+        switch source.typeName {
+        case "http":
+            guard let url = source.options["url"]?.string else { return "http" }
+            // The host only: URLs may carry templates and secrets in their paths and queries.
+            if let host = URLComponents(string: url)?.host, !host.contains("{") { return "http \(host)" }
+            return "http"
+        case "file":
+            return "file \(source.options["path"]?.string ?? "")"
+        default:
+            return source.typeName
+        }
+    }
+
+    static func table(_ rows: [[String]]) -> String {
+        guard let columns = rows.first?.count else { return "" }
+        let widths = (0..<columns).map { column in rows.map { $0[column].count }.max() ?? 0 }
+        return rows.map { row in
+            row.enumerated().map { index, cell in
+                index == columns - 1 ? cell : cell.padding(toLength: widths[index], withPad: " ", startingAt: 0)
+            }.joined(separator: "  ")
+        }.joined(separator: "\n")
+    }
+}

@@ -1,0 +1,66 @@
+import Foundation
+import WidgetCore
+
+/// `widgetd preview ID --config DIR`: runs one widget now and prints its snapshot.
+public struct PreviewCommand: WidgetCommand {
+    public static let name = "preview"
+    public static let summary = "Run one widget's pipeline now and print the snapshot; writes nothing."
+    public static let help = """
+        Usage: widgetd preview ID [--config DIR]
+
+        Runs the pipeline of widget ID now (fetch, parse, transforms, timeline) and prints the snapshot
+        it would write to standard output. Nothing is written and no state is used or changed, so a
+        failure shows the placeholder with the error. Exit code 1 when the refresh fails.
+
+        Options:
+          --config DIR   the folder of widget definitions (default: widgets.d)
+        """
+
+    public var id: String
+    public var config: String
+
+    public init(arguments: inout Arguments) throws(UsageError) {
+        config = try arguments.option("--config") ?? "widgets.d"
+        guard let id = arguments.positional() else { throw UsageError("preview needs the id of a widget") }
+        self.id = id
+    }
+
+    public func run(_ environment: CommandEnvironment) async -> Int32 {
+        let result = DefinitionDirectory(path: config).load(reader: environment.reader)
+        guard let widget = result.widgets.first(where: { $0.id == id }) else {
+            return WidgetLookup.reportMissing(id, in: result, config: config, environment: environment)
+        }
+        let outcome = await environment.refresher().refresh(widget, state: WidgetState(), now: environment.clock.now(), respectBudget: false)
+        environment.print(JSONWriter.string(outcome.snapshot.value, style: .pretty))
+        if let error = outcome.error {
+            environment.printError("Error: \(id): \(error)")
+            return 1
+        }
+        return 0
+    }
+}
+
+/// Finding a widget by id for the commands that take one.
+enum WidgetLookup {
+    /// Explains why `id` is not among the valid widgets; returns exit code 1.
+    static func reportMissing(
+        _ id: String,
+        in result: DefinitionDirectory.LoadResult,
+        config: String,
+        environment: CommandEnvironment
+    ) -> Int32 {
+        let brokenFile = result.diagnostics.first { DefinitionReader.defaultID(forFile: $0.file) == id }
+        if let brokenFile {
+            environment.printError("Error: the definition of \(id) is invalid:")
+            for diagnostic in result.diagnostics where diagnostic.file == brokenFile.file {
+                environment.printError("\(diagnostic)")
+            }
+            return 1
+        }
+        let ids = result.widgets.map(\.id)
+        let hint = Suggestion.hint(for: id, among: ids).map { "; \($0)" }
+            ?? (ids.isEmpty ? "; the folder has no valid widget" : "; known: " + ids.sorted().joined(separator: ", "))
+        environment.printError("Error: no widget '\(id)' in \(config)\(hint)")
+        return 1
+    }
+}

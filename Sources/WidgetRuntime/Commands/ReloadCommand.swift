@@ -1,0 +1,57 @@
+import Foundation
+import WidgetCore
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// `widgetd reload ID --out DIR`: asks the running daemon to refresh a widget now.
+public struct ReloadCommand: WidgetCommand {
+    public static let name = "reload"
+    public static let summary = "Ask the running daemon to refresh a widget now (counted in its daily budget)."
+    public static let help = """
+        Usage: widgetd reload ID [--out DIR]
+
+        Leaves a request in DIR/.state/requests and signals the daemon writing to DIR (SIGUSR1).
+        Requests for the same widget made before the daemon gets to them are merged into one refresh,
+        which counts against the widget's daily budget.
+
+        Options:
+          --out DIR   the daemon's output folder (default: out)
+
+        Exit code 1 when no daemon is running for DIR.
+        """
+
+    public var id: String
+    public var out: String
+
+    public init(arguments: inout Arguments) throws(UsageError) {
+        out = try arguments.option("--out") ?? "out"
+        guard let id = arguments.positional() else { throw UsageError("reload needs the id of a widget") }
+        guard DefinitionReader.isValidID(id) else { throw UsageError("'\(id)' is not a widget id") }
+        self.id = id
+    }
+
+    public func run(_ environment: CommandEnvironment) async -> Int32 {
+        let store = SnapshotStore(directory: URL(fileURLWithPath: out, isDirectory: true))
+        guard let pid = DaemonLock.runningDaemon(store: store) else {
+            environment.printError("Error: no widgetd is running for \(out); start one with 'widgetd run --out \(out)'")
+            return 1
+        }
+        let folder = store.stateDirectory.appendingPathComponent("requests", isDirectory: true)
+        do {
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            try AtomicFile.write(Data(), to: folder.appendingPathComponent(id))
+        } catch {
+            environment.printError("Error: \(error)")
+            return 1
+        }
+        guard kill(pid, SIGUSR1) == 0 else {
+            environment.printError("Error: cannot signal widgetd (pid \(pid)): \(String(cString: strerror(errno)))")
+            return 1
+        }
+        environment.print("asked widgetd (pid \(pid)) to refresh \(id)")
+        return 0
+    }
+}

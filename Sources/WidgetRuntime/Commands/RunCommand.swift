@@ -1,0 +1,76 @@
+import Foundation
+import WidgetCore
+
+/// `widgetd run --config DIR [--out DIR] [--once]`: the daemon.
+public struct RunCommand: WidgetCommand {
+    public static let name = "run"
+    public static let summary = "Keep every widget's snapshot fresh (the daemon); --once refreshes each once."
+    public static let help = """
+        Usage: widgetd run [--config DIR] [--out DIR] [--once]
+
+        Runs every widget defined in DIR and keeps OUT/<id>.json, OUT/index.json and OUT/metrics.prom
+        current. Each snapshot is replaced atomically, so a reader never sees a half-written file.
+
+        Options:
+          --config DIR   the folder of widget definitions (default: widgets.d)
+          --out DIR      the output folder (default: out)
+          --once         refresh every widget once, write the snapshots and exit;
+                         exit code 1 when a definition is invalid or a widget is not fresh
+
+        Signals: SIGTERM and SIGINT stop the daemon after the refreshes under way;
+        SIGHUP reloads the definitions (so does any change in DIR); a widget whose new definition
+        is invalid keeps running its last valid one.
+        """
+
+    public var config: String
+    public var out: String
+    public var once: Bool
+
+    public init(arguments: inout Arguments) throws(UsageError) {
+        config = try arguments.option("--config") ?? "widgets.d"
+        out = try arguments.option("--out") ?? "out"
+        once = arguments.flag("--once")
+    }
+
+    public func run(_ environment: CommandEnvironment) async -> Int32 {
+        let store = SnapshotStore(directory: URL(fileURLWithPath: out, isDirectory: true))
+        let log: @Sendable (String) -> Void = { line in
+            environment.printError("\(Timestamp.string(environment.clock.now())) \(line)")
+        }
+        let configuration = WidgetDaemon.Configuration(
+            definitions: DefinitionDirectory(path: config),
+            store: store,
+            reader: environment.reader,
+            refresher: environment.refresher(assets: store.assetsDirectory, log: log),
+            clock: environment.clock,
+            log: log
+        )
+        let daemon = WidgetDaemon(configuration: configuration)
+        if once {
+            do {
+                let report = try await daemon.runOnce()
+                for diagnostic in report.diagnostics { environment.printError("\(diagnostic)") }
+                let failed = report.outcomes.filter { $0.snapshot.status != .fresh }
+                environment.printError(
+                    "\(report.outcomes.count) widget\(report.outcomes.count == 1 ? "" : "s") refreshed into \(out): "
+                        + "\(report.outcomes.count - failed.count) fresh, \(failed.count) not fresh"
+                        + (report.diagnostics.isEmpty ? "" : "; \(report.diagnostics.count) definition problem\(report.diagnostics.count == 1 ? "" : "s")")
+                )
+                return report.diagnostics.isEmpty && failed.isEmpty ? 0 : 1
+            } catch {
+                environment.printError("Error: \(error)")
+                return 1
+            }
+        }
+        do {
+            let lock = try DaemonLock(store: store)
+            defer { lock.release() }
+            log("widgetd running: definitions in \(config), snapshots in \(out) (pid \(ProcessInfo.processInfo.processIdentifier))")
+            try await SignalHandling.run(daemon, watching: config)
+            return 0
+        } catch {
+            environment.printError("Error: \(error)")
+            return 1
+        }
+    }
+}

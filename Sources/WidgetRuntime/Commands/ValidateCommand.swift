@@ -1,0 +1,51 @@
+import Foundation
+import WidgetCore
+
+/// `widgetd validate --config DIR [--format json]`: checks every definition file.
+public struct ValidateCommand: WidgetCommand {
+    public static let name = "validate"
+    public static let summary = "Check every definition file and report each problem with its place and a fix."
+    public static let help = """
+        Usage: widgetd validate [--config DIR] [--format text|json]
+
+        Checks every *.json file in DIR: JSON syntax, unknown keys, durations, ids, schedules, stage
+        names and options, JSONPaths and templates. Every problem of every file is reported in one pass,
+        one line each:
+
+          widgets.d/news.json:7:14: $.schedule.every: "15 minutes" is not a duration; write e.g. "15m"
+
+        Options:
+          --config DIR     the folder of widget definitions (default: widgets.d)
+          --format FORMAT  text (default) or json (an array of {file, line, column, path, message})
+
+        Exit code 1 when any problem is found.
+        """
+
+    public var config: String
+    public var json: Bool
+
+    public init(arguments: inout Arguments) throws(UsageError) {
+        config = try arguments.option("--config") ?? "widgets.d"
+        let format = try arguments.option("--format") ?? "text"
+        guard format == "text" || format == "json" else {
+            throw UsageError("--format takes 'text' or 'json', not '\(format)'")
+        }
+        json = format == "json"
+    }
+
+    public func run(_ environment: CommandEnvironment) async -> Int32 {
+        let result = DefinitionDirectory(path: config).load(reader: environment.reader)
+        if json {
+            environment.print(JSONWriter.string(.array(result.diagnostics.map(\.value)), style: .pretty))
+        } else {
+            for diagnostic in result.diagnostics { environment.print(diagnostic.description) }
+            let files = result.files.count
+            let problems = result.diagnostics.count
+            environment.printError(
+                "\(files) file\(files == 1 ? "" : "s") checked, \(result.widgets.count) widget\(result.widgets.count == 1 ? "" : "s") valid, "
+                    + "\(problems) problem\(problems == 1 ? "" : "s")"
+            )
+        }
+        return result.diagnostics.isEmpty ? 0 : 1
+    }
+}

@@ -1,0 +1,67 @@
+public import Foundation
+public import WidgetCore
+
+/// One subcommand of `widgetd`: `run`, `validate`, `list`, `preview`, `next`, `schema`, `status`, `reload`.
+///
+/// A command reads its options from ``Arguments`` in its initializer (so a bad command line fails before
+/// anything runs) and does its work in ``run(_:)``, returning the exit code: 0 success, 1 a widget or
+/// definition failed, 2 wrong usage.
+public protocol WidgetCommand: Sendable {
+    /// The word that selects the command.
+    static var name: String { get }
+    /// One line for `widgetd --help`.
+    static var summary: String { get }
+    /// The full `--help` text.
+    static var help: String { get }
+
+    /// Reads the command's options.
+    ///
+    /// - Throws: ``UsageError`` for a command line that does not fit.
+    init(arguments: inout Arguments) throws(UsageError)
+
+    /// Does the work.
+    func run(_ environment: CommandEnvironment) async -> Int32
+}
+
+/// What commands work with: the stage registry, the filters, the clock, secrets and where to print.
+public struct CommandEnvironment: Sendable {
+    public var registry: StageRegistry
+    public var filters: FilterRegistry
+    public var clock: any WidgetClock
+    public var secrets: SecretStore
+    public var resources: StageResources
+    /// Prints to standard output (the text has no trailing newline; one is added).
+    public var print: @Sendable (String) -> Void
+    /// Prints to standard error.
+    public var printError: @Sendable (String) -> Void
+
+    public init(
+        registry: StageRegistry,
+        filters: FilterRegistry = .standard,
+        clock: any WidgetClock = SystemClock(),
+        secrets: SecretStore = .processEnvironment,
+        resources: StageResources = StageResources(),
+        print: @escaping @Sendable (String) -> Void = { Swift.print($0) },
+        printError: @escaping @Sendable (String) -> Void = { text in
+            FileHandle.standardError.write(Data((text + "\n").utf8))
+        }
+    ) {
+        self.registry = registry
+        self.filters = filters
+        self.clock = clock
+        self.secrets = secrets
+        self.resources = resources
+        self.print = print
+        self.printError = printError
+    }
+
+    /// A definition reader for this environment.
+    public var reader: DefinitionReader {
+        DefinitionReader(registry: registry, filters: filters)
+    }
+
+    /// A refresher for this environment.
+    public func refresher(assets: URL? = nil, log: @escaping @Sendable (String) -> Void = { _ in }) -> WidgetRefresher {
+        WidgetRefresher(secrets: secrets, resources: resources, assetsDirectory: assets, log: log)
+    }
+}

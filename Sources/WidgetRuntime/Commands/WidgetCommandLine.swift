@@ -1,0 +1,75 @@
+import WidgetCore
+
+/// The `widgetd` command line: finds the subcommand, reads its options and runs it.
+///
+/// A program that adds its own stages runs the same command line with its own registry:
+///
+/// ```swift
+/// var builder = StageRegistry.Builder.builtIn()
+/// builder.register(TransmissionFetcher.self)
+/// let environment = CommandEnvironment(registry: try builder.build())
+/// exit(await WidgetCommandLine.main(CommandLine.arguments.dropFirst(), environment: environment))
+/// ```
+public enum WidgetCommandLine {
+    /// The subcommands, in the order `--help` lists them.
+    public static let commands: [any WidgetCommand.Type] = [
+        RunCommand.self, ValidateCommand.self, ListCommand.self, PreviewCommand.self, NextCommand.self,
+        SchemaCommand.self, StatusCommand.self, ReloadCommand.self,
+    ]
+
+    /// The text of `widgetd --help`.
+    public static var help: String {
+        let width = commands.map { $0.name.count }.max() ?? 0
+        let lines = commands.map { "  " + $0.name.padding(toLength: width + 2, withPad: " ", startingAt: 0) + $0.summary }
+        return """
+            widgetd keeps widget snapshots fresh: it runs the pipelines defined in a folder of JSON files and \
+            writes one snapshot file per widget.
+
+            Usage: widgetd <command> [options]
+
+            Commands:
+            \(lines.joined(separator: "\n"))
+
+            Run 'widgetd <command> --help' for a command's options.
+            Exit codes: 0 success, 1 a widget or definition failed, 2 wrong usage.
+            """
+    }
+
+    /// Runs the command line `arguments` (without the program name) and returns the exit code.
+    public static func main(_ arguments: some Sequence<String>, environment: CommandEnvironment) async -> Int32 {
+        var words = Array(arguments)
+        guard let name = words.first else {
+            environment.printError(help)
+            return 2
+        }
+        words.removeFirst()
+        if name == "--help" || name == "-h" || name == "help" {
+            if let topic = words.first, let command = commands.first(where: { $0.name == topic }) {
+                environment.print(command.help)
+            } else {
+                environment.print(help)
+            }
+            return 0
+        }
+        guard let command = commands.first(where: { $0.name == name }) else {
+            let hint = Suggestion.hint(for: name, among: commands.map { $0.name }).map { "; \($0)" } ?? ""
+            environment.printError("Error: unknown command '\(name)'\(hint)\nRun 'widgetd --help' for the list of commands.")
+            return 2
+        }
+        var parsed = Arguments(words)
+        if parsed.wantsHelp() {
+            environment.print(command.help)
+            return 0
+        }
+        do {
+            let instance = try command.init(arguments: &parsed)
+            try parsed.finish()
+            return await instance.run(environment)
+        } catch {
+            environment.printError("Error: \(error)\nRun 'widgetd \(name) --help' for its options.")
+            return 2
+        }
+    }
+}
+
+import Foundation
