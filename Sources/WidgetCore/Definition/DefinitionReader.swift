@@ -82,7 +82,12 @@ public struct DefinitionReader: Sendable {
             if let pipeline = session.buildPipeline(definition) { widgets.append(pipeline) }
         }
         if !session.diagnostics.isEmpty { widgets = [] }
-        return Result(widgets: widgets, diagnostics: session.diagnostics)
+        let ordered = session.diagnostics.enumerated().sorted { a, b in
+            let left = a.element.location.map { ($0.line, $0.column) } ?? (0, 0)
+            let right = b.element.location.map { ($0.line, $0.column) } ?? (0, 0)
+            return left != right ? left < right : a.offset < b.offset
+        }.map(\.element)
+        return Result(widgets: widgets, diagnostics: ordered)
     }
 
     /// The default id for a file: its base name without `.json`.
