@@ -314,6 +314,13 @@ enum LiquidDate {
             if let abbreviation = timeZone.abbreviation(for: date), !abbreviation.hasPrefix("GMT") {
                 return abbreviation
             }
+            // Linux's Foundation abbreviates as "GMT-5"; ask for the short localized name (EST, EDT) instead.
+            let style: NSTimeZone.NameStyle = timeZone.isDaylightSavingTime(for: date) ? .shortDaylightSaving : .shortStandard
+            if let name = timeZone.localizedName(for: style, locale: Locale(identifier: "en_US")),
+                !name.hasPrefix("GMT")
+            {
+                return name
+            }
             return seconds == 0 ? "UTC" : offset(colons: true)
         }
 
