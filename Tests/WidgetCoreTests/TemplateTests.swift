@@ -166,6 +166,18 @@ struct TemplateTests {
         }
     }
 
+    @Test func extremeInputsFailCleanlyInsteadOfCrashing() throws {
+        #expect(throws: ExpressionError.self) { try text("{{ (1..100000000) | size }}") }
+        #expect(throws: ExpressionError.self) {
+            try text("{{ (a..b) | size }}", ["a": -9_223_372_036_854_775_808, "b": 9_223_372_036_854_775_807])
+        }
+        #expect(throws: ExpressionError.self) { try Template(String(repeating: "{{ [", count: 1) + String(repeating: "[", count: 500)) }
+        #expect(try text("{{ 'abc' | truncate: -9223372036854775808 }}") == "...")
+        #expect(try text("{{ 0 | date: '%99999999999Y' }}").count == 256)
+        #expect(try text("{{ n | date: '%Y' }}", ["n": .number(WidgetNumber("1e300")!)]) == "1e300")
+        #expect(try text("{{ 5 | divided_by: -9223372036854775808 }}") == "-1")
+    }
+
     // MARK: - Decoding
 
     @Test func decodingReadsTheRegistryFromUserInfo() throws {

@@ -10,18 +10,23 @@ enum LiquidDate {
     static func date(from input: WidgetValue, context: FilterContext) -> Date? {
         switch input {
         case .number(let number):
-            return Date(timeIntervalSince1970: number.double)
+            return plausible(number.double)
         case .string(let text):
             let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines).lowercased()
             if trimmed.isEmpty { return nil }
             if trimmed == "now" || trimmed == "today" { return context.now }
             if trimmed.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }), let seconds = Double(trimmed) {
-                return Date(timeIntervalSince1970: seconds)
+                return plausible(seconds)
             }
             return parse(trimmed, timeZone: context.timeZone, now: context.now)
         default:
             return nil
         }
+    }
+
+    /// A timestamp within ±3 million years of 1970, or `nil`.
+    private static func plausible(_ seconds: Double) -> Date? {
+        seconds.isFinite && abs(seconds) < 1e14 ? Date(timeIntervalSince1970: seconds) : nil
     }
 
     private static let monthNames = [
@@ -214,7 +219,7 @@ enum LiquidDate {
                 }
                 var width: Int?
                 while index < scalars.count, ("0"..."9").contains(scalars[index]) {
-                    width = (width ?? 0) * 10 + Int(scalars[index].value - 48)
+                    width = min(256, (width ?? 0) * 10 + Int(scalars[index].value - 48))
                     index += 1
                 }
                 guard index < scalars.count,

@@ -88,7 +88,7 @@ enum StandardFilters {
             } ?? 50
             let ellipsis = arguments.count > 1 ? string(arguments[1]) : "..."
             guard characters.count > length else { return .string(String(characters)) }
-            let kept = max(0, length - ellipsis.count)
+            let kept = length > ellipsis.count ? length - ellipsis.count : 0
             return .string(String(characters.prefix(kept)) + ellipsis)
         }),
         ("truncatewords", 0...2, { input, arguments, context throws(ExpressionError) in

@@ -57,7 +57,8 @@ extension TemplateExpression {
             let start = LiquidValue.integer(try startExpression.evaluate(in: scope))
             let end = LiquidValue.integer(try endExpression.evaluate(in: scope))
             guard start <= end else { return .array([]) }
-            guard end - start < TemplateExpression.maximumRangeCount else {
+            let (span, overflow) = end.subtractingReportingOverflow(start)
+            guard !overflow, span < TemplateExpression.maximumRangeCount else {
                 throw ExpressionError(
                     "the range (\(start)..\(end)) has more than \(TemplateExpression.maximumRangeCount) numbers")
             }

@@ -8,6 +8,9 @@ struct TemplateParser {
     private var position = 0
     /// The end of the tag being parsed (exclusive).
     private var end = 0
+    /// How deeply brackets and ranges nest at the current position.
+    private var depth = 0
+    private static let maximumDepth = 64
 
     private static let valueHint =
         "write a variable (item.title), a 'quoted string', a number, true, false, nil or a range (1..5)"
@@ -166,6 +169,11 @@ struct TemplateParser {
     // MARK: - Expressions
 
     private mutating func parseExpression() throws(ExpressionError) -> TemplateExpression {
+        depth += 1
+        defer { depth -= 1 }
+        guard depth <= Self.maximumDepth else {
+            throw ExpressionError("the expression nests deeper than \(Self.maximumDepth) levels", column: position + 1)
+        }
         skipWhitespace()
         guard position < end else {
             throw ExpressionError("expected a value", column: position + 1, hint: Self.valueHint)
@@ -186,11 +194,9 @@ struct TemplateParser {
             try expect("]", context: "to close the bracket")
             return .path(root: .index(key), segments: try parseSegments())
         default:
-            let start = position
             guard let name = identifier() else { throw unexpected("", hint: Self.valueHint) }
             let segments = try parseSegments()
             if segments.isEmpty, let literal = Self.keywords[name] { return .literal(literal) }
-            _ = start
             return .path(root: .name(name), segments: segments)
         }
     }
