@@ -43,7 +43,7 @@ struct TemplateTests {
             _ = try template.render(TemplateScope(globals: ["n": 10]))
         } catch {
             #expect(error.column == 12)
-            #expect(error.description == "divided_by: cannot divide 10 by zero at column 12")
+            #expect(error.description == "divided_by: cannot divide by zero at column 12")
         }
     }
 
@@ -176,6 +176,16 @@ struct TemplateTests {
         #expect(try text("{{ 0 | date: '%99999999999Y' }}").count == 256)
         #expect(try text("{{ n | date: '%Y' }}", ["n": .number(WidgetNumber("1e300")!)]) == "1e300")
         #expect(try text("{{ 5 | divided_by: -9223372036854775808 }}") == "-1")
+    }
+
+    @Test func filterErrorsNeverQuoteTheValues() {
+        do {
+            _ = try Template("{{ env.TOKEN | base64_decode }}").render(TemplateScope(globals: ["env": ["TOKEN": "s3cr3t!"]]))
+            Issue.record("expected an error")
+        } catch {
+            #expect(!error.description.contains("s3cr3t"))
+            #expect(error.description == "base64_decode: the input is not valid base64 text at column 16")
+        }
     }
 
     // MARK: - Decoding

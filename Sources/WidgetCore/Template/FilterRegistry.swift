@@ -49,7 +49,9 @@ public struct FilterRegistry: Sendable {
     ///   - arguments: How many positional arguments the filter accepts; templates with another count are
     ///     rejected when parsed. Keyword arguments (`name: value`) are not counted.
     ///   - body: The implementation. Throw an error made with ``FilterContext/error(_:hint:)`` for a genuine
-    ///     failure; for missing data, return `.null` as Liquid does.
+    ///     failure (a throwing closure spells its error type: `{ input, arguments, context throws(ExpressionError) in … }`);
+    ///     for missing data, return `.null` as Liquid does. Never put the input's value in an error message:
+    ///     it may be a secret.
     public func adding(_ name: String, arguments: ClosedRange<Int>, _ body: @escaping Body) -> FilterRegistry {
         var copy = self
         copy.filters[name] = Filter(arguments: arguments, body: body)

@@ -10,7 +10,7 @@ enum LiquidArithmetic {
         throws(ExpressionError) -> LiquidValue.Number
     {
         guard rhs.value != WidgetNumber(0) else {
-            throw context.error("cannot divide \(lhs.value) by zero")
+            throw context.error("cannot divide by zero")
         }
         if !lhs.isFloat, !rhs.isFloat {
             if let a = lhs.value.int, let b = rhs.value.int, !(a == .min && b == -1) {
@@ -33,7 +33,7 @@ enum LiquidArithmetic {
         throws(ExpressionError) -> LiquidValue.Number
     {
         guard rhs.value != WidgetNumber(0) else {
-            throw context.error("cannot divide \(lhs.value) by zero")
+            throw context.error("cannot take the remainder of a division by zero")
         }
         let isFloat = lhs.isFloat || rhs.isFloat
         if !isFloat, let a = lhs.value.int, let b = rhs.value.int, !(a == .min && b == -1) {

@@ -35,7 +35,9 @@ enum LiquidLookup {
     private static func propertyError(_ item: WidgetValue, _ property: WidgetValue, context: FilterContext)
         -> ExpressionError
     {
-        context.error("cannot select the property \(LiquidValue.describe(property)) of \(LiquidValue.describe(item))")
+        context.error(
+            "cannot select a property that is \(LiquidValue.describe(property)) from \(LiquidValue.describe(item))",
+            hint: "use a property name on a list of objects")
     }
 
     enum Mode {

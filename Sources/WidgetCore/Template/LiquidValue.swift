@@ -122,13 +122,16 @@ enum LiquidValue {
         throw context.error("\(argument) must be an integer, not \(describe(value))")
     }
 
-    /// A short description of a value for error messages: `"abc"`, `2.5`, `nil`, `an array`.
+    /// The kind of a value for error messages: `a string`, `a decimal number`, `nil`, `an array`.
+    ///
+    /// Never the value itself: a template may handle secrets (`env.TOKEN`), and error messages end up in
+    /// logs and snapshots.
     static func describe(_ value: WidgetValue) -> String {
         switch value {
         case .null: "nil"
-        case .string(let string): "'\(string.count > 40 ? String(string.prefix(40)) + "…" : string)'"
-        case .number(let number): number.text
-        case .bool(let bool): bool ? "true" : "false"
+        case .string: "a string"
+        case .number(let number): isFloat(number) ? "a decimal number" : "an integer"
+        case .bool: "a boolean"
         case .array: "an array"
         case .object: "an object"
         }

@@ -47,7 +47,7 @@ enum StandardFilters {
         ("url_decode", 0...0, { input, _, context throws(ExpressionError) in
             guard !input.isNull else { return .null }
             guard let decoded = URLText.decode(string(input)) else {
-                throw context.error("\(LiquidValue.describe(input)) does not decode to UTF-8 text")
+                throw context.error("the input does not decode to UTF-8 text")
             }
             return .string(decoded)
         }),
@@ -132,7 +132,7 @@ enum StandardFilters {
             while encoded.utf8.count % 4 != 0 { encoded += "=" }
         }
         guard let data = Data(base64Encoded: encoded), let decoded = String(data: data, encoding: .utf8) else {
-            throw context.error("\(LiquidValue.describe(.string(text))) is not valid base64")
+            throw context.error("the input is not valid base64 text")
         }
         return .string(decoded)
     }

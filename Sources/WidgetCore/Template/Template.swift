@@ -71,6 +71,7 @@ public struct Template: Sendable, Hashable, CustomStringConvertible {
         self.parts = try parser.parseTemplate()
     }
 
+    /// The template text as written.
     public var description: String { source }
 
     /// Whether the template has no `{{ … }}` tags: it always renders its own text.
@@ -151,10 +152,12 @@ public struct Template: Sendable, Hashable, CustomStringConvertible {
         return value
     }
 
+    /// Two templates are equal when they have the same source text.
     public static func == (lhs: Template, rhs: Template) -> Bool {
         lhs.source == rhs.source && lhs.parts == rhs.parts
     }
 
+    /// Hashes the source text.
     public func hash(into hasher: inout Hasher) {
         hasher.combine(source)
     }
