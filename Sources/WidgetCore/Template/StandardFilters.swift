@@ -1,0 +1,351 @@
+import Foundation
+
+/// Shopify Liquid's standard filters, following the Golden Liquid suite, with decimal arithmetic.
+enum StandardFilters {
+    typealias Body = FilterRegistry.Body
+
+    static let registry: FilterRegistry = {
+        var registry = FilterRegistry.empty
+        for (name, arguments, body) in stringFilters + numberFilters + listFilters + otherFilters {
+            registry = registry.adding(name, arguments: arguments, body)
+        }
+        return registry
+    }()
+
+    private static func string(_ value: WidgetValue) -> String { LiquidValue.string(value) }
+
+    /// A filter that maps the input's text to new text.
+    private static func text(_ transform: @escaping @Sendable (String) -> String) -> Body {
+        { input, _, _ in .string(transform(string(input))) }
+    }
+
+    /// Like ``text(_:)``, but `nil` stays `nil`.
+    private static func optionalText(_ transform: @escaping @Sendable (String) -> String) -> Body {
+        { input, _, _ in input.isNull ? .null : .string(transform(string(input))) }
+    }
+
+    // MARK: - Strings
+
+    private static let rubyWhitespace: Set<Character> = [" ", "\t", "\n", "\u{0B}", "\u{0C}", "\r", "\0", "\r\n"]
+
+    static let stringFilters: [(String, ClosedRange<Int>, Body)] = [
+        ("append", 1...1, { input, arguments, _ in .string(string(input) + string(arguments[0])) }),
+        ("prepend", 1...1, { input, arguments, _ in .string(string(arguments[0]) + string(input)) }),
+        ("upcase", 0...0, text { $0.uppercased() }),
+        ("downcase", 0...0, text { $0.lowercased() }),
+        ("capitalize", 0...0, text { $0.prefix(1).uppercased() + $0.dropFirst().lowercased() }),
+        ("strip", 0...0, text { String($0.drop(while: rubyWhitespace.contains).reversed().drop(while: rubyWhitespace.contains).reversed()) }),
+        ("lstrip", 0...0, text { String($0.drop(while: rubyWhitespace.contains)) }),
+        ("rstrip", 0...0, text { String(String($0.reversed().drop(while: rubyWhitespace.contains)).reversed()) }),
+        ("strip_newlines", 0...0, text { $0.replacing("\r\n", with: "").replacing("\n", with: "") }),
+        ("newline_to_br", 0...0, text { $0.replacing("\r\n", with: "\n").replacing("\n", with: "<br />\n") }),
+        ("escape", 0...0, optionalText { HTMLText.escape($0) }),
+        ("h", 0...0, optionalText { HTMLText.escape($0) }),
+        ("escape_once", 0...0, text { HTMLText.escapeOnce($0) }),
+        ("strip_html", 0...0, text { HTMLText.stripTags($0) }),
+        ("url_encode", 0...0, optionalText { URLText.encode($0) }),
+        ("url_decode", 0...0, { input, _, context throws(ExpressionError) in
+            guard !input.isNull else { return .null }
+            guard let decoded = URLText.decode(string(input)) else {
+                throw context.error("the input does not decode to UTF-8 text")
+            }
+            return .string(decoded)
+        }),
+        ("base64_encode", 0...0, text { Data($0.utf8).base64EncodedString() }),
+        ("base64_url_safe_encode", 0...0, text {
+            Data($0.utf8).base64EncodedString().replacing("+", with: "-").replacing("/", with: "_")
+        }),
+        ("base64_decode", 0...0, { input, _, context throws(ExpressionError) in
+            try base64Decode(string(input), urlSafe: false, context: context)
+        }),
+        ("base64_url_safe_decode", 0...0, { input, _, context throws(ExpressionError) in
+            try base64Decode(string(input), urlSafe: true, context: context)
+        }),
+        ("remove", 1...1, { input, arguments, _ in .string(replaceAll(string(input), string(arguments[0]), "")) }),
+        ("remove_first", 1...1, { input, arguments, _ in
+            .string(replaceFirst(string(input), string(arguments[0]), ""))
+        }),
+        ("remove_last", 1...1, { input, arguments, _ in
+            .string(replaceLast(string(input), string(arguments[0]), ""))
+        }),
+        ("replace", 1...2, { input, arguments, _ in
+            .string(replaceAll(string(input), string(arguments[0]), arguments.count > 1 ? string(arguments[1]) : ""))
+        }),
+        ("replace_first", 1...2, { input, arguments, _ in
+            .string(replaceFirst(string(input), string(arguments[0]), arguments.count > 1 ? string(arguments[1]) : ""))
+        }),
+        ("replace_last", 2...2, { input, arguments, _ in
+            .string(replaceLast(string(input), string(arguments[0]), string(arguments[1])))
+        }),
+        ("split", 1...1, { input, arguments, _ in
+            .array(split(string(input), by: string(arguments[0])).map { .string($0) })
+        }),
+        ("truncate", 0...2, { input, arguments, context throws(ExpressionError) in
+            guard !input.isNull else { return .null }
+            let characters = Array(string(input))
+            let length = try arguments.first.map { (value) throws(ExpressionError) in
+                try LiquidValue.strictInteger(value, context: context, argument: "the length")
+            } ?? 50
+            let ellipsis = arguments.count > 1 ? string(arguments[1]) : "..."
+            guard characters.count > length else { return .string(String(characters)) }
+            let kept = length > ellipsis.count ? length - ellipsis.count : 0
+            return .string(String(characters.prefix(kept)) + ellipsis)
+        }),
+        ("truncatewords", 0...2, { input, arguments, context throws(ExpressionError) in
+            guard !input.isNull else { return .null }
+            let text = string(input)
+            var count = try arguments.first.map { (value) throws(ExpressionError) in
+                try LiquidValue.strictInteger(value, context: context, argument: "the number of words")
+            } ?? 15
+            if count <= 0 { count = 1 }
+            let words = text.split(whereSeparator: { rubyWhitespace.contains($0) })
+            guard words.count > count else { return .string(text) }
+            let ellipsis = arguments.count > 1 ? string(arguments[1]) : "..."
+            return .string(words.prefix(count).joined(separator: " ") + ellipsis)
+        }),
+        ("slice", 1...2, { input, arguments, context throws(ExpressionError) in
+            let offset = try LiquidValue.strictInteger(arguments[0], context: context, argument: "the offset")
+            var length = 1
+            if arguments.count > 1, !arguments[1].isNull {
+                length = try LiquidValue.strictInteger(arguments[1], context: context, argument: "the length")
+            }
+            if case .array(let array) = input {
+                guard let range = rubySliceRange(offset: offset, length: length, count: array.count) else {
+                    return .array([])
+                }
+                return .array(Array(array[range]))
+            }
+            let characters = Array(string(input))
+            guard let range = rubySliceRange(offset: offset, length: length, count: characters.count) else {
+                return .string("")
+            }
+            return .string(String(characters[range]))
+        }),
+    ]
+
+    private static func base64Decode(_ text: String, urlSafe: Bool, context: FilterContext) throws(ExpressionError)
+        -> WidgetValue
+    {
+        var encoded = text
+        if urlSafe {
+            encoded = encoded.replacing("-", with: "+").replacing("_", with: "/")
+            while encoded.utf8.count % 4 != 0 { encoded += "=" }
+        }
+        guard let data = Data(base64Encoded: encoded), let decoded = String(data: data, encoding: .utf8) else {
+            throw context.error("the input is not valid base64 text")
+        }
+        return .string(decoded)
+    }
+
+    static func replaceAll(_ text: String, _ target: String, _ replacement: String) -> String {
+        if target.isEmpty { return replacement + text.map { String($0) + replacement }.joined() }
+        return text.replacing(target, with: replacement)
+    }
+
+    static func replaceFirst(_ text: String, _ target: String, _ replacement: String) -> String {
+        if target.isEmpty { return replacement + text }
+        guard let range = text.firstRange(of: target) else { return text }
+        return text.replacingCharacters(in: range, with: replacement)
+    }
+
+    static func replaceLast(_ text: String, _ target: String, _ replacement: String) -> String {
+        if target.isEmpty { return text + replacement }
+        guard let range = text.ranges(of: target).last else { return text }
+        return text.replacingCharacters(in: range, with: replacement)
+    }
+
+    /// Ruby's `String#split`: a single space splits on runs of whitespace, an empty separator splits into
+    /// characters, and trailing empty strings are dropped.
+    static func split(_ text: String, by separator: String) -> [String] {
+        if text.isEmpty { return [] }
+        var parts: [String]
+        if separator == " " {
+            return text.split(whereSeparator: { rubyWhitespace.contains($0) }).map(String.init)
+        } else if separator.isEmpty {
+            parts = text.map { String($0) }
+        } else {
+            parts = text.split(separator: separator, omittingEmptySubsequences: false).map(String.init)
+        }
+        while parts.last?.isEmpty == true { parts.removeLast() }
+        return parts
+    }
+
+    /// Ruby's `slice(offset, length)` bounds, or `nil` when Ruby returns `nil`.
+    static func rubySliceRange(offset: Int, length: Int, count: Int) -> Range<Int>? {
+        let start = offset < 0 ? count + offset : offset
+        guard start >= 0, start <= count, length >= 0 else { return nil }
+        return start..<min(count, start + min(length, count))
+    }
+
+    // MARK: - Numbers
+
+    static let numberFilters: [(String, ClosedRange<Int>, Body)] = [
+        ("plus", 1...1, { input, arguments, _ in arithmetic(input, arguments[0], +) }),
+        ("minus", 1...1, { input, arguments, _ in arithmetic(input, arguments[0], -) }),
+        ("times", 1...1, { input, arguments, _ in arithmetic(input, arguments[0], *) }),
+        ("divided_by", 1...1, { input, arguments, context throws(ExpressionError) in
+            try LiquidArithmetic.divide(LiquidValue.number(input), LiquidValue.number(arguments[0]), context: context)
+                .widgetValue
+        }),
+        ("modulo", 1...1, { input, arguments, context throws(ExpressionError) in
+            try LiquidArithmetic.modulo(LiquidValue.number(input), LiquidValue.number(arguments[0]), context: context)
+                .widgetValue
+        }),
+        ("abs", 0...0, { input, _, _ in
+            let number = LiquidValue.number(input)
+            guard number.value.text.hasPrefix("-") else { return number.widgetValue }
+            return LiquidValue.Number(
+                WidgetNumber(unchecked: String(number.value.text.dropFirst())), isFloat: number.isFloat
+            ).widgetValue
+        }),
+        ("ceil", 0...0, { input, _, _ in
+            .number(LiquidArithmetic.rounded(LiquidValue.number(input).value, places: 0, mode: .up))
+        }),
+        ("floor", 0...0, { input, _, _ in
+            .number(LiquidArithmetic.rounded(LiquidValue.number(input).value, places: 0, mode: .down))
+        }),
+        ("round", 0...1, { input, arguments, _ in
+            let number = LiquidValue.number(input)
+            let places = arguments.first.map { LiquidValue.integer(LiquidValue.number($0).widgetValue) } ?? 0
+            let rounded = LiquidArithmetic.rounded(number.value, places: places, mode: .plain)
+            return LiquidValue.Number(rounded, isFloat: number.isFloat && places > 0).widgetValue
+        }),
+        ("at_least", 1...1, { input, arguments, _ in
+            let value = LiquidValue.number(input)
+            let bound = LiquidValue.number(arguments[0])
+            return (bound.value > value.value ? bound : value).widgetValue
+        }),
+        ("at_most", 1...1, { input, arguments, _ in
+            let value = LiquidValue.number(input)
+            let bound = LiquidValue.number(arguments[0])
+            return (bound.value < value.value ? bound : value).widgetValue
+        }),
+    ]
+
+    private static func arithmetic(
+        _ input: WidgetValue, _ operand: WidgetValue, _ operation: (WidgetNumber, WidgetNumber) -> WidgetNumber
+    ) -> WidgetValue {
+        let lhs = LiquidValue.number(input)
+        let rhs = LiquidValue.number(operand)
+        return LiquidValue.Number(operation(lhs.value, rhs.value), isFloat: lhs.isFloat || rhs.isFloat).widgetValue
+    }
+
+    // MARK: - Lists
+
+    static let listFilters: [(String, ClosedRange<Int>, Body)] = [
+        ("join", 0...1, { input, arguments, _ in
+            let glue = arguments.first.map(string) ?? " "
+            return .string(LiquidValue.list(input).map(string).joined(separator: glue))
+        }),
+        ("first", 0...0, { input, _, _ in first(input) }),
+        ("last", 0...0, { input, _, _ in input.array?.last ?? .null }),
+        ("size", 0...0, { input, _, _ in
+            switch input {
+            case .array(let array): .number(WidgetNumber(array.count))
+            case .object(let object): .number(WidgetNumber(object.count))
+            case .string(let text): .number(WidgetNumber(text.unicodeScalars.count))
+            default: .number(0)
+            }
+        }),
+        ("reverse", 0...0, { input, _, _ in .array(LiquidValue.list(input).reversed()) }),
+        ("concat", 1...1, { input, arguments, context throws(ExpressionError) in
+            guard case .array(let extra) = arguments[0] else {
+                throw context.error("expects a list, not \(LiquidValue.describe(arguments[0]))")
+            }
+            return .array(LiquidValue.list(input) + extra)
+        }),
+        ("compact", 0...1, { input, arguments, context throws(ExpressionError) in
+            let list = LiquidValue.list(input)
+            guard let property = arguments.first, !property.isNull else { return .array(list.filter { !$0.isNull }) }
+            var kept: [WidgetValue] = []
+            for item in list where !(try LiquidLookup.index(item, property, context: context) ?? .null).isNull {
+                kept.append(item)
+            }
+            return .array(kept)
+        }),
+        ("uniq", 0...1, { input, arguments, context throws(ExpressionError) in
+            var seen: Set<WidgetValue> = []
+            var kept: [WidgetValue] = []
+            for item in LiquidValue.list(input) {
+                var key = item
+                if let property = arguments.first, !property.isNull {
+                    key = try LiquidLookup.index(item, property, context: context) ?? .null
+                }
+                if seen.insert(key).inserted { kept.append(item) }
+            }
+            return .array(kept)
+        }),
+        ("map", 1...1, { input, arguments, context throws(ExpressionError) in
+            var mapped: [WidgetValue] = []
+            for item in LiquidValue.list(input) {
+                mapped.append(try LiquidLookup.index(item, arguments[0], context: context) ?? .null)
+            }
+            return .array(mapped)
+        }),
+        ("sum", 0...1, { input, arguments, context throws(ExpressionError) in
+            var total = LiquidValue.Number.zero
+            for item in LiquidValue.list(input) {
+                var value = item
+                if let property = arguments.first, !property.isNull {
+                    value = try LiquidLookup.index(item, property, context: context) ?? .null
+                }
+                let number: LiquidValue.Number =
+                    switch value {
+                    case .number, .string: LiquidValue.number(value)
+                    default: .zero
+                    }
+                total = LiquidValue.Number(total.value + number.value, isFloat: total.isFloat || number.isFloat)
+            }
+            return total.widgetValue
+        }),
+        ("sort", 0...1, { input, arguments, context throws(ExpressionError) in
+            try LiquidSort.sort(input, property: arguments.first ?? .null, natural: false, context: context)
+        }),
+        ("sort_natural", 0...1, { input, arguments, context throws(ExpressionError) in
+            try LiquidSort.sort(input, property: arguments.first ?? .null, natural: true, context: context)
+        }),
+        ("where", 1...2, { input, arguments, context throws(ExpressionError) in
+            try LiquidLookup.select(input, arguments, context: context, mode: .where)
+        }),
+        ("reject", 1...2, { input, arguments, context throws(ExpressionError) in
+            try LiquidLookup.select(input, arguments, context: context, mode: .reject)
+        }),
+        ("find", 1...2, { input, arguments, context throws(ExpressionError) in
+            try LiquidLookup.select(input, arguments, context: context, mode: .find)
+        }),
+        ("find_index", 1...2, { input, arguments, context throws(ExpressionError) in
+            try LiquidLookup.select(input, arguments, context: context, mode: .findIndex)
+        }),
+        ("has", 1...2, { input, arguments, context throws(ExpressionError) in
+            try LiquidLookup.select(input, arguments, context: context, mode: .has)
+        }),
+    ]
+
+    /// `first` of a list, or the first `[key, value]` pair of an object.
+    static func first(_ value: WidgetValue) -> WidgetValue {
+        switch value {
+        case .array(let array): return array.first ?? .null
+        case .object(let object):
+            guard let key = object.keys.first, let member = object[key] else { return .null }
+            return .array([.string(key), member])
+        default: return .null
+        }
+    }
+
+    // MARK: - Others
+
+    static let otherFilters: [(String, ClosedRange<Int>, Body)] = [
+        ("default", 0...1, { input, arguments, context in
+            let allowFalse = context.keywordArguments["allow_false"]?.isTruthy ?? false
+            let fallback = arguments.first ?? .string("")
+            if input.isNull || LiquidValue.isEmpty(input) { return fallback }
+            if input == .bool(false), !allowFalse { return fallback }
+            return input
+        }),
+        ("date", 1...1, { input, arguments, context in
+            let format = string(arguments[0])
+            guard !format.isEmpty, let date = LiquidDate.date(from: input, context: context) else { return input }
+            return .string(LiquidDate.format(date, format, timeZone: context.timeZone))
+        }),
+    ]
+}

@@ -1,0 +1,192 @@
+/// A string with Liquid output tags, `{{ expression | filter: argument }}`, checked once and rendered many
+/// times.
+///
+/// Text outside the tags is kept as written; `{{-` and `-}}` trim the whitespace before and after a tag, as
+/// in Liquid. Expressions are variables (`item.title`, `a.b[0]`, `a["x y"]`, `list[index]`, `.size`,
+/// `.first`, `.last`), literals (`'text'`, `"text"`, `42`, `1.5`, `true`, `false`, `nil`, `empty`,
+/// `blank`) and ranges (`(1..5)`). Liquid's `{% … %}` tags are not supported.
+///
+/// A template that is exactly one tag keeps the type of its value: `"{{ item.price | times: 2 }}"` renders
+/// a number, `"{{ item.tags }}"` a list. Any other template renders a string. Missing data renders as
+/// nothing, as in Liquid; only genuine failures a filter reports (dividing by zero, say) are errors.
+/// Arithmetic is decimal: `{{ 0.1 | plus: 0.2 }}` is `0.3`.
+///
+/// ```swift
+/// let template = try Template("Hello {{ user.name | default: 'there' | capitalize }}!")
+/// let text = try template.renderString(TemplateScope(globals: ["user": ["name": "ada"]]))
+/// // "Hello Ada!"
+/// ```
+public struct Template: Sendable, Hashable, CustomStringConvertible {
+    /// The template text as written.
+    public let source: String
+    let parts: [Part]
+    let filters: FilterRegistry
+
+    /// A piece of a parsed template.
+    enum Part: Sendable, Hashable {
+        case text(String)
+        case output(Output)
+    }
+
+    /// One `{{ … }}` tag: an expression and the filters applied to it, in order.
+    struct Output: Sendable, Hashable {
+        var expression: TemplateExpression
+        var calls: [FilterCall]
+    }
+
+    /// One `| name: arguments` step of an output tag.
+    struct FilterCall: Sendable, Hashable {
+        var name: String
+        var column: Int
+        var arguments: [TemplateExpression]
+        var keywords: [Keyword]
+    }
+
+    /// A `name: value` argument.
+    struct Keyword: Sendable, Hashable {
+        var name: String
+        var value: TemplateExpression
+    }
+
+    /// Parses and checks a template.
+    ///
+    /// Filter names and argument counts are checked against `filters` now, so a typo is found when a
+    /// definition is loaded rather than when it first runs.
+    ///
+    /// ```swift
+    /// try Template("{{ title | upcse }}")
+    /// // throws: unknown filter 'upcse' at column 12; did you mean 'upcase'?
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - source: The template text.
+    ///   - filters: The filters the template may use.
+    /// - Throws: ``ExpressionError`` with the 1-based column of the problem: an unterminated `{{`, an
+    ///   expression that cannot be read, an unknown filter (with a "did you mean" hint), a wrong number of
+    ///   arguments for a filter, or a `{% … %}` tag.
+    public init(_ source: String, filters: FilterRegistry = .standard) throws(ExpressionError) {
+        self.source = source
+        self.filters = filters
+        var parser = TemplateParser(source: source, filters: filters)
+        self.parts = try parser.parseTemplate()
+    }
+
+    /// The template text as written.
+    public var description: String { source }
+
+    /// Whether the template has no `{{ … }}` tags: it always renders its own text.
+    public var isConstant: Bool {
+        !parts.contains { if case .output = $0 { true } else { false } }
+    }
+
+    /// The root variable names the template reads, e.g. `["inputs", "env", "title"]`, so a loader can
+    /// check that `env` appears only where secrets are allowed.
+    public var variables: Set<String> {
+        var names: Set<String> = []
+        for case .output(let output) in parts {
+            output.expression.collectVariables(into: &names)
+            for call in output.calls {
+                for argument in call.arguments { argument.collectVariables(into: &names) }
+                for keyword in call.keywords { keyword.value.collectVariables(into: &names) }
+            }
+        }
+        return names
+    }
+
+    /// Renders the template.
+    ///
+    /// A template that is exactly one `{{ … }}` tag returns its value with its type (number, list, object,
+    /// boolean or `.null`); any other template returns the text, with values converted as Liquid does
+    /// (`nil` → nothing, lists joined without a separator, objects as JSON).
+    ///
+    /// ```swift
+    /// try Template("{{ price | times: 2 }}").render(TemplateScope(globals: ["price": 2.5])) // .number(5.0)
+    /// ```
+    ///
+    /// - Throws: ``ExpressionError`` when a filter fails, e.g. `divided_by: 0`.
+    public func render(_ scope: TemplateScope) throws(ExpressionError) -> WidgetValue {
+        if parts.count == 1, case .output(let output) = parts[0] {
+            return try evaluate(output, in: scope)
+        }
+        return .string(try renderString(scope))
+    }
+
+    /// Renders the template as text, whatever its shape.
+    ///
+    /// ```swift
+    /// try Template("{{ n | plus: 1 }} items").renderString(TemplateScope(globals: ["n": 2])) // "3 items"
+    /// ```
+    ///
+    /// - Throws: ``ExpressionError`` when a filter fails, e.g. `divided_by: 0`.
+    public func renderString(_ scope: TemplateScope) throws(ExpressionError) -> String {
+        var text = ""
+        for part in parts {
+            switch part {
+            case .text(let literal): text += literal
+            case .output(let output): text += LiquidValue.string(try evaluate(output, in: scope))
+            }
+        }
+        return text
+    }
+
+    private func evaluate(_ output: Output, in scope: TemplateScope) throws(ExpressionError) -> WidgetValue {
+        var value = try output.expression.evaluate(in: scope)
+        for call in output.calls {
+            guard let filter = filters.filter(named: call.name) else {
+                throw ExpressionError("unknown filter '\(call.name)'", column: call.column)
+            }
+            var arguments: [WidgetValue] = []
+            arguments.reserveCapacity(call.arguments.count)
+            for argument in call.arguments { arguments.append(try argument.evaluate(in: scope)) }
+            var keywords = WidgetObject()
+            for keyword in call.keywords { keywords[keyword.name] = try keyword.value.evaluate(in: scope) }
+            let context = FilterContext(
+                filterName: call.name,
+                keywordArguments: keywords,
+                now: scope.now,
+                timeZone: scope.timeZone,
+                column: call.column
+            )
+            value = try filter.body(value, arguments, context)
+        }
+        return value
+    }
+
+    /// Two templates are equal when they have the same source text.
+    public static func == (lhs: Template, rhs: Template) -> Bool {
+        lhs.source == rhs.source && lhs.parts == rhs.parts
+    }
+
+    /// Hashes the source text.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(source)
+    }
+}
+
+// MARK: - Decodable
+
+extension Template: Decodable {
+    /// Decodes a template from a JSON string.
+    ///
+    /// The filters come from `decoder.userInfo[FilterRegistry.userInfoKey]` when it holds a
+    /// ``FilterRegistry``, otherwise ``FilterRegistry/standard``.
+    ///
+    /// - Throws: `DecodingError.dataCorrupted` whose `underlyingError` is the ``ExpressionError`` when the
+    ///   string is not a valid template.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        let source = try container.decode(String.self)
+        let filters = decoder.userInfo[FilterRegistry.userInfoKey] as? FilterRegistry ?? .standard
+        do {
+            try self.init(source, filters: filters)
+        } catch {
+            throw DecodingError.dataCorrupted(
+                DecodingError.Context(
+                    codingPath: decoder.codingPath,
+                    debugDescription: "\(error)",
+                    underlyingError: error
+                )
+            )
+        }
+    }
+}

@@ -1,0 +1,45 @@
+public import Foundation
+
+/// The variables a ``Template`` is rendered with, plus the clock and time zone for dates.
+///
+/// Root names are looked up first in ``globals`` (`inputs`, `now`, `widget`, `params`, `env`, …), then among
+/// the members of ``item`` when it is an object; `item` itself is a root name too. A name found nowhere is
+/// `nil`, which renders as nothing.
+///
+/// ```swift
+/// let scope = TemplateScope(globals: ["params": ["host": "nas.local"]], item: ["title": "Hello"])
+/// try Template("{{ title }} from {{ params.host }}").renderString(scope) // "Hello from nas.local"
+/// ```
+public struct TemplateScope: Sendable {
+    /// Named root variables; they win over members of ``item`` with the same name.
+    public var globals: WidgetObject
+    /// The item being transformed, whose members are root variables too; `nil` when there is none.
+    public var item: WidgetValue?
+    /// The moment `'now'` and `'today'` stand for in the `date` filter.
+    public var now: Date
+    /// The time zone the `date` filter shows dates in and reads zone-less dates in.
+    public var timeZone: TimeZone
+
+    /// Creates a scope; by default empty, at the current time, in UTC.
+    public init(
+        globals: WidgetObject = [:],
+        item: WidgetValue? = nil,
+        now: Date = Date(),
+        timeZone: TimeZone = TimeZone(identifier: "UTC")!
+    ) {
+        self.globals = globals
+        self.item = item
+        self.now = now
+        self.timeZone = timeZone
+    }
+
+    /// The value of a root variable, or `.null`.
+    func lookup(_ name: String) -> WidgetValue {
+        if let value = globals[name] { return value }
+        if let item {
+            if case .object(let object) = item, let value = object[name] { return value }
+            if name == "item" { return item }
+        }
+        return .null
+    }
+}
