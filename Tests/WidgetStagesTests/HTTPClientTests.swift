@@ -228,6 +228,32 @@ struct HTTPClientTests {
         #expect(limiter.holders("example.com") == 0)
     }
 
+    // MARK: - The test server
+
+    @Test func theTestServerServesFilesAndCountsRequests() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(UUID().uuidString)
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try Data("{\"ok\": true}".utf8).write(to: folder.appendingPathComponent("feed.json"))
+        let server = try TestHTTPServer(root: folder)
+        let client = HTTPClient()
+
+        let file = try await client.send(HTTPRequest(url: server.url("/file/feed.json")))
+        #expect(file.status == 200)
+        #expect(file.contentType == "application/json")
+        #expect(file.body == Data("{\"ok\": true}".utf8))
+        let missing = try await client.send(HTTPRequest(url: server.url("/file/../secret")))
+        #expect(missing.status == 404)
+        _ = try await client.send(HTTPRequest(url: server.url("/json?size=1")))
+        _ = try await client.send(HTTPRequest(url: server.url("/json?size=2")))
+
+        let counts = try await client.send(HTTPRequest(url: server.url("/count")))
+        let object = try #require(try JSONSerialization.jsonObject(with: counts.body) as? [String: [String: Int]])
+        #expect(object["paths"]?["/json"] == 2)
+        #expect(object["targets"]?["/json?size=2"] == 1)
+        #expect(object["paths"]?["/count"] == nil)
+    }
+
     // MARK: - Helpers
 
     private func failure(of request: HTTPRequest, client: HTTPClient = HTTPClient()) async -> HTTPClientError? {

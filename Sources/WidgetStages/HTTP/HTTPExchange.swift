@@ -55,6 +55,8 @@ final class HTTPExchange: Sendable {
             return nil
         }
         if let early {
+            // Finished (cancelled) before it started: the task is never resumed, only discarded.
+            delegateQueue.addOperation { task.cancel() }
             continuation.resume(returning: early)
         } else {
             task.resume()
@@ -104,6 +106,7 @@ final class HTTPExchange: Sendable {
             guard !state.finished else { return false }
             state.response = response
             state.body = Data()
+            if announced > 0 { state.body.reserveCapacity(Int(announced)) }
             return true
         }
     }
