@@ -301,6 +301,12 @@ class Server(ThreadingHTTPServer):
     daemon_threads = True
     request_queue_size = 128
 
+    def handle_error(self, request, client_address):
+        # Clients that hang up early (deadlines, byte caps, cancellations) are expected here.
+        if isinstance(sys.exc_info()[1], (BrokenPipeError, ConnectionResetError)):
+            return
+        super().handle_error(request, client_address)
+
 
 def main():
     global ROOT
@@ -312,8 +318,11 @@ def main():
     server = Server(("127.0.0.1", 0), Handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
-    sys.stdout.write("PORT %d\n" % server.server_address[1])
-    sys.stdout.flush()
+    try:
+        sys.stdout.write("PORT %d\n" % server.server_address[1])
+        sys.stdout.flush()
+    except BrokenPipeError:
+        return
     try:
         while sys.stdin.buffer.read(4096):
             pass
