@@ -1,0 +1,134 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Sends HTTP requests with limits that hold on every platform: a per-host limit on requests in flight,
+/// a deadline for the whole exchange, a cap on the body, and a redirect limit.
+///
+/// URLSession alone does not give these guarantees everywhere (on Linux its request timeout also counts
+/// time spent queued for a connection, its resource timeout is not enforced, and a cancelled transfer
+/// keeps delivering data), so the client enforces them itself:
+/// - At most `maximumConnectionsPerHost` requests per host are sent at once; the others wait, in order,
+///   in the client's own queue. A request's deadline starts when it leaves that queue and is sent.
+/// - The body is streamed: the exchange stops as soon as it exceeds ``HTTPRequest/maxBytes`` (or at once
+///   when `Content-Length` announces more), and when ``HTTPRequest/timeout`` passes, however slowly the
+///   server is still sending.
+/// - Nothing is cached and no cookies are kept: every request goes to the server.
+/// - Cancelling the calling task cancels the request.
+///
+/// A status of 400 or more is a response, not an error: the caller decides what it means.
+///
+/// One client is meant to be shared by everything that fetches; it is safe to use from any task.
+///
+/// ```swift
+/// let client = HTTPClient(maximumConnectionsPerHost: 4)
+/// let response = try await client.send(HTTPRequest(url: URL(string: "https://example.com/feed.json")!))
+/// print(response.status, response.contentType ?? "?", response.body.count)
+/// ```
+public final class HTTPClient: Sendable {
+    /// The most requests sent to one host at the same time.
+    public let maximumConnectionsPerHost: Int
+
+    private let session: URLSession
+    private let delegate: HTTPSessionDelegate
+    private let limiter: HostLimiter
+    private let delegateQueue: OperationQueue
+
+    /// Creates a client with its own URLSession.
+    ///
+    /// - Parameters:
+    ///   - maximumConnectionsPerHost: The most requests in flight to one host; more wait their turn.
+    ///   - userAgent: The `User-Agent` sent unless a request sets its own.
+    public init(maximumConnectionsPerHost: Int = 4, userAgent: String = "widgetd") {
+        let limit = max(1, maximumConnectionsPerHost)
+        self.maximumConnectionsPerHost = limit
+        limiter = HostLimiter(limit: limit)
+        delegate = HTTPSessionDelegate()
+
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.urlCache = nil
+        configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
+        configuration.httpCookieStorage = nil
+        configuration.httpCookieAcceptPolicy = .never
+        configuration.httpShouldSetCookies = false
+        configuration.urlCredentialStorage = nil
+        configuration.httpMaximumConnectionsPerHost = limit
+        configuration.timeoutIntervalForRequest = HTTPExchange.silenceLimit(HTTPRequest.defaultConnectTimeout)
+        configuration.timeoutIntervalForResource = 7 * 24 * 3600
+        configuration.httpAdditionalHeaders = ["User-Agent": userAgent]
+        let queue = OperationQueue()
+        queue.name = "widgetd.HTTPClient"
+        queue.maxConcurrentOperationCount = 1
+        delegateQueue = queue
+        session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: queue)
+    }
+
+    deinit {
+        session.invalidateAndCancel()
+    }
+
+    /// Sends `request` and returns the server's response, whatever its status.
+    ///
+    /// Waits first for one of the host's slots (see ``maximumConnectionsPerHost``); the request's
+    /// deadline starts once it is sent.
+    ///
+    /// ```swift
+    /// let response = try await client.send(HTTPRequest(url: url, timeout: 10, maxBytes: 1 << 20))
+    /// guard response.isSuccess else { … }
+    /// ```
+    ///
+    /// - Throws: An ``HTTPClientError`` whose ``HTTPClientError/kind`` says what failed: `timedOut`,
+    ///   `tooLarge`, `tooManyRedirects`, `connectionFailed`, `truncated`, `cancelled`, `invalidResponse`
+    ///   or `invalidRequest`.
+    public func send(_ request: HTTPRequest) async throws(HTTPClientError) -> HTTPResponse {
+        let host = request.hostDescription
+        let scheme = request.url.scheme?.lowercased()
+        guard scheme == "http" || scheme == "https", let hostName = request.url.host, !hostName.isEmpty else {
+            throw .unsupportedURL(host, scheme: request.url.scheme)
+        }
+        let key = hostName.lowercased()
+        guard await limiter.acquire(key) else { throw .cancelled(host) }
+        defer { limiter.release(key) }
+
+        let exchange = HTTPExchange(request: request, delegateQueue: delegateQueue)
+        let task = session.dataTask(with: urlRequest(for: request))
+        delegate.register(exchange, for: task)
+        defer { delegate.forget(task) }
+
+        let outcome = await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                exchange.start(task, continuation: continuation)
+            }
+        } onCancel: {
+            exchange.finish(.failure(.cancelled(host)))
+        }
+        return try outcome.get()
+    }
+
+    /// How many requests are in flight or waiting for `host` (for tests).
+    func slotsInUse(host: String) -> Int {
+        limiter.holders(host.lowercased())
+    }
+
+    /// How many exchanges the session still tracks (for tests: zero once all are done).
+    var trackedExchanges: Int { delegate.count }
+
+    private func urlRequest(for request: HTTPRequest) -> URLRequest {
+        var urlRequest = URLRequest(url: request.url)
+        urlRequest.httpMethod = request.method
+        urlRequest.cachePolicy = .reloadIgnoringLocalCacheData
+        urlRequest.timeoutInterval = HTTPExchange.silenceLimit(request.connectTimeout)
+        urlRequest.httpShouldHandleCookies = false
+        var seen = Set<String>()
+        for field in request.headers {
+            if seen.insert(field.name.lowercased()).inserted {
+                urlRequest.setValue(field.value, forHTTPHeaderField: field.name)
+            } else {
+                urlRequest.addValue(field.value, forHTTPHeaderField: field.name)
+            }
+        }
+        urlRequest.httpBody = request.body
+        return urlRequest
+    }
+}

@@ -1,0 +1,234 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Synchronization
+
+/// The state of one request in flight: the body received so far, the redirects followed, the waiting
+/// caller. It finishes exactly once — with a response, or with the first failure among the deadline, the
+/// byte cap, the redirect limit, the caller's cancellation and the transport's own error — and ignores
+/// every callback that arrives after that.
+final class HTTPExchange: Sendable {
+    typealias Outcome = Result<HTTPResponse, HTTPClientError>
+
+    private struct State {
+        var continuation: CheckedContinuation<Outcome, Never>?
+        /// Set when the exchange finished before the caller started waiting.
+        var early: Outcome?
+        var finished = false
+        var task: URLSessionTask?
+        var response: HTTPURLResponse?
+        var body = Data()
+        var redirects = 0
+        var deadline: Task<Void, Never>?
+    }
+
+    let request: HTTPRequest
+    let host: String
+    private let state = Mutex(State())
+    /// The session's serial delegate queue. Transfers are cancelled from it: on Linux, cancelling a task
+    /// while its redirect callback is pending crashes, and running every cancel and every callback on
+    /// this one queue rules that out (see ``redirect(to:from:)``).
+    private let delegateQueue: OperationQueue
+
+    init(request: HTTPRequest, delegateQueue: OperationQueue) {
+        self.request = request
+        self.host = request.hostDescription
+        self.delegateQueue = delegateQueue
+    }
+
+    // MARK: - Life cycle
+
+    /// Starts `task` and the deadline; `continuation` is resumed once, with the outcome.
+    func start(_ task: URLSessionTask, continuation: CheckedContinuation<Outcome, Never>) {
+        let early: Outcome? = state.withLock { state in
+            if let early = state.early { return early }
+            state.task = task
+            state.continuation = continuation
+            let seconds = request.timeout
+            let host = host
+            state.deadline = Task { [weak self] in
+                try? await Task.sleep(for: .seconds(max(0, seconds)))
+                guard !Task.isCancelled else { return }
+                self?.finish(.failure(.timedOut(host, seconds: seconds)))
+            }
+            return nil
+        }
+        if let early {
+            // Finished (cancelled) before it started: the task is never resumed, only discarded.
+            delegateQueue.addOperation { task.cancel() }
+            continuation.resume(returning: early)
+        } else {
+            task.resume()
+        }
+    }
+
+    /// Ends the exchange with `outcome` unless it already ended; a failure cancels the transfer unless
+    /// `cancelTransfer` is `false`.
+    func finish(_ outcome: Outcome, cancelTransfer: Bool = true) {
+        let ended: (CheckedContinuation<Outcome, Never>?, URLSessionTask?, Task<Void, Never>?)? =
+            state.withLock { state in
+                guard !state.finished else { return nil }
+                state.finished = true
+                state.body = Data()
+                state.response = nil
+                let continuation = state.continuation
+                state.continuation = nil
+                if continuation == nil { state.early = outcome }
+                let task = state.task
+                state.task = nil
+                let deadline = state.deadline
+                state.deadline = nil
+                return (continuation, task, deadline)
+            }
+        guard let (continuation, task, deadline) = ended else { return }
+        deadline?.cancel()
+        if case .failure = outcome, cancelTransfer, let task {
+            delegateQueue.addOperation { task.cancel() }
+        }
+        continuation?.resume(returning: outcome)
+    }
+
+    // MARK: - Transport events
+
+    /// The response head arrived; `false` means the transfer must stop.
+    func receive(_ response: URLResponse) -> Bool {
+        guard let response = response as? HTTPURLResponse else {
+            finish(.failure(.invalidResponse(host)))
+            return false
+        }
+        let announced = response.expectedContentLength
+        if announced > Int64(request.maxBytes) {
+            finish(.failure(.tooLarge(host, announced: announced, limit: request.maxBytes)))
+            return false
+        }
+        return state.withLock { state in
+            guard !state.finished else { return false }
+            state.response = response
+            state.body = Data()
+            if announced > 0 { state.body.reserveCapacity(Int(announced)) }
+            return true
+        }
+    }
+
+    /// A piece of the body arrived. Late pieces (after the end) are dropped.
+    func receive(_ data: Data) {
+        let overflow = state.withLock { state in
+            guard !state.finished else { return false }
+            if state.body.count + data.count > request.maxBytes { return true }
+            state.body.append(data)
+            return false
+        }
+        if overflow {
+            finish(.failure(.tooLarge(host, limit: request.maxBytes)))
+        }
+    }
+
+    /// The server redirected: `.follow(request)`, `.stop` (treat the redirect as the final response), or
+    /// `.ignore` when the exchange has already ended.
+    ///
+    /// Called on the delegate queue. After `.ignore` the caller must not call URLSession's completion
+    /// handler: a cancel is then queued or done, and answering a cancelled task's redirect crashes
+    /// FoundationNetworking.
+    func redirect(to next: URLRequest, from response: HTTPURLResponse) -> RedirectDecision {
+        let count: Int? = state.withLock { state in
+            guard !state.finished else { return nil }
+            state.redirects += 1
+            return state.redirects
+        }
+        guard let count else { return .ignore }
+        if count > request.maxRedirects {
+            finish(.failure(.tooManyRedirects(host, limit: request.maxRedirects)), cancelTransfer: false)
+            return .stop
+        }
+        var next = next
+        if let from = response.url?.host?.lowercased(), next.url?.host?.lowercased() != from {
+            // Credentials meant for one host are not handed to another.
+            next.setValue(nil, forHTTPHeaderField: "Authorization")
+            next.setValue(nil, forHTTPHeaderField: "Cookie")
+        }
+        return .follow(next)
+    }
+
+    enum RedirectDecision {
+        case follow(URLRequest)
+        case stop
+        case ignore
+    }
+
+    /// The transport finished, with or without an error.
+    func complete(error: (any Error)?) {
+        let snapshot: (HTTPURLResponse?, Data)? = state.withLock { state in
+            guard !state.finished else { return nil }
+            return (state.response, state.body)
+        }
+        guard let (response, body) = snapshot else { return }
+        if let error {
+            finish(.failure(failure(for: error, response: response, received: body.count)))
+            return
+        }
+        guard let response else {
+            finish(.failure(.invalidResponse(host)))
+            return
+        }
+        let announced = response.expectedContentLength
+        let encoded = response.value(forHTTPHeaderField: "Content-Encoding").map { !$0.isEmpty } ?? false
+        if announced >= 0, !encoded, Int64(body.count) < announced, request.method.uppercased() != "HEAD",
+            response.statusCode != 304, response.statusCode != 204
+        {
+            finish(.failure(.truncated(host, received: body.count, announced: announced)))
+            return
+        }
+        finish(.success(Self.response(response, body: body, requestURL: request.url)))
+    }
+
+    // MARK: - Translation
+
+    private func failure(for error: any Error, response: HTTPURLResponse?, received: Int) -> HTTPClientError {
+        let code = (error as NSError).code
+        switch code {
+        case NSURLErrorCancelled:
+            return .cancelled(host)
+        case NSURLErrorTimedOut:
+            return .timedOut(host, seconds: Self.silenceLimit(request.connectTimeout))
+        case NSURLErrorHTTPTooManyRedirects:
+            return .tooManyRedirects(host, limit: request.maxRedirects)
+        case NSURLErrorCannotFindHost, NSURLErrorDNSLookupFailed:
+            return .unknownHost(host)
+        case NSURLErrorCannotConnectToHost:
+            return .refused(host)
+        case NSURLErrorSecureConnectionFailed, NSURLErrorServerCertificateHasBadDate,
+            NSURLErrorServerCertificateUntrusted, NSURLErrorServerCertificateHasUnknownRoot,
+            NSURLErrorServerCertificateNotYetValid, NSURLErrorClientCertificateRejected,
+            NSURLErrorClientCertificateRequired:
+            return .secureConnectionFailed(host)
+        case NSURLErrorBadServerResponse, NSURLErrorCannotParseResponse, NSURLErrorCannotDecodeRawData,
+            NSURLErrorCannotDecodeContentData:
+            return .invalidResponse(host)
+        case NSURLErrorNetworkConnectionLost, NSURLErrorUnknown, NSURLErrorZeroByteResource:
+            guard let response else { return .closedBeforeAnswer(host) }
+            let announced = response.expectedContentLength
+            return .truncated(host, received: received, announced: announced >= 0 ? announced : nil)
+        default:
+            return .connectionFailed(host, code: code)
+        }
+    }
+
+    /// The silence limit handed to URLSession, which counts whole seconds only.
+    static func silenceLimit(_ seconds: TimeInterval) -> TimeInterval {
+        max(1, seconds.rounded(.up))
+    }
+
+    private static func response(_ response: HTTPURLResponse, body: Data, requestURL: URL) -> HTTPResponse {
+        var headers = HTTPHeaders()
+        for (name, value) in response.allHeaderFields {
+            headers.add(name: String(describing: name), value: String(describing: value))
+        }
+        return HTTPResponse(
+            status: response.statusCode,
+            headers: headers,
+            body: body,
+            finalURL: response.url ?? requestURL
+        )
+    }
+}

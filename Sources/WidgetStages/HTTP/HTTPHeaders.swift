@@ -1,0 +1,83 @@
+/// An ordered list of HTTP header fields with case-insensitive lookup.
+///
+/// Order and repeated names are kept as written, because some servers care; lookups ignore case, as
+/// HTTP requires.
+///
+/// ```swift
+/// var headers: HTTPHeaders = ["Accept": "application/json"]
+/// headers.add(name: "X-Trace", value: "1")
+/// headers["accept"]   // "application/json"
+/// ```
+public struct HTTPHeaders: Sendable, Hashable, RandomAccessCollection, ExpressibleByDictionaryLiteral {
+    /// One header field.
+    public struct Field: Sendable, Hashable {
+        /// The name as written (`Content-Type`).
+        public var name: String
+        /// The value as written.
+        public var value: String
+
+        public init(name: String, value: String) {
+            self.name = name
+            self.value = value
+        }
+    }
+
+    /// The fields, in order.
+    public private(set) var fields: [Field]
+
+    /// Creates headers from `(name, value)` pairs, in order.
+    public init(_ pairs: [(String, String)] = []) {
+        fields = pairs.map { Field(name: $0.0, value: $0.1) }
+    }
+
+    public init(dictionaryLiteral elements: (String, String)...) {
+        self.init(elements)
+    }
+
+    // MARK: - Lookup
+
+    /// The first value of the field called `name` (any case), or `nil`.
+    public subscript(name: String) -> String? {
+        fields.first { $0.name.caseInsensitiveEquals(name) }?.value
+    }
+
+    /// Every value of the fields called `name` (any case), in order.
+    public func values(for name: String) -> [String] {
+        fields.filter { $0.name.caseInsensitiveEquals(name) }.map(\.value)
+    }
+
+    /// Whether a field called `name` (any case) is present.
+    public func contains(name: String) -> Bool {
+        fields.contains { $0.name.caseInsensitiveEquals(name) }
+    }
+
+    // MARK: - Changes
+
+    /// Appends a field, keeping any field of the same name.
+    public mutating func add(name: String, value: String) {
+        fields.append(Field(name: name, value: value))
+    }
+
+    /// Replaces every field called `name` (any case) by one field with `value`.
+    public mutating func replaceOrAdd(name: String, value: String) {
+        remove(name: name)
+        add(name: name, value: value)
+    }
+
+    /// Removes every field called `name` (any case).
+    public mutating func remove(name: String) {
+        fields.removeAll { $0.name.caseInsensitiveEquals(name) }
+    }
+
+    // MARK: - Collection
+
+    public var startIndex: Int { fields.startIndex }
+    public var endIndex: Int { fields.endIndex }
+    public subscript(position: Int) -> Field { fields[position] }
+}
+
+extension String {
+    fileprivate func caseInsensitiveEquals(_ other: String) -> Bool {
+        utf8.count == other.utf8.count && lowercased() == other.lowercased()
+    }
+}

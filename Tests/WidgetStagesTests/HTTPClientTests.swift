@@ -1,0 +1,274 @@
+import Foundation
+import Testing
+import WidgetTesting
+
+@testable import WidgetStages
+
+struct HTTPClientTests {
+    // MARK: - Responses
+
+    @Test func sendsMethodHeadersAndBodyAndReturnsTheResponse() async throws {
+        let server = try TestHTTPServer()
+        let client = HTTPClient()
+        let request = HTTPRequest(
+            url: server.url("/echo?page=2"),
+            method: "POST",
+            headers: ["X-Widget": "news", "Content-Type": "text/plain"],
+            body: Data("hello".utf8)
+        )
+        let response = try await client.send(request)
+        #expect(response.status == 200)
+        #expect(response.isSuccess)
+        #expect(response.contentType == "application/json")
+        #expect(response.headers["content-length"] == String(response.body.count))
+        #expect(response.finalURL == server.url("/echo?page=2"))
+        let echo = try #require(try JSONSerialization.jsonObject(with: response.body) as? [String: Any])
+        #expect(echo["method"] as? String == "POST")
+        #expect(echo["query"] as? String == "page=2")
+        #expect(echo["body"] as? String == "hello")
+        let headers = try #require(echo["headers"] as? [String: String])
+        #expect(headers["x-widget"] == "news")
+        #expect(headers["user-agent"] == "widgetd")
+        #expect(client.trackedExchanges == 0)
+    }
+
+    @Test func errorStatusesAreResponsesWithTheirRetryAfter() async throws {
+        let server = try TestHTTPServer()
+        let response = try await HTTPClient().send(HTTPRequest(url: server.url("/status/503?retry-after=120")))
+        #expect(response.status == 503)
+        #expect(!response.isSuccess)
+        #expect(response.retryAfter(now: Date()) == 120)
+    }
+
+    @Test func contentTypeAndCharsetAreParsed() async throws {
+        let server = try TestHTTPServer()
+        let url = server.url("/content?type=Text/Plain;%20Charset=%22ISO-8859-1%22&body=caf%C3%A9&latin1=1")
+        let response = try await HTTPClient().send(HTTPRequest(url: url))
+        #expect(response.contentType == "text/plain")
+        #expect(response.charset == "iso-8859-1")
+        #expect(response.body == Data([0x63, 0x61, 0x66, 0xE9]))
+    }
+
+    @Test func notModifiedIsAnEmptyResponseNotATruncatedOne() async throws {
+        let server = try TestHTTPServer()
+        let client = HTTPClient()
+        let first = try await client.send(HTTPRequest(url: server.url("/etag")))
+        #expect(first.status == 200)
+        let etag = try #require(first.headers["ETag"])
+        #expect(etag == "\"v1\"")
+        let second = try await client.send(
+            HTTPRequest(url: server.url("/etag"), headers: ["If-None-Match": etag])
+        )
+        #expect(second.status == 304)
+        #expect(second.body.isEmpty)
+    }
+
+    // MARK: - Deadlines
+
+    @Test func aServerThatDoesNotAnswerFailsAtTheDeadline() async throws {
+        let server = try TestHTTPServer()
+        let request = HTTPRequest(url: server.url("/slow?delay=10&token=SECRET"), timeout: 0.5)
+        let error = try #require(await failure(of: request))
+        #expect(error.kind == .timedOut)
+        #expect(error.message == "127.0.0.1:\(server.port) did not answer within 0.5 s")
+        #expect(!error.message.contains("SECRET"))
+    }
+
+    @Test func aTricklingBodyFailsAtTheDeadlineNotWhenItEnds() async throws {
+        let server = try TestHTTPServer()
+        // The whole body would take 40 × 0.25 s = 10 s.
+        let request = HTTPRequest(url: server.url("/trickle?bytes=40&interval=0.25"), timeout: 1)
+        let start = ContinuousClock.now
+        let error = try #require(await failure(of: request))
+        let elapsed = ContinuousClock.now - start
+        #expect(error.kind == .timedOut)
+        #expect(elapsed < .seconds(8))
+    }
+
+    @Test func aSilentServerFailsAfterTheConnectTimeout() async throws {
+        let server = try TestHTTPServer()
+        let request = HTTPRequest(url: server.url("/slow?delay=10"), timeout: 30, connectTimeout: 1)
+        let error = try #require(await failure(of: request))
+        #expect(error.kind == .timedOut)
+        #expect(error.message == "127.0.0.1:\(server.port) did not answer within 1 s")
+    }
+
+    // MARK: - Byte cap
+
+    @Test func aBodyAnnouncedLargerThanTheCapIsRefused() async throws {
+        let server = try TestHTTPServer()
+        let request = HTTPRequest(url: server.url("/huge?bytes=2000000"), maxBytes: 1_048_576)
+        let error = try #require(await failure(of: request))
+        #expect(error.kind == .tooLarge)
+        #expect(
+            error.message
+                == "the response from 127.0.0.1:\(server.port) announced 2000000 bytes, more than the 1048576-byte limit"
+        )
+    }
+
+    @Test func aChunkedBodyIsStoppedWhenItPassesTheCap() async throws {
+        let server = try TestHTTPServer()
+        let client = HTTPClient()
+        let request = HTTPRequest(url: server.url("/huge?bytes=50000000&chunked=1"), maxBytes: 1_048_576)
+        let error = try #require(await failure(of: request, client: client))
+        #expect(error.kind == .tooLarge)
+        #expect(error.message == "the response from 127.0.0.1:\(server.port) exceeded the 1048576-byte limit")
+        #expect(client.trackedExchanges == 0)
+    }
+
+    @Test func aBodyOfExactlyTheCapIsAccepted() async throws {
+        let server = try TestHTTPServer()
+        for chunked in ["0", "1"] {
+            let url = server.url("/huge?bytes=1048576&chunked=\(chunked)")
+            let response = try await HTTPClient().send(HTTPRequest(url: url, maxBytes: 1_048_576))
+            #expect(response.body.count == 1_048_576)
+        }
+    }
+
+    // MARK: - Redirects
+
+    @Test func fiveRedirectsAreFollowed() async throws {
+        let server = try TestHTTPServer()
+        let response = try await HTTPClient().send(HTTPRequest(url: server.url("/redirect/5")))
+        #expect(response.status == 200)
+        #expect(response.finalURL.path == "/redirect/0")
+    }
+
+    @Test func aSixthRedirectFails() async throws {
+        let server = try TestHTTPServer()
+        let error = try #require(await failure(of: HTTPRequest(url: server.url("/redirect/6"))))
+        #expect(error.kind == .tooManyRedirects)
+        #expect(error.message == "the request to 127.0.0.1:\(server.port) was redirected more than 5 times, the limit")
+    }
+
+    @Test func noRedirectIsFollowedWhenTheLimitIsZero() async throws {
+        let server = try TestHTTPServer()
+        let error = try #require(await failure(of: HTTPRequest(url: server.url("/redirect/1"), maxRedirects: 0)))
+        #expect(error.kind == .tooManyRedirects)
+    }
+
+    // MARK: - Broken exchanges
+
+    @Test func aBodyShorterThanAnnouncedIsTruncated() async throws {
+        let server = try TestHTTPServer()
+        let error = try #require(await failure(of: HTTPRequest(url: server.url("/truncated"))))
+        #expect(error.kind == .truncated)
+        #expect(error.message.hasPrefix("the response from 127.0.0.1:\(server.port) ended after"))
+    }
+
+    @Test func aClosedPortIsARefusedConnection() async throws {
+        let server = try TestHTTPServer()
+        let url = server.url("/json")
+        server.stop()
+        let error = try #require(await failure(of: HTTPRequest(url: url)))
+        #expect(error.kind == .connectionFailed)
+        #expect(error.message == "the connection to 127.0.0.1:\(server.port) was refused")
+    }
+
+    @Test func aURLThatIsNotHTTPIsRefusedBeforeSending() async throws {
+        let request = HTTPRequest(url: URL(string: "ftp://files.example.com/feed.json")!)
+        let error = try #require(await failure(of: request))
+        #expect(error.kind == .invalidRequest)
+        #expect(error.message.contains("\"ftp\" URLs are not supported for files.example.com"))
+    }
+
+    // MARK: - Concurrency
+
+    @Test func requestsToOneHostWaitForTheClientsOwnLimit() async throws {
+        let server = try TestHTTPServer()
+        let client = HTTPClient(maximumConnectionsPerHost: 2)
+        let request = HTTPRequest(url: server.url("/slow?delay=0.2"), timeout: 5)
+        let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+            for _ in 0..<20 {
+                group.addTask { try await client.send(request).status }
+            }
+            return try await group.reduce(into: [Int]()) { $0.append($1) }
+        }
+        #expect(statuses == Array(repeating: 200, count: 20))
+        let stats = try await client.send(HTTPRequest(url: server.url("/stats")))
+        let object = try #require(try JSONSerialization.jsonObject(with: stats.body) as? [String: Any])
+        let maximum = try #require(object["maxConcurrent"] as? Int)
+        #expect(maximum >= 1 && maximum <= 2)
+        #expect(object["total"] as? Int == 20)
+        #expect(client.slotsInUse(host: "127.0.0.1") == 0)
+        #expect(client.trackedExchanges == 0)
+    }
+
+    @Test func cancellingTheCallerCancelsTheRequest() async throws {
+        let server = try TestHTTPServer()
+        let client = HTTPClient()
+        let task = Task {
+            try await client.send(HTTPRequest(url: server.url("/slow?delay=10"), timeout: 30))
+        }
+        task.cancel()
+        let result = await task.result
+        let error = try #require(result.failure as? HTTPClientError)
+        #expect(error.kind == .cancelled)
+        #expect(client.slotsInUse(host: "127.0.0.1") == 0)
+    }
+
+    @Test func aCancelledWaiterLeavesTheHostQueue() async {
+        let limiter = HostLimiter(limit: 1)
+        #expect(await limiter.acquire("example.com"))
+        let waiter = Task { await limiter.acquire("example.com") }
+        waiter.cancel()
+        #expect(await waiter.value == false)
+        limiter.release("example.com")
+        #expect(limiter.holders("example.com") == 0)
+    }
+
+    @Test func waitersGetTheSlotInOrder() async {
+        let limiter = HostLimiter(limit: 1)
+        #expect(await limiter.acquire("example.com"))
+        let next = Task { await limiter.acquire("example.com") }
+        limiter.release("example.com")
+        #expect(await next.value)
+        #expect(limiter.holders("example.com") == 1)
+        limiter.release("example.com")
+        #expect(limiter.holders("example.com") == 0)
+    }
+
+    // MARK: - The test server
+
+    @Test func theTestServerServesFilesAndCountsRequests() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(UUID().uuidString)
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try Data("{\"ok\": true}".utf8).write(to: folder.appendingPathComponent("feed.json"))
+        let server = try TestHTTPServer(root: folder)
+        let client = HTTPClient()
+
+        let file = try await client.send(HTTPRequest(url: server.url("/file/feed.json")))
+        #expect(file.status == 200)
+        #expect(file.contentType == "application/json")
+        #expect(file.body == Data("{\"ok\": true}".utf8))
+        let missing = try await client.send(HTTPRequest(url: server.url("/file/../secret")))
+        #expect(missing.status == 404)
+        _ = try await client.send(HTTPRequest(url: server.url("/json?size=1")))
+        _ = try await client.send(HTTPRequest(url: server.url("/json?size=2")))
+
+        let counts = try await client.send(HTTPRequest(url: server.url("/count")))
+        let object = try #require(try JSONSerialization.jsonObject(with: counts.body) as? [String: [String: Int]])
+        #expect(object["paths"]?["/json"] == 2)
+        #expect(object["targets"]?["/json?size=2"] == 1)
+        #expect(object["paths"]?["/count"] == nil)
+    }
+
+    // MARK: - Helpers
+
+    private func failure(of request: HTTPRequest, client: HTTPClient = HTTPClient()) async -> HTTPClientError? {
+        do {
+            _ = try await client.send(request)
+            return nil
+        } catch {
+            return error
+        }
+    }
+}
+
+extension Result {
+    fileprivate var failure: Failure? {
+        if case .failure(let error) = self { return error }
+        return nil
+    }
+}
