@@ -16,10 +16,13 @@ extension StageRegistry.Builder {
 
     /// Registers every built-in stage.
     public mutating func registerBuiltInStages() {
+        register(HTTPFetcher.self)
         register(FileFetcher.self)
         register(JSONParser.self)
         register(TextParser.self)
         register(SingleTimeline.self)
+        register(MapTransform.self)
+        register(LimitTransform.self)
     }
 }
 

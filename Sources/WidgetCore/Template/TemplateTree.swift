@@ -1,0 +1,113 @@
+/// A JSON value whose strings are templates: an object of fields, a request body, a placeholder.
+///
+/// Every string that contains `{{` is compiled once; rendering replaces each with its value (a string
+/// that is exactly one `{{ … }}` keeps the value's type). Other values are kept as written.
+///
+/// ```swift
+/// let fields = try TemplateTree(["title": "{{ title | upcase }}", "price": "{{ price | times: 2 }}"])
+/// let item = try fields.render(scope)   // {"title": "…", "price": 25.0}
+/// ```
+public indirect enum TemplateTree: Sendable, Hashable, Decodable {
+    case literal(WidgetValue)
+    case template(Template)
+    case array([TemplateTree])
+    case object([(key: String, value: TemplateTree)])
+
+    /// Compiles every template in `value`.
+    ///
+    /// - Throws: ``OptionsError`` with the path of the bad template and the column inside it.
+    public init(_ value: WidgetValue, filters: FilterRegistry = .standard) throws(OptionsError) {
+        try self.init(value, filters: filters, path: .root)
+    }
+
+    private init(_ value: WidgetValue, filters: FilterRegistry, path: ValuePath) throws(OptionsError) {
+        switch value {
+        case .string(let text) where text.contains("{{") || text.contains("{%"):
+            do {
+                self = .template(try Template(text, filters: filters))
+            } catch {
+                throw OptionsError(path: path, message: error.description, expressionColumn: error.column)
+            }
+        case .array(let elements):
+            var trees: [TemplateTree] = []
+            for (index, element) in elements.enumerated() {
+                trees.append(try TemplateTree(element, filters: filters, path: path.appending(index: index)))
+            }
+            self = .array(trees)
+        case .object(let object):
+            var members: [(key: String, value: TemplateTree)] = []
+            for (key, member) in object {
+                members.append((key, try TemplateTree(member, filters: filters, path: path.appending(key))))
+            }
+            self = .object(members)
+        default:
+            self = .literal(value)
+        }
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let value = try WidgetValue(from: decoder)
+        let filters = decoder.userInfo[FilterRegistry.userInfoKey] as? FilterRegistry ?? .standard
+        do {
+            try self.init(value, filters: filters)
+        } catch {
+            throw DecodingError.dataCorrupted(
+                .init(codingPath: decoder.codingPath, debugDescription: error.message, underlyingError: error)
+            )
+        }
+    }
+
+    /// Renders every template with `scope`.
+    ///
+    /// - Throws: ``ExpressionError`` from a filter that fails.
+    public func render(_ scope: TemplateScope) throws(ExpressionError) -> WidgetValue {
+        switch self {
+        case .literal(let value):
+            return value
+        case .template(let template):
+            return try template.render(scope)
+        case .array(let trees):
+            var values: [WidgetValue] = []
+            values.reserveCapacity(trees.count)
+            for tree in trees { values.append(try tree.render(scope)) }
+            return .array(values)
+        case .object(let members):
+            var object = WidgetObject()
+            for member in members { object.appendUnchecked(key: member.key, value: try member.value.render(scope)) }
+            return .object(object)
+        }
+    }
+
+    /// The root variable names the templates use.
+    public var variables: Set<String> {
+        switch self {
+        case .literal: []
+        case .template(let template): template.variables
+        case .array(let trees): trees.reduce(into: []) { $0.formUnion($1.variables) }
+        case .object(let members): members.reduce(into: []) { $0.formUnion($1.value.variables) }
+        }
+    }
+
+    public static func == (lhs: TemplateTree, rhs: TemplateTree) -> Bool {
+        switch (lhs, rhs) {
+        case (.literal(let a), .literal(let b)): a == b
+        case (.template(let a), .template(let b)): a == b
+        case (.array(let a), .array(let b)): a == b
+        case (.object(let a), .object(let b)): a.map(\.key) == b.map(\.key) && a.map(\.value) == b.map(\.value)
+        default: false
+        }
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        switch self {
+        case .literal(let value): hasher.combine(value)
+        case .template(let template): hasher.combine(template)
+        case .array(let trees): hasher.combine(trees)
+        case .object(let members):
+            for member in members {
+                hasher.combine(member.key)
+                hasher.combine(member.value)
+            }
+        }
+    }
+}

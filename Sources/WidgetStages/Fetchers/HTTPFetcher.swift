@@ -1,0 +1,163 @@
+public import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+public import WidgetCore
+
+/// Fetches over HTTP: `"source": {"url": "https://…/{{ inputs.daily.joke_id }}"}`.
+///
+/// `url`, `headers` and `body` are templates that may read `inputs`, `params`, `now`, `widget` and — here
+/// only — `env`, the process environment, for secrets. Secrets never appear in errors, which name the
+/// host alone. A `body` that is an object or array is sent as JSON. A status of 400 or more fails the
+/// fetch with the status in the message; 429 and 503 pass the server's `Retry-After` to the scheduler.
+///
+/// With `handshake`, a response with the given status (Transmission's 409) is answered by copying the
+/// named response header into the request and sending it once more.
+///
+/// ```json
+/// {"url": "http://{{ params.host }}:9091/transmission/rpc", "method": "POST",
+///  "body": {"method": "session-stats"},
+///  "headers": {"Authorization": "Basic {{ env.TRANSMISSION_AUTH }}"},
+///  "handshake": {"status": 409, "header": "X-Transmission-Session-Id"},
+///  "timeout": "10s", "maxBytes": 1048576}
+/// ```
+public struct HTTPFetcher: Fetcher {
+    public struct Options: Decodable, Sendable {
+        public var url: Template
+        public var method: String?
+        public var headers: [String: Template]?
+        public var body: TemplateTree?
+        /// The deadline for the whole exchange, as a duration (`"10s"`); default 30 s.
+        public var timeout: WidgetDuration?
+        /// The longest silence while connecting or receiving; default 10 s.
+        public var connectTimeout: WidgetDuration?
+        /// The largest body accepted, in bytes; default 10 MiB.
+        public var maxBytes: Int?
+        /// How many redirects to follow, at most 5.
+        public var maxRedirects: Int?
+        public var handshake: Handshake?
+    }
+
+    /// A status that asks the client to echo a header back, such as Transmission's session id.
+    public struct Handshake: Decodable, Sendable, Hashable {
+        public var status: Int
+        public var header: String
+    }
+
+    public static let typeName = "http"
+    public static let summary = "Fetches a URL over HTTP with deadlines, a size cap and templated URL, headers and body."
+
+    public let url: Template
+    public let method: String
+    public let headers: [(name: String, value: Template)]
+    public let body: TemplateTree?
+    public let timeout: TimeInterval
+    public let connectTimeout: TimeInterval
+    public let maxBytes: Int
+    public let maxRedirects: Int
+    public let handshake: Handshake?
+
+    public init(options: Options) throws {
+        url = options.url
+        method = (options.method ?? (options.body == nil ? "GET" : "POST")).uppercased()
+        let methods = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"]
+        guard methods.contains(method) else {
+            throw StageError("\"method\" is \"\(method)\"; use one of \(methods.joined(separator: ", "))")
+        }
+        headers = (options.headers ?? [:]).sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+        body = options.body
+        timeout = options.timeout.map { Double($0.seconds) } ?? HTTPRequest.defaultTimeout
+        connectTimeout = options.connectTimeout.map { Double($0.seconds) } ?? HTTPRequest.defaultConnectTimeout
+        maxBytes = options.maxBytes ?? HTTPRequest.defaultMaxBytes
+        maxRedirects = options.maxRedirects ?? HTTPRequest.defaultMaxRedirects
+        handshake = options.handshake
+        guard timeout > 0, connectTimeout > 0 else { throw StageError("\"timeout\" and \"connectTimeout\" must be above 0s") }
+        guard maxBytes > 0 else { throw StageError("\"maxBytes\" must be above 0") }
+        guard (0...5).contains(maxRedirects) else { throw StageError("\"maxRedirects\" must be from 0 to 5") }
+        if url.isConstant {
+            guard let parsed = URL(string: url.source), let scheme = parsed.scheme?.lowercased(),
+                scheme == "http" || scheme == "https", parsed.host != nil
+            else {
+                throw StageError("\"url\" is not an http or https URL; write e.g. \"https://example.com/feed.json\"")
+            }
+        }
+    }
+
+    /// The client shared by every HTTP source of the process, unless the runtime provides one.
+    static let sharedClient = HTTPClient()
+
+    public func fetch(context: StageContext) async throws -> Payload {
+        let request = try makeRequest(context: context)
+        let client = context.resources[HTTPClient.self] ?? HTTPFetcher.sharedClient
+        var response = try await send(request, client: client)
+        if let handshake, response.status == handshake.status, let token = response.headers[handshake.header] {
+            var retry = request
+            retry.headers.replaceOrAdd(name: handshake.header, value: token)
+            response = try await send(retry, client: client)
+        }
+        guard response.isSuccess else {
+            let reason = HTTPURLResponse.localizedString(forStatusCode: response.status).capitalized
+            let retryAfter = [429, 503].contains(response.status) ? response.retryAfter(now: context.now) : nil
+            throw StageError("\(request.hostDescription) answered \(response.status) \(reason)", retryAfter: retryAfter)
+        }
+        var metadata = ["status": "\(response.status)"]
+        if let etag = response.headers["ETag"] { metadata["etag"] = etag }
+        if let modified = response.headers["Last-Modified"] { metadata["last-modified"] = modified }
+        return Payload(
+            data: response.body,
+            contentType: response.contentType,
+            charset: response.charset,
+            origin: request.redactedURL,
+            metadata: metadata
+        )
+    }
+
+    private func send(_ request: HTTPRequest, client: HTTPClient) async throws -> HTTPResponse {
+        do {
+            return try await client.send(request)
+        } catch {
+            if error.kind == .cancelled { throw CancellationError() }
+            throw StageError(error.message)
+        }
+    }
+
+    /// The request for one refresh, templates rendered.
+    func makeRequest(context: StageContext) throws -> HTTPRequest {
+        let scope = context.templateScope(secrets: true)
+        func rendered(_ template: Template, _ what: String) throws -> String {
+            do {
+                return try template.renderString(scope)
+            } catch {
+                throw StageError("the \(what) template failed: \(error)")
+            }
+        }
+        let text = try rendered(url, "url").trimmingCharacters(in: .whitespaces)
+        guard let target = URL(string: text), let scheme = target.scheme?.lowercased(), scheme == "http" || scheme == "https",
+            target.host != nil
+        else {
+            throw StageError("the url template did not give an http or https URL; check the values it reads")
+        }
+        var request = HTTPRequest(
+            url: target, method: method, timeout: timeout, connectTimeout: connectTimeout, maxBytes: maxBytes,
+            maxRedirects: maxRedirects
+        )
+        for header in headers { request.headers.add(name: header.name, value: try rendered(header.value, "\(header.name) header")) }
+        if let body {
+            let value: WidgetValue
+            do {
+                value = try body.render(scope)
+            } catch {
+                throw StageError("the body template failed: \(error)")
+            }
+            if case .string(let string) = value {
+                request.body = Data(string.utf8)
+            } else {
+                request.body = JSONWriter.data(value)
+                if !request.headers.contains(name: "Content-Type") {
+                    request.headers.add(name: "Content-Type", value: "application/json")
+                }
+            }
+        }
+        return request
+    }
+}

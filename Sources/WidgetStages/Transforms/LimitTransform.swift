@@ -1,0 +1,32 @@
+public import WidgetCore
+
+/// Keeps `count` items of a list, after skipping `offset`: `{"type": "limit", "count": 4}`.
+public struct LimitTransform: Transformer {
+    public struct Options: Decodable, Sendable {
+        /// How many items to keep.
+        public var count: Int
+        /// How many items to skip first (default 0).
+        public var offset: Int?
+    }
+
+    public static let typeName = "limit"
+    public static let summary = "Keeps the first count items of a list, after skipping offset."
+
+    public let count: Int
+    public let offset: Int
+
+    public init(options: Options) throws {
+        guard options.count >= 0 else { throw StageError("\"count\" must be 0 or more, not \(options.count)") }
+        let offset = options.offset ?? 0
+        guard offset >= 0 else { throw StageError("\"offset\" must be 0 or more, not \(offset)") }
+        count = options.count
+        self.offset = offset
+    }
+
+    public func transform(_ value: WidgetValue, context: StageContext) async throws -> WidgetValue {
+        guard case .array(let items) = value else {
+            throw StageError("limit needs a list, but the value is \(value.typeName); select a list first")
+        }
+        return .array(Array(items.dropFirst(offset).prefix(count)))
+    }
+}

@@ -1,0 +1,62 @@
+public import WidgetCore
+
+/// Builds new fields from templates, for each item of a list (or for a single value).
+///
+/// Each template sees the item's members as root names, and `inputs`, `now`, `widget`, `params` beside
+/// them (`item` is the item itself). A field that is exactly one `{{ … }}` keeps the value's type;
+/// missing data renders as nil or empty, as in Liquid. With `"merge": true` the new fields are added to
+/// the item instead of replacing it.
+///
+/// ```json
+/// {"type": "map", "fields": {
+///   "title": "{{ title | strip }}",
+///   "image": "https://cdn.example.com/{{ image.token }}/large.jpg",
+///   "value": "{{ quantity | times: price }}"}}
+/// ```
+public struct MapTransform: Transformer {
+    public struct Options: Decodable, Sendable {
+        /// Field name → template (or any JSON value, kept as written).
+        public var fields: TemplateTree
+        /// Add the fields to the item instead of replacing it (default false).
+        public var merge: Bool?
+    }
+
+    public static let typeName = "map"
+    public static let summary = "Builds each item's fields from templates."
+
+    public let fields: TemplateTree
+    public let merge: Bool
+
+    public init(options: Options) throws {
+        guard case .object = options.fields else {
+            throw StageError("\"fields\" must be an object of field names and templates, e.g. {\"title\": \"{{ title }}\"}")
+        }
+        fields = options.fields
+        merge = options.merge ?? false
+    }
+
+    public func transform(_ value: WidgetValue, context: StageContext) async throws -> WidgetValue {
+        let base = context.templateScope()
+        func apply(_ item: WidgetValue, index: Int?) throws -> WidgetValue {
+            var scope = base
+            scope.item = item
+            let built: WidgetValue
+            do {
+                built = try fields.render(scope)
+            } catch {
+                let place = index.map { "item \($0)" } ?? "the value"
+                throw StageError("a field template failed on \(place): \(error)")
+            }
+            guard merge, case .object(var object) = item, case .object(let additions) = built else { return built }
+            for (key, field) in additions { object[key] = field }
+            return .object(object)
+        }
+        if case .array(let items) = value {
+            var result: [WidgetValue] = []
+            result.reserveCapacity(items.count)
+            for (index, item) in items.enumerated() { result.append(try apply(item, index: index)) }
+            return .array(result)
+        }
+        return try apply(value, index: nil)
+    }
+}
