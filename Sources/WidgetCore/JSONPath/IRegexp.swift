@@ -122,6 +122,16 @@ struct IRegexp: Sendable {
                 position += 1
                 output += "[^\\x{A}\\x{D}]"
                 return true
+            case "^":
+                // RFC 9485's grammar reads `^` and `$` as plain characters, but the JSONPath Compliance Test
+                // Suite (like the regex engines most implementations map to) reads them as anchors.
+                position += 1
+                output += "\\A"
+                return true
+            case "$":
+                position += 1
+                output += "\\z"
+                return true
             case "[":
                 return characterClassExpression()
             case "\\":

@@ -264,7 +264,7 @@ struct JSONPathEvaluator {
             let start = query.origin == .root ? root : current
             if let steps = query.singularSteps { return Self.singular(steps, from: start) }
             let nodes = values(query, current: current)
-            return nodes.count == 1 ? nodes[0] : nil
+            return nodes.count == 1 ? .some(nodes[0]) : .none
         case .function(let call):
             return value(call, current: current)
         }
@@ -287,7 +287,7 @@ struct JSONPathEvaluator {
         case .value:
             guard case .nodes(let query) = call.arguments[0] else { return nil }
             let nodes = values(query, current: current)
-            return nodes.count == 1 ? nodes[0] : nil
+            return nodes.count == 1 ? .some(nodes[0]) : .none
         case .match, .search:
             return nil
         }
