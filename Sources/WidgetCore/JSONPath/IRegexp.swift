@@ -3,7 +3,8 @@ import Foundation
 /// An I-Regexp (RFC 9485) translated to an `NSRegularExpression`, for the `match` and `search` functions.
 ///
 /// The pattern is checked against the I-Regexp grammar and rewritten so that ICU reads it the same way:
-/// every literal character is written as `\x{…}`, `.` becomes `[^\n\r]`, and a `match` pattern is anchored
+/// every literal character is written as `\x{…}`, `.` becomes `[^\n\r]`, `^` and `$` become `\A` and `\z` (as the
+/// JSONPath Compliance Test Suite expects), and a `match` pattern is anchored
 /// with `\A(?:…)\z`. Invalid patterns give `nil`, which the functions treat as "no match".
 struct IRegexp: Sendable {
     /// `NSRegularExpression` is documented as safe to use from several threads.

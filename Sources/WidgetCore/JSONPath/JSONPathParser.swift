@@ -186,10 +186,10 @@ struct JSONPathParser {
         }
         let text = (negative ? "-" : "") + digits
         if digits.count > 1, first == "0" {
-            throw error("the integer '\(text)' has a leading zero; write it without", at: start)
+            throw error("the integer '\(text)' has a leading zero", at: start, hint: "write it without leading zeros")
         }
         if negative, digits == "0" {
-            throw error("'-0' is not a valid index; write '0'", at: start)
+            throw error("'-0' is not a valid index", at: start, hint: "write '0'")
         }
         guard digits.count <= 16, let magnitude = Int(digits), magnitude <= Self.maximumInteger else {
             throw error("the integer '\(text)' is outside ±9007199254740991 (2^53 − 1)", at: start)
@@ -262,8 +262,8 @@ struct JSONPathParser {
             skipWhitespace()
             if let op = peekComparisonOperator() {
                 throw error(
-                    "'!' cannot apply to one side of a comparison; put the comparison in parentheses: '!(… \(op.rawValue) …)'",
-                    at: saved)
+                    "'!' cannot apply to one side of a comparison", at: saved,
+                    hint: "put the comparison in parentheses: '!(… \(op.rawValue) …)'")
             }
             position = saved
             return .not(test)
@@ -279,9 +279,11 @@ struct JSONPathParser {
         let saved = position
         skipWhitespace()
         if let op = peekComparisonOperator() {
-            position += op.rawValue.unicodeScalars.count
-            skipWhitespace()
+            let operatorPosition = position
+            position = saved
             let left = try comparand(operand, start: start)
+            position = operatorPosition + op.rawValue.unicodeScalars.count
+            skipWhitespace()
             let rightStart = position
             let rightOperand = try parseOperand()
             let right = try comparand(rightOperand, start: rightStart)
@@ -298,7 +300,7 @@ struct JSONPathParser {
         let inner = try parseOr()
         skipWhitespace()
         guard current == ")" else {
-            throw error("expected ')' to close the '(' at column \(open + 1)")
+            throw error("expected ')'", hint: "the '(' at column \(open + 1) is not closed")
         }
         position += 1
         return inner
@@ -355,8 +357,9 @@ struct JSONPathParser {
                 }
                 let candidates = JSONPathFunction.allCases.map(\.rawValue) + ["true", "false", "null"]
                 throw error(
-                    "unknown name '\(name)'; expected a function call, 'true', 'false' or 'null'", at: start,
-                    hint: Suggestion.hint(for: name, among: candidates))
+                    "unknown name '\(name)'", at: start,
+                    hint: Suggestion.hint(for: name, among: candidates)
+                        ?? "write a function call, a query, a string, a number, 'true', 'false' or 'null'")
             }
         default:
             throw error("expected a query ('@' or '$'), a literal or a function call, not \(quoted(scalar))")
@@ -426,8 +429,8 @@ struct JSONPathParser {
                 let index = arguments.count
                 guard index < parameters.count else {
                     throw error(
-                        "function '\(name)' takes \(Self.count(parameters.count, "argument")), not more",
-                        at: argumentStart)
+                        "function '\(name)' takes \(Self.count(parameters.count, "argument"))", at: argumentStart,
+                        hint: "remove this argument")
                 }
                 arguments.append(try parseArgument(for: parameters[index], of: name, number: index + 1))
                 skipWhitespace()
@@ -534,8 +537,8 @@ struct JSONPathParser {
         case .function(let call):
             guard call.function.resultType == .value else {
                 throw error(
-                    "'\(call.function.rawValue)' returns a logical result and cannot be compared; use it on its own",
-                    at: start)
+                    "'\(call.function.rawValue)' returns a logical result and cannot be compared", at: start,
+                    hint: "use it on its own, e.g. '?\(call.function.rawValue)(…)'")
             }
             return .function(call)
         }
@@ -546,8 +549,8 @@ struct JSONPathParser {
         switch operand {
         case .literal:
             throw error(
-                "a literal cannot stand alone in a filter; compare it, e.g. '@.name == \(text(from: start))'",
-                at: start)
+                "the literal \(text(from: start)) cannot stand alone as a test", at: start,
+                hint: "compare it, e.g. '@.name == \(text(from: start))'")
         case .query(let query):
             return .exists(query)
         case .function(let call):
@@ -558,8 +561,8 @@ struct JSONPathParser {
                 return .logicalFunction(call)
             case .value:
                 throw error(
-                    "'\(call.function.rawValue)' returns a value, not a logical result; compare it, e.g. '\(call.function.rawValue)(…) > 0'",
-                    at: start)
+                    "'\(call.function.rawValue)' returns a value, not a logical result", at: start,
+                    hint: "compare it, e.g. '\(call.function.rawValue)(…) > 0'")
             }
         }
     }
@@ -573,7 +576,7 @@ struct JSONPathParser {
         var result = String.UnicodeScalarView()
         while true {
             guard let scalar = current else {
-                throw error("the string starting at column \(open + 1) has no closing \(quote)")
+                throw error("the string has no closing \(quote)", at: open)
             }
             if scalar == quote {
                 position += 1
@@ -624,8 +627,8 @@ struct JSONPathParser {
         default:
             if scalar == quote { return scalar }
             throw error(
-                "'\\\(String(scalar))' is not a valid escape; use \\b \\f \\n \\r \\t \\/ \\\\ \\\(String(quote)) or \\uXXXX",
-                at: start)
+                "'\\\(String(scalar))' is not a valid escape", at: start,
+                hint: "use \\b \\f \\n \\r \\t \\/ \\\\ \\\(String(quote)) or \\uXXXX")
         }
     }
 
