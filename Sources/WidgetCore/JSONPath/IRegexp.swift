@@ -16,6 +16,9 @@ struct IRegexp: Sendable {
     /// The deepest nesting of groups accepted.
     static let maximumDepth = 64
 
+    /// The largest bound accepted in a `{n,m}` repetition.
+    static let maximumRepetition = 1000
+
     private let box: Box
 
     /// Compiles `pattern`; `nil` when it is not a valid I-Regexp.
@@ -86,7 +89,10 @@ struct IRegexp: Sendable {
                 if current == "," {
                     position += 1
                     text += ","
-                    if let high = digits() { text += high }
+                    if current != "}" {
+                        guard let high = digits() else { return false }
+                        text += high
+                    }
                 }
                 guard current == "}" else { return false }
                 position += 1
@@ -103,7 +109,12 @@ struct IRegexp: Sendable {
                 text.unicodeScalars.append(scalar)
                 position += 1
             }
-            return text.isEmpty ? nil : text
+            // Repetition bounds above the limit are refused (RFC 9485 §8 allows limits) so that a pattern
+            // cannot make ICU build a huge program.
+            guard !text.isEmpty, text.count <= 4, let value = Int(text), value <= IRegexp.maximumRepetition else {
+                return nil
+            }
+            return text
         }
 
         mutating func atom() -> Bool {
