@@ -1,0 +1,311 @@
+/// A link in the path of a node being located, from the node back to the root. Allocated only by
+/// ``JSONPath/locate(_:)``; ``JSONPath/select(_:)`` passes `nil` throughout.
+final class JSONPathLink: Sendable {
+    let parent: JSONPathLink?
+    let component: ValuePath.Component
+
+    init(_ parent: JSONPathLink?, _ component: ValuePath.Component) {
+        self.parent = parent
+        self.component = component
+    }
+
+    /// The path from the root to this link.
+    static func path(_ link: JSONPathLink?) -> ValuePath {
+        var components: [ValuePath.Component] = []
+        var link = link
+        while let current = link {
+            components.append(current.component)
+            link = current.parent
+        }
+        return ValuePath(components: components.reversed())
+    }
+}
+
+/// Evaluates compiled queries and filters over a document (RFC 9535 §2.3), walking the tree in place.
+struct JSONPathEvaluator {
+    /// The argument of the query: `$` inside filters.
+    let root: WidgetValue
+    /// Whether to build the path of each node.
+    let tracking: Bool
+
+    // MARK: - Queries
+
+    /// Calls `body` with each node the query selects from `start`, in nodelist order.
+    func forEach(
+        _ query: JSONPathQuery,
+        from start: WidgetValue,
+        path: JSONPathLink?,
+        _ body: (WidgetValue, JSONPathLink?) -> Void
+    ) {
+        apply(query.segments, at: 0, to: start, path: path, body)
+    }
+
+    /// The nodes the query selects, without their paths.
+    func values(_ query: JSONPathQuery, current: WidgetValue) -> [WidgetValue] {
+        let start = query.origin == .root ? root : current
+        if let steps = query.singularSteps {
+            return Self.singular(steps, from: start).map { [$0] } ?? []
+        }
+        var result: [WidgetValue] = []
+        JSONPathEvaluator(root: root, tracking: false).forEach(query, from: start, path: nil) { value, _ in
+            result.append(value)
+        }
+        return result
+    }
+
+    private func apply(
+        _ segments: [JSONPathSegment],
+        at index: Int,
+        to value: WidgetValue,
+        path: JSONPathLink?,
+        _ body: (WidgetValue, JSONPathLink?) -> Void
+    ) {
+        guard index < segments.count else {
+            body(value, path)
+            return
+        }
+        let segment = segments[index]
+        if segment.isDescendant {
+            descend(value, path: path) { node, nodePath in
+                for selector in segment.selectors {
+                    select(selector, from: node, path: nodePath) { child, childPath in
+                        apply(segments, at: index + 1, to: child, path: childPath, body)
+                    }
+                }
+            }
+        } else {
+            for selector in segment.selectors {
+                select(selector, from: value, path: path) { child, childPath in
+                    apply(segments, at: index + 1, to: child, path: childPath, body)
+                }
+            }
+        }
+    }
+
+    /// Visits `value` and all its descendants in document order (the node first, then its children, depth
+    /// first).
+    private func descend(
+        _ value: WidgetValue,
+        path: JSONPathLink?,
+        _ body: (WidgetValue, JSONPathLink?) -> Void
+    ) {
+        body(value, path)
+        switch value {
+        case .array(let elements):
+            for position in elements.indices {
+                descend(elements[position], path: link(path, .index(position)), body)
+            }
+        case .object(let object):
+            let keys = object.keys
+            let values = object.values
+            for position in keys.indices {
+                descend(values[position], path: link(path, .key(keys[position])), body)
+            }
+        default:
+            break
+        }
+    }
+
+    @inline(__always)
+    private func link(_ parent: JSONPathLink?, _ component: ValuePath.Component) -> JSONPathLink? {
+        tracking ? JSONPathLink(parent, component) : nil
+    }
+
+    private func select(
+        _ selector: JSONPathSelector,
+        from value: WidgetValue,
+        path: JSONPathLink?,
+        _ body: (WidgetValue, JSONPathLink?) -> Void
+    ) {
+        switch selector {
+        case .name(let name):
+            guard case .object(let object) = value, let position = Self.position(of: name, in: object) else {
+                return
+            }
+            body(object.values[position], link(path, .key(name)))
+        case .wildcard:
+            switch value {
+            case .array(let elements):
+                for position in elements.indices { body(elements[position], link(path, .index(position))) }
+            case .object(let object):
+                let keys = object.keys
+                let values = object.values
+                for position in keys.indices { body(values[position], link(path, .key(keys[position]))) }
+            default:
+                break
+            }
+        case .index(let index):
+            guard case .array(let elements) = value else { return }
+            let position = index < 0 ? elements.count + index : index
+            guard position >= 0, position < elements.count else { return }
+            body(elements[position], link(path, .index(position)))
+        case .slice(let start, let end, let step):
+            guard case .array(let elements) = value else { return }
+            for position in Self.slicePositions(count: elements.count, start: start, end: end, step: step) {
+                body(elements[position], link(path, .index(position)))
+            }
+        case .filter(let expression):
+            switch value {
+            case .array(let elements):
+                for position in elements.indices where test(expression, current: elements[position]) {
+                    body(elements[position], link(path, .index(position)))
+                }
+            case .object(let object):
+                let keys = object.keys
+                let values = object.values
+                for position in keys.indices where test(expression, current: values[position]) {
+                    body(values[position], link(path, .key(keys[position])))
+                }
+            default:
+                break
+            }
+        }
+    }
+
+    /// The positions a slice selects, in order (RFC 9535 §2.3.4.2.2).
+    static func slicePositions(count: Int, start: Int?, end: Int?, step: Int?) -> [Int] {
+        let step = step ?? 1
+        if step == 0 || count == 0 { return [] }
+        func normalize(_ index: Int) -> Int { index >= 0 ? index : count + index }
+        var positions: [Int] = []
+        if step > 0 {
+            let lower = min(max(normalize(start ?? 0), 0), count)
+            let upper = min(max(normalize(end ?? count), 0), count)
+            var position = lower
+            while position < upper {
+                positions.append(position)
+                position += step
+            }
+        } else {
+            let upper = min(max(start.map(normalize) ?? count - 1, -1), count - 1)
+            let lower = min(max(end.map(normalize) ?? -1, -1), count - 1)
+            var position = upper
+            while lower < position {
+                positions.append(position)
+                position += step
+            }
+        }
+        return positions
+    }
+
+    /// The position of the member whose key has exactly the scalars of `name` (not merely a canonically
+    /// equivalent spelling, which `String` equality would accept).
+    @inline(__always)
+    static func position(of name: String, in object: WidgetObject) -> Int? {
+        guard let position = object.position(of: name) else { return nil }
+        let keys = object.keys
+        if keys[position].utf8.elementsEqual(name.utf8) { return position }
+        return keys.firstIndex { $0.utf8.elementsEqual(name.utf8) }
+    }
+
+    /// Follows the steps of a singular query; `nil` when a step finds nothing.
+    static func singular(_ steps: [JSONPathQuery.SingularStep], from start: WidgetValue) -> WidgetValue? {
+        var value = start
+        for step in steps {
+            switch step {
+            case .name(let name):
+                guard case .object(let object) = value, let position = position(of: name, in: object) else {
+                    return nil
+                }
+                value = object.values[position]
+            case .index(let index):
+                guard case .array(let elements) = value else { return nil }
+                let position = index < 0 ? elements.count + index : index
+                guard position >= 0, position < elements.count else { return nil }
+                value = elements[position]
+            }
+        }
+        return value
+    }
+
+    // MARK: - Filters
+
+    /// Whether the filter holds for `current` (`@`).
+    func test(_ expression: FilterExpression, current: WidgetValue) -> Bool {
+        switch expression {
+        case .or(let terms):
+            for term in terms where test(term, current: current) { return true }
+            return false
+        case .and(let terms):
+            for term in terms where !test(term, current: current) { return false }
+            return true
+        case .not(let inner):
+            return !test(inner, current: current)
+        case .exists(let query):
+            let start = query.origin == .root ? root : current
+            if let steps = query.singularSteps { return Self.singular(steps, from: start) != nil }
+            var found = false
+            JSONPathEvaluator(root: root, tracking: false).forEach(query, from: start, path: nil) { _, _ in
+                found = true
+            }
+            return found
+        case .logicalFunction(let call):
+            return logical(call, current: current)
+        case .comparison(let left, let op, let right):
+            let a = evaluate(left, current: current)
+            let b = evaluate(right, current: current)
+            switch op {
+            case .equal: return JSONPathComparison.equal(a, b)
+            case .notEqual: return !JSONPathComparison.equal(a, b)
+            case .less: return JSONPathComparison.less(a, b)
+            case .greater: return JSONPathComparison.less(b, a)
+            case .lessOrEqual: return JSONPathComparison.less(a, b) || JSONPathComparison.equal(a, b)
+            case .greaterOrEqual: return JSONPathComparison.less(b, a) || JSONPathComparison.equal(a, b)
+            }
+        }
+    }
+
+    /// The value of a comparand; `nil` is the special result Nothing.
+    private func evaluate(_ comparand: Comparand, current: WidgetValue) -> WidgetValue? {
+        switch comparand {
+        case .literal(let value):
+            return value
+        case .query(let query):
+            let start = query.origin == .root ? root : current
+            if let steps = query.singularSteps { return Self.singular(steps, from: start) }
+            let nodes = values(query, current: current)
+            return nodes.count == 1 ? .some(nodes[0]) : .none
+        case .function(let call):
+            return value(call, current: current)
+        }
+    }
+
+    /// A ValueType function's result; `nil` is Nothing.
+    private func value(_ call: FunctionCall, current: WidgetValue) -> WidgetValue? {
+        switch call.function {
+        case .length:
+            guard case .value(let argument) = call.arguments[0] else { return nil }
+            switch evaluate(argument, current: current) {
+            case .string(let text): return .number(WidgetNumber(text.unicodeScalars.count))
+            case .array(let elements): return .number(WidgetNumber(elements.count))
+            case .object(let object): return .number(WidgetNumber(object.count))
+            default: return nil
+            }
+        case .count:
+            guard case .nodes(let query) = call.arguments[0] else { return nil }
+            return .number(WidgetNumber(values(query, current: current).count))
+        case .value:
+            guard case .nodes(let query) = call.arguments[0] else { return nil }
+            let nodes = values(query, current: current)
+            return nodes.count == 1 ? .some(nodes[0]) : .none
+        case .match, .search:
+            return nil
+        }
+    }
+
+    /// A LogicalType function's result.
+    private func logical(_ call: FunctionCall, current: WidgetValue) -> Bool {
+        guard call.function == .match || call.function == .search,
+            case .value(let subject) = call.arguments[0],
+            case .string(let text) = evaluate(subject, current: current)
+        else { return false }
+        if let compiled = call.compiledPattern {
+            return compiled?.matches(text) ?? false
+        }
+        guard case .value(let patternArgument) = call.arguments[1],
+            case .string(let pattern) = evaluate(patternArgument, current: current),
+            let regexp = IRegexp(pattern, anchored: call.function == .match)
+        else { return false }
+        return regexp.matches(text)
+    }
+}

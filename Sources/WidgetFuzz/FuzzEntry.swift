@@ -1,0 +1,73 @@
+import Foundation
+import WidgetCore
+
+/// The document JSONPath inputs are evaluated against: every kind of value, nesting, odd keys.
+private let fuzzDocument: WidgetValue = {
+    let text = #"""
+        {"store": {"book": [
+            {"category": "reference", "author": "Nigel Rees", "title": "Sayings", "price": 8.95, "tags": ["a", "b"]},
+            {"category": "fiction", "author": "Evelyn Waugh", "title": "Sword", "price": 12.99, "isbn": "0-553"},
+            {"category": "fiction", "price": 22, "nested": [[1, [2, [3, {"deep": true}]]]]}
+          ],
+          "bicycle": {"color": "red", "price": 399, "é": null, "": 0, "a'b": -1e-3}},
+         "numbers": [0, -1, 1.5, 1e300, 12345678901234567890, "10"],
+         "empty": {}, "list": []}
+        """#
+    do {
+        return try JSONReader.read(text)
+    } catch {
+        fatalError("The fuzz document does not parse: \(error)")
+    }
+}()
+
+/// The libFuzzer entry point: the first byte chooses what to exercise, the rest is the input text.
+///
+/// | first byte | input fed to |
+/// |---|---|
+/// | 0 | `JSONReader.read` (the raw bytes) |
+/// | 1 | `JSONPath(_:)`, then `select` and `locate` on a fixed document |
+/// | 2 | `JSONPathFilter(_:)`, then `matches` on each value of the fixed document |
+/// | 3 | reserved for the template parser |
+///
+/// Any other first byte is ignored. Errors thrown for bad input are expected; only crashes, hangs and
+/// sanitizer reports are findings.
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
+    guard size > 0 else { return 0 }
+    let payload = UnsafeBufferPointer(start: data + 1, count: size - 1)
+    switch data[0] {
+    case 0:
+        _ = try? JSONReader.read(Data(payload))
+    case 1:
+        let text = String(decoding: payload, as: UTF8.self)
+        if let path = try? JSONPath(text) {
+            _ = path.select(fuzzDocument)
+            for (location, _) in path.locate(fuzzDocument) { _ = location.normalizedPath }
+            _ = path.isSingular
+        }
+    case 2:
+        let text = String(decoding: payload, as: UTF8.self)
+        if let filter = try? JSONPathFilter(text) {
+            var values: [WidgetValue] = []
+            collect(fuzzDocument, into: &values)
+            for value in values { _ = filter.matches(value, root: fuzzDocument) }
+        }
+    // case 3: the template parser goes here.
+    default:
+        break
+    }
+    return 0
+}
+
+/// Every value of `value`, itself first.
+private func collect(_ value: WidgetValue, into values: inout [WidgetValue]) {
+    values.append(value)
+    switch value {
+    case .array(let elements):
+        for element in elements { collect(element, into: &values) }
+    case .object(let object):
+        for (_, member) in object { collect(member, into: &values) }
+    default:
+        break
+    }
+}
