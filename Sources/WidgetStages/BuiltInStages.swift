@@ -23,6 +23,10 @@ extension StageRegistry.Builder {
         register(SingleTimeline.self)
         register(MapTransform.self)
         register(LimitTransform.self)
+        register(SelectTransform.self)
+        register(FilterTransform.self)
+        register(SortTransform.self)
+        register(EachTimeline.self)
     }
 }
 

@@ -1,0 +1,104 @@
+import Foundation
+public import WidgetCore
+
+/// One entry per item of a list, dated by time of day, by interval, or by a date inside the item.
+///
+/// - `{"type": "each", "at": ["08:00", "12:00", "16:00", "20:00"]}`: item *i* is dated at the *i*-th time
+///   of day, in the widget's zone, on the day of the refresh. Slots already past are kept with their
+///   past date, so the front-end shows the latest slot that has begun (at 13:00, the 12:00 item).
+///   When there are more items than times, the times repeat on the following days.
+/// - `{"type": "each", "every": "1h"}`: item *i* is dated at the refresh time + *i* × the interval.
+/// - `{"type": "each", "date": "$.published"}`: each item is dated by the JSONPath's value in it (an ISO
+///   8601 date or a Unix time in seconds); items without a readable date are dropped, and entries are
+///   sorted by date.
+///
+/// A value that is not a list is one item.
+public struct EachTimeline: TimelineBuilder {
+    public struct Options: Decodable, Sendable {
+        public var at: [String]?
+        public var every: WidgetDuration?
+        public var date: JSONPath?
+    }
+
+    enum Rule: Sendable {
+        case at([TimeOfDay])
+        case every(WidgetDuration)
+        case date(JSONPath)
+    }
+
+    public static let typeName = "each"
+    public static let summary = "One entry per item, dated by times of day, an interval, or a date in the item."
+
+    let rule: Rule
+
+    public init(options: Options) throws {
+        let given = [options.at != nil, options.every != nil, options.date != nil].filter { $0 }.count
+        guard given == 1 else {
+            throw StageError("an \"each\" timeline needs exactly one of \"at\" (times of day), \"every\" (an interval) or \"date\" (a JSONPath into each item)")
+        }
+        if let at = options.at {
+            var times: [TimeOfDay] = []
+            for text in at {
+                guard let time = TimeOfDay(text) else { throw StageError("\"\(text)\" in \"at\" is not a time of day; write e.g. \"08:00\"") }
+                times.append(time)
+            }
+            guard !times.isEmpty else { throw StageError("\"at\" needs at least one time of day, e.g. [\"08:00\"]") }
+            rule = .at(times)
+        } else if let every = options.every {
+            guard every.seconds > 0 else { throw StageError("\"every\" must be longer than 0s") }
+            rule = .every(every)
+        } else {
+            rule = .date(options.date!)
+        }
+    }
+
+    public func entries(for value: WidgetValue, context: StageContext) throws -> [TimelineEntry] {
+        let items = value.array ?? [value]
+        switch rule {
+        case .at(let times):
+            var calendar = Calendar(identifier: .gregorian)
+            calendar.timeZone = context.timeZone
+            let today = calendar.startOfDay(for: context.now)
+            return items.enumerated().compactMap { index, item in
+                let day = index / times.count
+                let time = times[index % times.count]
+                guard let dayStart = calendar.date(byAdding: .day, value: day, to: today),
+                    let date = calendar.nextDate(
+                        after: dayStart.addingTimeInterval(-1),
+                        matching: DateComponents(hour: time.hour, minute: time.minute, second: time.second),
+                        matchingPolicy: .nextTimePreservingSmallerComponents,
+                        repeatedTimePolicy: .first,
+                        direction: .forward
+                    )
+                else { return nil }
+                return TimelineEntry(date: date, content: item)
+            }
+        case .every(let interval):
+            return items.enumerated().map { index, item in
+                TimelineEntry(date: context.now.addingTimeInterval(Double(index) * interval.timeInterval), content: item)
+            }
+        case .date(let path):
+            let dated = items.compactMap { item -> TimelineEntry? in
+                guard let found = path.select(item).first, let date = EachTimeline.date(from: found) else { return nil }
+                return TimelineEntry(date: date, content: item)
+            }
+            if dated.isEmpty, !items.isEmpty {
+                throw StageError("no item has a readable date at \(path); dates must be ISO 8601 strings or Unix times in seconds")
+            }
+            return dated.enumerated().sorted { ($0.element.date, $0.offset) < ($1.element.date, $1.offset) }.map(\.element)
+        }
+    }
+
+    static func date(from value: WidgetValue) -> Date? {
+        switch value {
+        case .string(let text):
+            if let date = try? Date(text, strategy: .iso8601) { return date }
+            if let date = try? Date(text, strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: true)) { return date }
+            return nil
+        case .number(let number):
+            return Date(timeIntervalSince1970: number.double)
+        default:
+            return nil
+        }
+    }
+}

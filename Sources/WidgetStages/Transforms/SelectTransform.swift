@@ -1,0 +1,30 @@
+public import WidgetCore
+
+/// Picks part of the value with an RFC 9535 JSONPath: `{"type": "select", "path": "$.data.artworks[*]"}`.
+///
+/// A singular path (names and indexes only, like `$.data.items`) gives its one value, or `null` when it
+/// matches nothing; any other path gives the list of everything it matches. `"one": true` or `false`
+/// overrides that choice.
+public struct SelectTransform: Transformer {
+    public struct Options: Decodable, Sendable {
+        public var path: JSONPath
+        /// `true`: the first match (or null); `false`: the list of matches. Default: by the path's shape.
+        public var one: Bool?
+    }
+
+    public static let typeName = "select"
+    public static let summary = "Picks part of the value with a JSONPath: one value or the list of matches."
+
+    public let path: JSONPath
+    public let one: Bool
+
+    public init(options: Options) {
+        path = options.path
+        one = options.one ?? options.path.isSingular
+    }
+
+    public func transform(_ value: WidgetValue, context: StageContext) async throws -> WidgetValue {
+        let matches = path.select(value)
+        return one ? (matches.first ?? .null) : .array(matches)
+    }
+}

@@ -1,0 +1,95 @@
+import Foundation
+public import WidgetCore
+
+/// Sorts a list by a value inside each item: `{"type": "sort", "by": "$.price", "order": "descending"}`.
+///
+/// Numbers compare as numbers (exactly), strings that are ISO 8601 dates as instants, other strings by
+/// Unicode code points, booleans false before true. Items where `by` finds nothing, or finds a value of
+/// another kind than most items, go last in either order. The sort is stable.
+public struct SortTransform: Transformer {
+    public struct Options: Decodable, Sendable {
+        /// A JSONPath into each item (`$` is the item).
+        public var by: JSONPath
+        /// `ascending` (default) or `descending`.
+        public var order: String?
+    }
+
+    public static let typeName = "sort"
+    public static let summary = "Sorts a list by a value inside each item: numbers, dates and strings as such."
+
+    public let by: JSONPath
+    public let descending: Bool
+
+    public init(options: Options) throws {
+        by = options.by
+        switch options.order ?? "ascending" {
+        case "ascending", "asc": descending = false
+        case "descending", "desc": descending = true
+        case let other:
+            throw StageError("\"order\" is \"\(other)\"; use \"ascending\" or \"descending\"")
+        }
+    }
+
+    enum Key: Comparable {
+        case bool(Bool)
+        case number(WidgetNumber)
+        case date(Date)
+        case string(String)
+
+        var rank: Int {
+            switch self {
+            case .bool: 0
+            case .number: 1
+            case .date: 2
+            case .string: 3
+            }
+        }
+
+        static func < (lhs: Key, rhs: Key) -> Bool {
+            switch (lhs, rhs) {
+            case (.bool(let a), .bool(let b)): !a && b
+            case (.number(let a), .number(let b)): a < b
+            case (.date(let a), .date(let b)): a < b
+            case (.string(let a), .string(let b)): a.unicodeScalars.lexicographicallyPrecedes(b.unicodeScalars)
+            default: lhs.rank < rhs.rank
+            }
+        }
+    }
+
+    static func key(_ value: WidgetValue?) -> Key? {
+        switch value {
+        case .bool(let flag)?: return .bool(flag)
+        case .number(let number)?: return .number(number)
+        case .string(let text)?:
+            if text.count >= 10, text.first?.isNumber == true, let date = EachTimeline.date(from: .string(text)) {
+                return .date(date)
+            }
+            return .string(text)
+        default: return nil
+        }
+    }
+
+    public func transform(_ value: WidgetValue, context: StageContext) async throws -> WidgetValue {
+        guard case .array(let items) = value else {
+            throw StageError("sort needs a list, but the value is \(value.typeName); select a list first")
+        }
+        let keyed = items.enumerated().map { (offset: $0.offset, item: $0.element, key: SortTransform.key(by.select($0.element).first)) }
+        // The kind most items share; keys of other kinds go last with the missing ones.
+        var counts: [Int: Int] = [:]
+        for entry in keyed { if let key = entry.key { counts[key.rank, default: 0] += 1 } }
+        let main = counts.max { $0.value < $1.value || ($0.value == $1.value && $0.key > $1.key) }?.key
+        let sorted = keyed.sorted { a, b in
+            let aKey = a.key.flatMap { $0.rank == main ? $0 : nil }
+            let bKey = b.key.flatMap { $0.rank == main ? $0 : nil }
+            switch (aKey, bKey) {
+            case (let x?, let y?):
+                if x == y { return a.offset < b.offset }
+                return descending ? y < x : x < y
+            case (.some, nil): return true
+            case (nil, .some): return false
+            case (nil, nil): return a.offset < b.offset
+            }
+        }
+        return .array(sorted.map(\.item))
+    }
+}
