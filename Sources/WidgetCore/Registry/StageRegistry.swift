@@ -65,7 +65,7 @@ public struct StageRegistry: Sendable {
         } catch let error as OptionsError {
             throw error
         } catch let error as StageError {
-            throw OptionsError(path: .root, message: error.message)
+            throw OptionsError(path: error.option.map { ValuePath.root.appending($0) } ?? .root, message: error.message)
         } catch let error as ExpressionError {
             throw OptionsError(path: .root, message: error.description, expressionColumn: error.column)
         } catch {

@@ -89,10 +89,13 @@ public struct StageError: Error, Sendable, Hashable, CustomStringConvertible {
     public var message: String
     /// How long the source asked us to wait before trying again (HTTP `Retry-After`), when it did.
     public var retryAfter: Double?
+    /// When thrown while checking options, the option at fault, so that `validate` points at it.
+    public var option: String?
 
-    public init(_ message: String, retryAfter: Double? = nil) {
+    public init(_ message: String, retryAfter: Double? = nil, option: String? = nil) {
         self.message = message
         self.retryAfter = retryAfter
+        self.option = option
     }
 
     public var description: String { message }

@@ -20,10 +20,10 @@ public struct FileFetcher: Fetcher {
     public let maxBytes: Int
 
     public init(options: Options) throws {
-        guard !options.path.isEmpty else { throw StageError("\"path\" is empty; name a file such as \"data/sample.json\"") }
+        guard !options.path.isEmpty else { throw StageError("\"path\" is empty; name a file such as \"data/sample.json\"", option: "path") }
         path = options.path
         maxBytes = options.maxBytes ?? 10 * 1_048_576
-        guard maxBytes > 0 else { throw StageError("\"maxBytes\" must be above 0") }
+        guard maxBytes > 0 else { throw StageError("\"maxBytes\" must be above 0", option: "maxBytes") }
     }
 
     public func fetch(context: StageContext) async throws -> Payload {

@@ -62,7 +62,7 @@ public struct HTTPFetcher: Fetcher {
         method = (options.method ?? (options.body == nil ? "GET" : "POST")).uppercased()
         let methods = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"]
         guard methods.contains(method) else {
-            throw StageError("\"method\" is \"\(method)\"; use one of \(methods.joined(separator: ", "))")
+            throw StageError("\"method\" is \"\(method)\"; use one of \(methods.joined(separator: ", ", option: "method"))")
         }
         headers = (options.headers ?? [:]).sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
         body = options.body
@@ -71,14 +71,14 @@ public struct HTTPFetcher: Fetcher {
         maxBytes = options.maxBytes ?? HTTPRequest.defaultMaxBytes
         maxRedirects = options.maxRedirects ?? HTTPRequest.defaultMaxRedirects
         handshake = options.handshake
-        guard timeout > 0, connectTimeout > 0 else { throw StageError("\"timeout\" and \"connectTimeout\" must be above 0s") }
-        guard maxBytes > 0 else { throw StageError("\"maxBytes\" must be above 0") }
-        guard (0...5).contains(maxRedirects) else { throw StageError("\"maxRedirects\" must be from 0 to 5") }
+        guard timeout > 0, connectTimeout > 0 else { throw StageError("\"timeout\" and \"connectTimeout\" must be above 0s", option: "timeout") }
+        guard maxBytes > 0 else { throw StageError("\"maxBytes\" must be above 0", option: "maxBytes") }
+        guard (0...5).contains(maxRedirects) else { throw StageError("\"maxRedirects\" must be from 0 to 5", option: "maxRedirects") }
         if url.isConstant {
             guard let parsed = URL(string: url.source), let scheme = parsed.scheme?.lowercased(),
                 scheme == "http" || scheme == "https", parsed.host != nil
             else {
-                throw StageError("\"url\" is not an http or https URL; write e.g. \"https://example.com/feed.json\"")
+                throw StageError("\"url\" is not an http or https URL; write e.g. \"https://example.com/feed.json\"", option: "url")
             }
         }
     }

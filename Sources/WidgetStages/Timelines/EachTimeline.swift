@@ -39,13 +39,13 @@ public struct EachTimeline: TimelineBuilder {
         if let at = options.at {
             var times: [TimeOfDay] = []
             for text in at {
-                guard let time = TimeOfDay(text) else { throw StageError("\"\(text)\" in \"at\" is not a time of day; write e.g. \"08:00\"") }
+                guard let time = TimeOfDay(text) else { throw StageError("\"\(text)\" in \"at\" is not a time of day; write e.g. \"08:00\"", option: "at") }
                 times.append(time)
             }
-            guard !times.isEmpty else { throw StageError("\"at\" needs at least one time of day, e.g. [\"08:00\"]") }
+            guard !times.isEmpty else { throw StageError("\"at\" needs at least one time of day, e.g. [\"08:00\"]", option: "at") }
             rule = .at(times)
         } else if let every = options.every {
-            guard every.seconds > 0 else { throw StageError("\"every\" must be longer than 0s") }
+            guard every.seconds > 0 else { throw StageError("\"every\" must be longer than 0s", option: "every") }
             rule = .every(every)
         } else {
             rule = .date(options.date!)

@@ -16,9 +16,9 @@ public struct LimitTransform: Transformer {
     public let offset: Int
 
     public init(options: Options) throws {
-        guard options.count >= 0 else { throw StageError("\"count\" must be 0 or more, not \(options.count)") }
+        guard options.count >= 0 else { throw StageError("\"count\" must be 0 or more, not \(options.count)", option: "count") }
         let offset = options.offset ?? 0
-        guard offset >= 0 else { throw StageError("\"offset\" must be 0 or more, not \(offset)") }
+        guard offset >= 0 else { throw StageError("\"offset\" must be 0 or more, not \(offset)", option: "offset") }
         count = options.count
         self.offset = offset
     }

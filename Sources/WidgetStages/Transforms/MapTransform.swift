@@ -29,7 +29,7 @@ public struct MapTransform: Transformer {
 
     public init(options: Options) throws {
         guard case .object = options.fields else {
-            throw StageError("\"fields\" must be an object of field names and templates, e.g. {\"title\": \"{{ title }}\"}")
+            throw StageError("\"fields\" must be an object of field names and templates, e.g. {\"title\": \"{{ title }}\"}", option: "fields")
         }
         fields = options.fields
         merge = options.merge ?? false

@@ -26,7 +26,7 @@ public struct SortTransform: Transformer {
         case "ascending", "asc": descending = false
         case "descending", "desc": descending = true
         case let other:
-            throw StageError("\"order\" is \"\(other)\"; use \"ascending\" or \"descending\"")
+            throw StageError("\"order\" is \"\(other)\"; use \"ascending\" or \"descending\"", option: "order")
         }
     }
 
