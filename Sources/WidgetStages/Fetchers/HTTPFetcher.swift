@@ -62,7 +62,7 @@ public struct HTTPFetcher: Fetcher {
         method = (options.method ?? (options.body == nil ? "GET" : "POST")).uppercased()
         let methods = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"]
         guard methods.contains(method) else {
-            throw StageError("\"method\" is \"\(method)\"; use one of \(methods.joined(separator: ", ", option: "method"))")
+            throw StageError("\"method\" is \"\(method)\"; use one of \(methods.joined(separator: ", "))", option: "method")
         }
         headers = (options.headers ?? [:]).sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
         body = options.body
