@@ -50,10 +50,57 @@ public struct DefinitionReader: Sendable {
     /// The zone of definitions without `timeZone`.
     public let defaultTimeZone: TimeZone
 
-    public init(registry: StageRegistry, filters: FilterRegistry = .standard, defaultTimeZone: TimeZone = .current) {
+    /// The environment `{{ env.NAME }}` reads; when set, a name it lacks is a validation error.
+    public let environment: SecretStore?
+
+    public init(
+        registry: StageRegistry,
+        filters: FilterRegistry = .standard,
+        defaultTimeZone: TimeZone = .current,
+        environment: SecretStore? = nil
+    ) {
         self.registry = registry
         self.filters = filters
         self.defaultTimeZone = defaultTimeZone
+        self.environment = environment
+    }
+
+    /// The names a template reads from `env`: `env.NAME` and `env['NAME']`.
+    public static func secretNames(in source: String) -> [String] {
+        var names: [String] = []
+        let scalars = Array(source.unicodeScalars)
+        var index = 0
+        func isNameScalar(_ scalar: Unicode.Scalar) -> Bool {
+            scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) || scalar == "_" || scalar == "-"
+        }
+        while index + 3 < scalars.count {
+            let startsWord = index == 0 || !isNameScalar(scalars[index - 1]) && scalars[index - 1] != "."
+            guard startsWord, scalars[index] == "e", scalars[index + 1] == "n", scalars[index + 2] == "v" else {
+                index += 1
+                continue
+            }
+            var cursor = index + 3
+            if scalars[cursor] == "." {
+                cursor += 1
+                var name = ""
+                while cursor < scalars.count, isNameScalar(scalars[cursor]) {
+                    name.unicodeScalars.append(scalars[cursor])
+                    cursor += 1
+                }
+                if !name.isEmpty { names.append(name) }
+            } else if scalars[cursor] == "[", cursor + 1 < scalars.count, scalars[cursor + 1] == "'" || scalars[cursor + 1] == "\"" {
+                let quote = scalars[cursor + 1]
+                cursor += 2
+                var name = ""
+                while cursor < scalars.count, scalars[cursor] != quote {
+                    name.unicodeScalars.append(scalars[cursor])
+                    cursor += 1
+                }
+                if !name.isEmpty { names.append(name) }
+            }
+            index = cursor
+        }
+        return names
     }
 
     /// Reads one definition file.
@@ -502,6 +549,10 @@ extension DefinitionReader {
                 else { return }
                 if !Self.secretsAllowed(at: path) {
                     report(path, "{{ env.… }} may only be used in a source's \"url\", \"headers\" and \"body\", so that secrets never reach a snapshot; move it there")
+                } else if let environment = reader.environment {
+                    for name in DefinitionReader.secretNames(in: text) where environment[name] == nil {
+                        report(path, "the environment variable \(name) is not set; export it before starting widgetd")
+                    }
                 }
             case .array(let elements):
                 for (index, element) in elements.enumerated() { checkSecrets(element, at: path.appending(index: index)) }

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// A widget's definition bound to stage implementations: checked once, then shared by every refresh.
 ///
@@ -105,31 +105,86 @@ public struct WidgetPipeline: Sendable {
     /// Runs every stage once and returns the timeline.
     ///
     /// - Parameter context: the refresh's context; the pipeline adds the inputs' values to it.
-    /// - Parameter payloadCache: consulted after a fetch to reuse an earlier payload (a 304 answer).
     /// - Throws: ``PipelineError`` naming the stage that failed and why.
     public func run(context: StageContext) async throws(PipelineError) -> [TimelineEntry] {
-        let value = try await runToValue(context: context)
-        return try layOut(value.value, context: value.context)
+        try await run(context: context, cache: [:]).entries
+    }
+
+    /// Runs every stage once with conditional requests: a fetch whose stage has an entry in `cache` is sent
+    /// with that entry's validators, and a "not modified" answer reuses the cached parsed value without
+    /// parsing.
+    ///
+    /// - Returns: the entries and the cache to keep for the next refresh (validators are stored only after
+    ///   a successful parse).
+    /// - Throws: ``PipelineError`` naming the stage that failed and why.
+    public func run(context: StageContext, cache: [String: CachedFetch]) async throws(PipelineError) -> PipelineResult {
+        var result = PipelineResult(entries: [], cache: [:])
+        let value = try await runToValue(context: context, cache: cache, result: &result)
+        result.entries = try layOut(value.value, context: value.context)
+        return result
     }
 
     /// Runs the fetch, parse and transform stages, returning the final value and the context used.
     public func runToValue(context: StageContext) async throws(PipelineError) -> (value: WidgetValue, context: StageContext) {
+        var ignored = PipelineResult(entries: [], cache: [:])
+        return try await runToValue(context: context, cache: [:], result: &ignored)
+    }
+
+    private func runToValue(
+        context: StageContext,
+        cache: [String: CachedFetch],
+        result: inout PipelineResult
+    ) async throws(PipelineError) -> (value: WidgetValue, context: StageContext) {
         var context = context
         context.params = definition.params
         for input in inputs {
-            let stage = "inputs.\(input.name)"
-            let payload = try await attempt(stage, .fetcher) { try await input.fetcher.fetch(context: context) }
-            let value = try await attempt(stage, .parser) { try input.parser.parse(payload, context: context) }
+            let value = try await fetchAndParse(
+                "inputs.\(input.name)", input.fetcher, input.parser, context: context, cache: cache, result: &result)
             context.inputs[input.name] = value
         }
-        let payload = try await attempt("source", .fetcher) { try await fetcher.fetch(context: context) }
-        var value = try await attempt("parser", .parser) { try parser.parse(payload, context: context) }
+        var value = try await fetchAndParse("source", fetcher, parser, context: context, cache: cache, result: &result)
         for (index, transformer) in transformers.enumerated() {
             let name = "transforms[\(index)] (\(type(of: transformer).typeName))"
             let input = value
             value = try await attempt(name, .transformer) { try await transformer.transform(input, context: context) }
         }
         return (value, context)
+    }
+
+    private func fetchAndParse(
+        _ stage: String,
+        _ fetcher: any Fetcher,
+        _ parser: any Parser,
+        context: StageContext,
+        cache: [String: CachedFetch],
+        result: inout PipelineResult
+    ) async throws(PipelineError) -> WidgetValue {
+        var context = context
+        let cached = cache[stage]
+        context.validators = cached?.validators ?? [:]
+        let fetchContext = context
+        let payload = try await attempt(stage, .fetcher) { try await fetcher.fetch(context: fetchContext) }
+        if let maxAge = payload.metadata["max-age"].flatMap(Double.init), maxAge > 0 {
+            let earliest = context.now.addingTimeInterval(min(maxAge, 86_400))
+            result.earliestNextFetch = max(result.earliestNextFetch ?? earliest, earliest)
+        }
+        if payload.metadata["status"] == "304" {
+            guard let cached else {
+                throw PipelineError(
+                    stage: stage, kind: .fetcher,
+                    underlying: StageError("\(payload.origin) answered 304 Not Modified to a request that had no validators")
+                )
+            }
+            result.cache[stage] = cached
+            result.notModified.append(stage)
+            return cached.value
+        }
+        let value = try await attempt(stage == "source" ? "parser" : "\(stage).parser", .parser) {
+            try parser.parse(payload, context: fetchContext)
+        }
+        let validators = payload.metadata.filter { $0.key == "etag" || $0.key == "last-modified" }
+        if !validators.isEmpty { result.cache[stage] = CachedFetch(validators: validators, value: value) }
+        return value
     }
 
     /// Lays `value` out as entries with the timeline stage, then applies `relevance`, `url` and `limit`.
@@ -176,6 +231,35 @@ public struct WidgetPipeline: Sendable {
         } catch {
             throw PipelineError(stage: stage, kind: kind, underlying: error)
         }
+    }
+}
+
+/// What a refresh produced besides its entries.
+public struct PipelineResult: Sendable {
+    /// The timeline.
+    public var entries: [TimelineEntry]
+    /// Validators and parsed values of the fetches that gave validators, by stage (`source`,
+    /// `inputs.NAME`), for conditional requests next time.
+    public var cache: [String: CachedFetch]
+    /// The stages whose fetch answered "not modified" and reused the cached value.
+    public var notModified: [String] = []
+    /// The earliest moment a source allows the next fetch (`Cache-Control: max-age`), when one said so.
+    public var earliestNextFetch: Date?
+
+    public init(entries: [TimelineEntry], cache: [String: CachedFetch]) {
+        self.entries = entries
+        self.cache = cache
+    }
+}
+
+/// A fetch's validators (`etag`, `last-modified`) and the value its payload parsed to.
+public struct CachedFetch: Sendable, Hashable {
+    public var validators: [String: String]
+    public var value: WidgetValue
+
+    public init(validators: [String: String], value: WidgetValue) {
+        self.validators = validators
+        self.value = value
     }
 }
 

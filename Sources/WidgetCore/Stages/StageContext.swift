@@ -25,6 +25,10 @@ public struct StageContext: Sendable {
     public var assetsDirectory: URL?
     /// Shared services of the runtime (an HTTP client, say), by type.
     public var resources: StageResources
+    /// Validators from the last successful fetch of the stage being run (`etag`, `last-modified`): an
+    /// HTTP fetcher sends them as `If-None-Match` and `If-Modified-Since`, and answers a 304 with a payload
+    /// whose `metadata["status"]` is `"304"`; the pipeline then reuses the last parsed value.
+    public var validators: [String: String] = [:]
     /// Where a stage reports what it did, one line at a time (never secrets).
     public var log: @Sendable (String) -> Void
 

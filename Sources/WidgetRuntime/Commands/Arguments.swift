@@ -46,6 +46,31 @@ public struct Arguments: Sendable {
         return value
     }
 
+    /// Every value of a repeatable option `--name`, in order.
+    ///
+    /// - Throws: ``UsageError`` when the option is given without a value.
+    public mutating func options(_ name: String) throws(UsageError) -> [String] {
+        known.append(name)
+        var values: [String] = []
+        var index = 0
+        while index < remaining.count {
+            let argument = remaining[index]
+            if argument == name {
+                guard index + 1 < remaining.count, !remaining[index + 1].hasPrefix("--") else {
+                    throw UsageError("\(name) needs a value")
+                }
+                values.append(remaining[index + 1])
+                remaining.removeSubrange(index...(index + 1))
+            } else if argument.hasPrefix(name + "=") {
+                values.append(String(argument.dropFirst(name.count + 1)))
+                remaining.remove(at: index)
+            } else {
+                index += 1
+            }
+        }
+        return values
+    }
+
     /// Whether the flag `--name` was given.
     public mutating func flag(_ name: String) -> Bool {
         known.append(name)

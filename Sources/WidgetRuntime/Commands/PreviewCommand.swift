@@ -6,7 +6,7 @@ public struct PreviewCommand: WidgetCommand {
     public static let name = "preview"
     public static let summary = "Run one widget's pipeline now and print the snapshot; writes nothing."
     public static let help = """
-        Usage: widgetd preview ID [--config DIR]
+        Usage: widgetd preview ID [--config DIR] [--allow-path DIR]…
 
         Runs the pipeline of widget ID now (fetch, parse, transforms, timeline) and prints the snapshot
         it would write to standard output. Nothing is written and no state is used or changed, so a
@@ -14,18 +14,24 @@ public struct PreviewCommand: WidgetCommand {
 
         Options:
           --config DIR   the folder of widget definitions (default: widgets.d)
+          --allow-path DIR
+                         let "path" sources read files in DIR too (repeatable)
         """
 
     public var id: String
     public var config: String
+    /// Folders `path` sources may read besides the definitions' folder.
+    public var allowedPaths: [String]
 
     public init(arguments: inout Arguments) throws(UsageError) {
         config = try arguments.option("--config") ?? "widgets.d"
+        allowedPaths = try arguments.options("--allow-path")
         guard let id = arguments.positional() else { throw UsageError("preview needs the id of a widget") }
         self.id = id
     }
 
     public func run(_ environment: CommandEnvironment) async -> Int32 {
+        let environment = environment.allowingPaths(allowedPaths)
         let result = DefinitionDirectory(path: config).load(reader: environment.reader)
         guard let widget = result.widgets.first(where: { $0.id == id }) else {
             return WidgetLookup.reportMissing(id, in: result, config: config, environment: environment)

@@ -6,7 +6,7 @@ public struct RunCommand: WidgetCommand {
     public static let name = "run"
     public static let summary = "Keep every widget's snapshot fresh (the daemon); --once refreshes each once."
     public static let help = """
-        Usage: widgetd run [--config DIR] [--out DIR] [--once]
+        Usage: widgetd run [--config DIR] [--out DIR] [--once] [--allow-path DIR]…
 
         Runs every widget defined in DIR and keeps OUT/<id>.json, OUT/index.json and OUT/metrics.prom
         current. Each snapshot is replaced atomically, so a reader never sees a half-written file.
@@ -16,6 +16,9 @@ public struct RunCommand: WidgetCommand {
           --out DIR      the output folder (default: out)
           --once         refresh every widget once, write the snapshots and exit;
                          exit code 1 when a definition is invalid or a widget is not fresh
+          --allow-path DIR
+                         let "path" sources read files in DIR too (repeatable); by default they
+                         may read only inside the folder of their definition
 
         Signals: SIGTERM and SIGINT stop the daemon after the refreshes under way;
         SIGHUP reloads the definitions (so does any change in DIR); a widget whose new definition
@@ -23,16 +26,20 @@ public struct RunCommand: WidgetCommand {
         """
 
     public var config: String
+    /// Folders `path` sources may read besides the definitions' folder.
+    public var allowedPaths: [String]
     public var out: String
     public var once: Bool
 
     public init(arguments: inout Arguments) throws(UsageError) {
         config = try arguments.option("--config") ?? "widgets.d"
+        allowedPaths = try arguments.options("--allow-path")
         out = try arguments.option("--out") ?? "out"
         once = arguments.flag("--once")
     }
 
     public func run(_ environment: CommandEnvironment) async -> Int32 {
+        let environment = environment.allowingPaths(allowedPaths)
         let store = SnapshotStore(directory: URL(fileURLWithPath: out, isDirectory: true))
         let log: @Sendable (String) -> Void = { line in
             environment.printError("\(Timestamp.string(environment.clock.now())) \(line)")

@@ -1,5 +1,6 @@
 public import Foundation
 public import WidgetCore
+import WidgetStages
 
 /// One subcommand of `widgetd`: `run`, `validate`, `list`, `preview`, `next`, `schema`, `status`, `reload`.
 ///
@@ -57,7 +58,15 @@ public struct CommandEnvironment: Sendable {
 
     /// A definition reader for this environment.
     public var reader: DefinitionReader {
-        DefinitionReader(registry: registry, filters: filters)
+        DefinitionReader(registry: registry, filters: filters, environment: secrets)
+    }
+
+    /// This environment with `path` sources also allowed to read `folders`.
+    public func allowingPaths(_ folders: [String]) -> CommandEnvironment {
+        guard !folders.isEmpty else { return self }
+        var copy = self
+        copy.resources.insert(FileAccessPolicy(allowedFolders: folders.map { URL(fileURLWithPath: $0, isDirectory: true) }))
+        return copy
     }
 
     /// A refresher for this environment.

@@ -1,5 +1,6 @@
 import Foundation
 public import WidgetCore
+import WidgetStages
 
 /// The long-running service behind `widgetd run`: one loop over the widgets' due times.
 ///
@@ -187,7 +188,12 @@ public final class WidgetDaemon: Sendable {
         now: Date,
         respectBudget: Bool
     ) async -> [WidgetRefresher.Outcome] {
-        let refresher = configuration.refresher
+        // Identical requests within this wave share one fetch.
+        let refresher = {
+            var refresher = configuration.refresher
+            refresher.resources.insert(FetchCoalescer())
+            return refresher
+        }()
         let limit = max(1, configuration.maximumConcurrentRefreshes)
         var outcomes: [WidgetRefresher.Outcome] = []
         let states = Dictionary(uniqueKeysWithValues: widgets.map { ($0.id, book.store.state(for: $0.id)) })

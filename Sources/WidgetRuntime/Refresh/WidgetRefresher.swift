@@ -85,7 +85,9 @@ public struct WidgetRefresher: Sendable {
         state.lastAttemptAt = now
 
         do {
-            let entries = try await pipeline.run(context: context(for: pipeline, now: now))
+            let result = try await pipeline.run(context: context(for: pipeline, now: now), cache: state.fetchCache)
+            let entries = result.entries
+            state.fetchCache = result.cache
             state.lastGoodEntries = entries
             state.lastSuccessAt = now
             state.lastError = nil
@@ -93,7 +95,8 @@ public struct WidgetRefresher: Sendable {
             var kept = entries.map(\.content)
             for item in state.fallbackItems where !kept.contains(item) { kept.append(item) }
             state.fallbackItems = Array(kept.prefix(definition.fallback.keep))
-            let next = nextScheduled(definition, after: now, lastEntryDate: entries.last?.date)
+            var next = nextScheduled(definition, after: now, lastEntryDate: entries.last?.date)
+            if let earliest = result.earliestNextFetch, let scheduled = next, scheduled < earliest { next = earliest }
             state.nextDueAt = next
             let snapshot = Snapshot(
                 id: definition.id, title: definition.title, status: .fresh, generatedAt: now,

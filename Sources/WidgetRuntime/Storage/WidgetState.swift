@@ -24,6 +24,8 @@ public struct WidgetState: Sendable, Hashable {
     public var budgetDay: String?
     /// Refreshes run on `budgetDay`.
     public var budgetUsed = 0
+    /// Validators and parsed values of the last successful fetches, for conditional requests.
+    public var fetchCache: [String: CachedFetch] = [:]
 
     public init() {}
 
@@ -38,6 +40,12 @@ public struct WidgetState: Sendable, Hashable {
         object["consecutiveFailures"] = .number(WidgetNumber(consecutiveFailures))
         object["budgetDay"] = budgetDay.map(WidgetValue.string) ?? .null
         object["budgetUsed"] = .number(WidgetNumber(budgetUsed))
+        var cache = WidgetObject()
+        for (stage, fetch) in fetchCache.sorted(by: { $0.key < $1.key }) {
+            let validators = WidgetObject(fetch.validators.sorted { $0.key < $1.key }.map { ($0.key, WidgetValue.string($0.value)) })
+            cache[stage] = ["validators": .object(validators), "value": fetch.value]
+        }
+        object["fetchCache"] = .object(cache)
         return .object(object)
     }
 
@@ -51,5 +59,11 @@ public struct WidgetState: Sendable, Hashable {
         consecutiveFailures = value["consecutiveFailures"]?.number?.int ?? 0
         budgetDay = value["budgetDay"]?.string
         budgetUsed = value["budgetUsed"]?.number?.int ?? 0
+        for (stage, entry) in value["fetchCache"]?.object ?? [:] {
+            guard let validators = entry["validators"]?.object, let cached = entry["value"] else { continue }
+            var pairs: [String: String] = [:]
+            for (name, text) in validators { if let text = text.string { pairs[name] = text } }
+            fetchCache[stage] = CachedFetch(validators: pairs, value: cached)
+        }
     }
 }

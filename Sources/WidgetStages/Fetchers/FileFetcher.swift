@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 public import WidgetCore
 
 /// Reads a local file: `"source": {"path": "data/artworks.json"}`.
@@ -34,6 +34,14 @@ public struct FileFetcher: Fetcher {
             url = base.appendingPathComponent(path)
         } else {
             url = URL(fileURLWithPath: path)
+        }
+        if let base = context.baseDirectory {
+            let allowed = [base] + (context.resources[FileAccessPolicy.self]?.allowedFolders ?? [])
+            guard FileAccessPolicy.isInside(url, anyOf: allowed) else {
+                throw StageError(
+                    "the file \(path) is outside the definition's folder; move it there or allow its folder with --allow-path"
+                )
+            }
         }
         let handle: FileHandle
         do {
@@ -75,6 +83,24 @@ public struct FileFetcher: Fetcher {
         case "txt", "text": "text/plain"
         case "html", "htm": "text/html"
         default: nil
+        }
+    }
+}
+
+/// Folders that `path` sources may read besides their definition's folder (`widgetd run --allow-path`).
+public struct FileAccessPolicy: Sendable, Hashable {
+    public var allowedFolders: [URL]
+
+    public init(allowedFolders: [URL]) {
+        self.allowedFolders = allowedFolders
+    }
+
+    /// Whether `file`, with symbolic links and `..` resolved, lies inside one of `folders`.
+    public static func isInside(_ file: URL, anyOf folders: [URL]) -> Bool {
+        let target = file.standardizedFileURL.resolvingSymlinksInPath().path
+        return folders.contains { folder in
+            let root = folder.standardizedFileURL.resolvingSymlinksInPath().path
+            return target == root || target.hasPrefix(root.hasSuffix("/") ? root : root + "/")
         }
     }
 }

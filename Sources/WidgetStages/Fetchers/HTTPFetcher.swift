@@ -87,13 +87,21 @@ public struct HTTPFetcher: Fetcher {
     static let sharedClient = HTTPClient()
 
     public func fetch(context: StageContext) async throws -> Payload {
-        let request = try makeRequest(context: context)
+        var request = try makeRequest(context: context)
+        if let etag = context.validators["etag"] { request.headers.replaceOrAdd(name: "If-None-Match", value: etag) }
+        if let modified = context.validators["last-modified"] {
+            request.headers.replaceOrAdd(name: "If-Modified-Since", value: modified)
+        }
         let client = context.resources[HTTPClient.self] ?? HTTPFetcher.sharedClient
-        var response = try await send(request, client: client)
+        let coalescer = context.resources[FetchCoalescer.self]
+        var response = try await send(request, client: client, coalescer: coalescer)
         if let handshake, response.status == handshake.status, let token = response.headers[handshake.header] {
             var retry = request
             retry.headers.replaceOrAdd(name: handshake.header, value: token)
-            response = try await send(retry, client: client)
+            response = try await send(retry, client: client, coalescer: coalescer)
+        }
+        if response.status == 304, !context.validators.isEmpty {
+            return Payload(data: Data(), origin: request.redactedURL, metadata: ["status": "304"])
         }
         guard response.isSuccess else {
             let reason = HTTPURLResponse.localizedString(forStatusCode: response.status).capitalized
@@ -103,6 +111,7 @@ public struct HTTPFetcher: Fetcher {
         var metadata = ["status": "\(response.status)"]
         if let etag = response.headers["ETag"] { metadata["etag"] = etag }
         if let modified = response.headers["Last-Modified"] { metadata["last-modified"] = modified }
+        if let maxAge = HTTPFetcher.freshness(response) { metadata["max-age"] = "\(maxAge)" }
         return Payload(
             data: response.body,
             contentType: response.contentType,
@@ -112,8 +121,27 @@ public struct HTTPFetcher: Fetcher {
         )
     }
 
-    private func send(_ request: HTTPRequest, client: HTTPClient) async throws -> HTTPResponse {
+    /// `Cache-Control: max-age` minus `Age`, in whole seconds, when positive; `nil` for `no-store`/`no-cache`.
+    static func freshness(_ response: HTTPResponse) -> Int? {
+        guard let control = response.headers["Cache-Control"]?.lowercased() else { return nil }
+        var maxAge: Int?
+        for directive in control.split(separator: ",") {
+            let parts = directive.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+            switch parts[0] {
+            case "no-store", "no-cache": return nil
+            case "max-age" where parts.count == 2: maxAge = Int(parts[1].trimmingCharacters(in: CharacterSet(charactersIn: "\"")))
+            default: break
+            }
+        }
+        guard let maxAge else { return nil }
+        let age = response.headers["Age"].flatMap { Int($0.trimmingCharacters(in: .whitespaces)) } ?? 0
+        let remaining = maxAge - max(0, age)
+        return remaining > 0 ? remaining : nil
+    }
+
+    private func send(_ request: HTTPRequest, client: HTTPClient, coalescer: FetchCoalescer?) async throws -> HTTPResponse {
         do {
+            if let coalescer { return try await coalescer.response(to: request, client: client) }
             return try await client.send(request)
         } catch {
             if error.kind == .cancelled { throw CancellationError() }
