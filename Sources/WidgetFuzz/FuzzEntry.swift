@@ -31,6 +31,20 @@ private let fuzzDocument: WidgetValue = {
 ///
 /// Any other first byte is ignored. Errors thrown for bad input are expected; only crashes, hangs and
 /// sanitizer reports are findings.
+///
+/// Build and run from the package root (seeds are in `Tests/Fixtures/fuzz-corpus`, each starting with its
+/// selector byte; new inputs go to the first folder):
+///
+/// ```
+/// swift build --scratch-path .build-fuzz -c release --product widgetd-fuzz --sanitize=fuzzer \
+///     -Xswiftc -sanitize=fuzzer,address -Xswiftc -DFUZZING
+/// mkdir -p /tmp/corpus
+/// SWIFT_BACKTRACE=enable=no LSAN_OPTIONS=suppressions=<(echo leak:_CFRegularExpressionCreate) \
+///     .build-fuzz/release/widgetd-fuzz /tmp/corpus Tests/Fixtures/fuzz-corpus -max_total_time=60 -max_len=512
+/// ```
+///
+/// The suppression hides a leak inside Foundation on Linux: `NSRegularExpression` copies a pattern longer
+/// than 256 UTF-16 units to the heap and never frees the copy.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     guard size > 0 else { return 0 }

@@ -186,6 +186,14 @@ struct JSONPathTests {
         #expect(filter.matches("a\u{2028}b", root: .null))
     }
 
+    @Test func patternsMayComeFromTheDocument() throws {
+        let filter = try JSONPathFilter("match(@.id, $.pattern)")
+        let root: WidgetValue = ["pattern": "[a-z]+\\.[0-9]+"]
+        #expect(filter.matches(["id": "abc.12"], root: root))
+        #expect(!filter.matches(["id": "abcx12"], root: root))
+        #expect(!filter.matches(["id": "abc.12"], root: ["pattern": 3]))
+    }
+
     @Test func invalidRegularExpressionMatchesNothing() throws {
         #expect(try !JSONPathFilter("search(@, '(a')").matches("(a", root: .null))
         #expect(try !JSONPathFilter("search(@, 'a{,2}')").matches("a", root: .null))

@@ -1,9 +1,10 @@
 import Foundation
+import Synchronization
 
 /// An I-Regexp (RFC 9485) translated to an `NSRegularExpression`, for the `match` and `search` functions.
 ///
 /// The pattern is checked against the I-Regexp grammar and rewritten so that ICU reads it the same way:
-/// every literal character is written as `\x{…}`, `.` becomes `[^\n\r]`, `^` and `$` become `\A` and `\z` (as the
+/// punctuation and control characters are escaped, `.` becomes `[^\n\r]`, `^` and `$` become `\A` and `\z` (as the
 /// JSONPath Compliance Test Suite expects), and a `match` pattern is anchored
 /// with `\A(?:…)\z`. Invalid patterns give `nil`, which the functions treat as "no match".
 struct IRegexp: Sendable {
@@ -33,6 +34,31 @@ struct IRegexp: Sendable {
         box = Box(regex)
     }
 
+    private struct CacheKey: Hashable {
+        var pattern: String
+        var anchored: Bool
+    }
+
+    /// Patterns that come from the document (`match(@.name, $.pattern)`) are compiled once each, not once per
+    /// node; the cache is emptied when it holds ``cacheLimit`` patterns.
+    private static let cache = Mutex<[CacheKey: IRegexp?]>([:])
+
+    /// The most patterns kept by ``cached(_:anchored:)``.
+    static let cacheLimit = 256
+
+    /// Like ``init(_:anchored:)``, but reuses an earlier compilation of the same pattern.
+    static func cached(_ pattern: String, anchored: Bool) -> IRegexp? {
+        let key = CacheKey(pattern: pattern, anchored: anchored)
+        if let hit = cache.withLock({ $0[key] }) { return hit }
+        let compiled = IRegexp(pattern, anchored: anchored)
+        cache.withLock { entries in
+            if entries.count >= cacheLimit { entries.removeAll() }
+            entries[key] = compiled
+        }
+        return compiled
+    }
+
+    /// Whether the pattern matches `text` (all of it for `match`, a part of it for `search`).
     func matches(_ text: String) -> Bool {
         let range = NSRange(text.startIndex..<text.endIndex, in: text)
         return box.regex.firstMatch(in: text, options: [], range: range) != nil
@@ -132,7 +158,7 @@ struct IRegexp: Sendable {
                 return true
             case ".":
                 position += 1
-                output += "[^\\x{A}\\x{D}]"
+                output += "[^\\n\\r]"
                 return true
             case "^":
                 // RFC 9485's grammar reads `^` and `$` as plain characters, but the JSONPath Compliance Test
@@ -267,9 +293,12 @@ struct IRegexp: Sendable {
             output += Self.escaped(scalar)
         }
 
+        /// The scalar as a literal in ICU syntax, as short as possible: Foundation copies patterns longer than
+        /// 256 UTF-16 units to the heap and does not free the copy.
         static func escaped(_ scalar: Unicode.Scalar) -> String {
             switch scalar.value {
-            case 0x30...0x39, 0x41...0x5A, 0x61...0x7A: String(scalar)
+            case 0x30...0x39, 0x41...0x5A, 0x61...0x7A, 0x80...: String(scalar)
+            case 0x21...0x7E, 0x20: "\\" + String(scalar)
             default: "\\x{\(String(scalar.value, radix: 16))}"
             }
         }

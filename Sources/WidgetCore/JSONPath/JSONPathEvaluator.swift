@@ -304,7 +304,7 @@ struct JSONPathEvaluator {
         }
         guard case .value(let patternArgument) = call.arguments[1],
             case .string(let pattern) = evaluate(patternArgument, current: current),
-            let regexp = IRegexp(pattern, anchored: call.function == .match)
+            let regexp = IRegexp.cached(pattern, anchored: call.function == .match)
         else { return false }
         return regexp.matches(text)
     }
