@@ -27,7 +27,7 @@ private let fuzzDocument: WidgetValue = {
 /// | 0 | `JSONReader.read` (the raw bytes) |
 /// | 1 | `JSONPath(_:)`, then `select` and `locate` on a fixed document |
 /// | 2 | `JSONPathFilter(_:)`, then `matches` on each value of the fixed document |
-/// | 3 | reserved for the template parser |
+/// | 3 | `Template(_:)`, then `render` with the fixed document's members as variables |
 ///
 /// Any other first byte is ignored. Errors thrown for bad input are expected; only crashes, hangs and
 /// sanitizer reports are findings.
@@ -66,7 +66,13 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
             collect(fuzzDocument, into: &values)
             for value in values { _ = filter.matches(value, root: fuzzDocument) }
         }
-    // case 3: the template parser goes here.
+    case 3:
+        let text = String(decoding: payload, as: UTF8.self)
+        if let template = try? Template(text) {
+            let scope = TemplateScope(globals: fuzzDocument.object ?? [:], item: fuzzDocument["store"], now: Date(timeIntervalSince1970: 1_800_000_000))
+            _ = try? template.render(scope)
+            _ = template.variables
+        }
     default:
         break
     }
