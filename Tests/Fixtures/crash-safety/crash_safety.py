@@ -1,0 +1,134 @@
+#!/usr/bin/env python3
+"""Crash safety: kill the daemon at random moments while a reader parses every snapshot.
+
+Usage: python3 crash_safety.py PATH-TO-widgetd [--kills N] [--seed S]
+
+It writes 20 widgets refreshing every second from local files into a temporary folder, then N times:
+starts `widgetd run`, waits a random 50-400 ms, and kills it with SIGKILL. Meanwhile a reader thread
+parses every JSON file in the output folder in a loop. It reports:
+
+  torn reads        files the reader found incomplete or unparsable (must be 0)
+  invalid files     files that do not parse after a kill, before the next start (must be 0)
+  leftover temps    temporary files left once a restarted daemon has prepared the folder (must be 0)
+
+and exits 1 when any is not 0. Standard library only.
+"""
+
+import argparse
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+
+def write_definitions(folder, count):
+    data = os.path.join(folder, "data")
+    os.makedirs(data, exist_ok=True)
+    items = [{"id": i, "title": "Item %d with some text to make the file longer" % i, "price": i * 1.25}
+             for i in range(200)]
+    with open(os.path.join(data, "items.json"), "w") as f:
+        json.dump({"items": items}, f)
+    for n in range(count):
+        with open(os.path.join(folder, "w%02d.json" % n), "w") as f:
+            json.dump({
+                "source": {"path": "data/items.json"},
+                "transforms": [{"type": "select", "path": "$.items[*]"}, {"type": "limit", "count": 50 + n}],
+                "schedule": {"every": "1s", "allowFrequent": True, "maxPerDay": 100000},
+            }, f)
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("widgetd")
+    parser.add_argument("--kills", type=int, default=100)
+    parser.add_argument("--seed", type=int, default=20261122)
+    args = parser.parse_args()
+    rng = random.Random(args.seed)
+
+    root = tempfile.mkdtemp(prefix="widgetd-crash-")
+    config = os.path.join(root, "widgets.d")
+    out = os.path.join(root, "out")
+    os.makedirs(config)
+    write_definitions(config, 20)
+
+    stop = threading.Event()
+    counts = {"reads": 0, "torn": 0}
+    torn_examples = []
+
+    def reader():
+        while not stop.is_set():
+            try:
+                names = os.listdir(out)
+            except FileNotFoundError:
+                continue
+            for name in names:
+                if not name.endswith(".json") or name.startswith("."):
+                    continue
+                path = os.path.join(out, name)
+                try:
+                    with open(path, "rb") as f:
+                        raw = f.read()
+                except FileNotFoundError:
+                    continue
+                counts["reads"] += 1
+                try:
+                    json.loads(raw)
+                except ValueError:
+                    counts["torn"] += 1
+                    if len(torn_examples) < 3:
+                        torn_examples.append((name, len(raw)))
+
+    thread = threading.Thread(target=reader, daemon=True)
+    thread.start()
+
+    invalid_after_kill = 0
+    leftovers = 0
+    refreshes_seen = 0
+    for kill in range(args.kills):
+        process = subprocess.Popen([args.widgetd, "run", "--config", config, "--out", out],
+                                   stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        # Wait until the daemon has started (it prepares the folder first), then a random moment.
+        line = process.stderr.readline()
+        if kill > 0:
+            state = os.path.join(out, ".state")
+            for folder in (out, state):
+                if os.path.isdir(folder):
+                    leftovers += sum(1 for n in os.listdir(folder) if ".tmp-" in n)
+        time.sleep(rng.uniform(0.05, 0.4))
+        process.send_signal(signal.SIGKILL)
+        process.wait()
+        refreshes_seen += 1 if line else 0
+        for folder in (out, os.path.join(out, ".state")):
+            if not os.path.isdir(folder):
+                continue
+            for name in os.listdir(folder):
+                if not name.endswith(".json") or name.startswith("."):
+                    continue
+                try:
+                    with open(os.path.join(folder, name), "rb") as f:
+                        json.loads(f.read())
+                except ValueError:
+                    invalid_after_kill += 1
+
+    stop.set()
+    thread.join()
+    snapshots = len([n for n in os.listdir(out) if n.endswith(".json") and n != "index.json"])
+    print("crash safety: %d kills, %d snapshot files, %d reads" % (args.kills, snapshots, counts["reads"]))
+    print("  torn reads:     %d" % counts["torn"])
+    print("  invalid files:  %d" % invalid_after_kill)
+    print("  leftover temps: %d" % leftovers)
+    if torn_examples:
+        print("  torn examples:", torn_examples)
+    if counts["reads"] == 0 or snapshots == 0:
+        print("crash safety: the daemon wrote nothing; the check proves nothing")
+        return 1
+    return 1 if counts["torn"] or invalid_after_kill or leftovers else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
