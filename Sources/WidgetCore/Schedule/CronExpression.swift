@@ -44,7 +44,7 @@ public struct CronExpression: Sendable, Hashable, CustomStringConvertible {
             guard let macro = CronExpression.macros[trimmed.lowercased()] else {
                 throw ExpressionError(
                     "unknown cron macro '\(trimmed)'",
-                    column: 1,
+                    column: text.prefix { $0 == " " || $0 == "\t" }.count + 1,
                     hint: Suggestion.hint(for: trimmed, among: CronExpression.macros.keys.sorted())
                         ?? "use @hourly, @daily, @weekly, @monthly or @yearly"
                 )
@@ -55,17 +55,19 @@ public struct CronExpression: Sendable, Hashable, CustomStringConvertible {
         var fields: [(text: String, column: Int)] = []
         var current = ""
         var start = 0
+        // Columns count from the text as written, leading blanks included.
+        let indent = text.prefix { $0 == " " || $0 == "\t" }.count
         for (offset, character) in expanded.enumerated() {
             if character == " " || character == "\t" {
-                if !current.isEmpty { fields.append((current, start + 1)) }
+                if !current.isEmpty { fields.append((current, indent + start + 1)) }
                 current = ""
             } else {
                 if current.isEmpty { start = offset }
                 current.append(character)
             }
         }
-        if !current.isEmpty { fields.append((current, start + 1)) }
-        if trimmed.hasPrefix("@") { fields = fields.map { ($0.text, 1) } }
+        if !current.isEmpty { fields.append((current, indent + start + 1)) }
+        if trimmed.hasPrefix("@") { fields = fields.map { ($0.text, indent + 1) } }
         guard fields.count == 5 else {
             throw ExpressionError(
                 "a cron expression has 5 fields (minute hour day-of-month month day-of-week), but this one has \(fields.count)",
@@ -114,7 +116,7 @@ public struct CronExpression: Sendable, Hashable, CustomStringConvertible {
                 )
             }
             func value(_ text: Substring) throws(ExpressionError) -> Int {
-                if let number = Int(text), range.contains(number) { return number }
+                if text.allSatisfy({ $0.isASCII && $0.isNumber }), let number = Int(text), range.contains(number) { return number }
                 if let index = names.firstIndex(of: text.lowercased()) { return index + nameBase }
                 throw fail("'\(text)' is not allowed")
             }
@@ -122,7 +124,7 @@ public struct CronExpression: Sendable, Hashable, CustomStringConvertible {
             guard pieces.count <= 2, !part.isEmpty else { throw fail("'\(part)' is not allowed") }
             var step = 1
             if pieces.count == 2 {
-                guard let parsed = Int(pieces[1]), parsed > 0 else { throw fail("'\(pieces[1])' is not a step") }
+                guard pieces[1].allSatisfy({ $0.isASCII && $0.isNumber }), let parsed = Int(pieces[1]), parsed > 0 else { throw fail("'\(pieces[1])' is not a step") }
                 step = parsed
             }
             let base = pieces[0]
