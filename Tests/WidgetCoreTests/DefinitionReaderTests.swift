@@ -253,6 +253,44 @@ struct DefinitionReaderTests {
         #expect(problems(#"{"source": {"path": "x.json"}, "schedule": {"every": "5m"}}"#).isEmpty)
     }
 
+    @Test func cronFiringMoreOftenThanEveryFiveMinutesNeedsAllowFrequent() {
+        func check(_ cron: String, allowFrequent: Bool = false) -> [String] {
+            problems(#"{"source": {"path": "x.json"}, "schedule": {"cron": "\#(cron)", "allowFrequent": \#(allowFrequent)}}"#)
+        }
+        #expect(check("* * * * *") == [
+            #"widgets.d/news.json:1:53: $.schedule.cron: "* * * * *" fires more often than every 5 minutes; add "allowFrequent": true if the source allows it, or use e.g. "*/5 * * * *""#,
+        ])
+        #expect(check("0,2 9 * * *").count == 1)
+        #expect(check("58 * * * *").isEmpty)
+        #expect(check("0,58 9,10 * * *").count == 1, "09:58 then 10:00 is two minutes apart")
+        #expect(check("0,58 9,11 * * *").isEmpty)
+        #expect(check("*/5 * * * *").isEmpty)
+        #expect(check("@hourly").isEmpty)
+        #expect(check("* * * * *", allowFrequent: true).isEmpty)
+    }
+
+    @Test func templateColumnCountsEscapesAsWritten() {
+        #expect(problems(#"""
+            {
+              "source": { "path": "x.json" },
+              "timeline": { "type": "single", "url": "\"\u00e9\ud83d\ude00{{ a | upcse }}" }
+            }
+            """#) == [
+            "widgets.d/news.json:3:70: $.timeline.url: unknown filter 'upcse' at column 11; did you mean 'upcase'?",
+        ])
+    }
+
+    @Test func cronProblemColumnIsInsideTheFile() {
+        #expect(problems(#"""
+            {
+              "source": { "path": "x.json" },
+              "schedule": { "cron": "0 25 * * *" }
+            }
+            """#) == [
+            "widgets.d/news.json:3:28: $.schedule.cron: '25' is not allowed in the hour field at column 3; use numbers 0-23, '*', ranges 'a-b', steps '/n' and lists 'a,b'",
+        ])
+    }
+
     @Test func cronThatNeverFiresIsRejected() {
         #expect(problems(#"""
             {

@@ -26,6 +26,19 @@ public struct CronExpression: Sendable, Hashable, CustomStringConvertible {
 
     public var description: String { text }
 
+    /// The shortest gap between two firings, in minutes, for the check that rules firing more often
+    /// than every five minutes are asked for on purpose (`allowFrequent`).
+    var shortestGapInMinutes: Int {
+        let sorted = minutes.sorted()
+        var gap = Int.max
+        for (earlier, later) in zip(sorted, sorted.dropFirst()) { gap = min(gap, later - earlier) }
+        // From the last minute of one chosen hour to the first of the next.
+        if let first = sorted.first, let last = sorted.last, hours.contains(where: { hours.contains(($0 + 1) % 24) }) {
+            gap = min(gap, 60 - last + first)
+        }
+        return gap
+    }
+
     static let macros = [
         "@yearly": "0 0 1 1 *", "@annually": "0 0 1 1 *", "@monthly": "0 0 1 * *",
         "@weekly": "0 0 * * 0", "@daily": "0 0 * * *", "@midnight": "0 0 * * *", "@hourly": "0 * * * *",
