@@ -76,6 +76,40 @@ struct ScheduleTests {
         ])
     }
 
+    // MARK: - A skipped midnight: America/Santiago, 2026-09-06 starts at 01:00
+
+    @Test func dayAfterASkippedMidnightStillFires() {
+        let santiago = TimeZone(identifier: "America/Santiago")!
+        let style = Date.ISO8601FormatStyle(timeZoneSeparator: .colon, timeZone: santiago)
+        for rule in [Schedule.Rule.at([TimeOfDay(hour: 0, minute: 0)]), .cron("0 0 * * *")] {
+            var current = date("2026-09-05T12:00:00Z")
+            var result: [String] = []
+            for _ in 0..<3 {
+                guard let next = Schedule(rule: rule).nextRefresh(after: current, timeZone: santiago) else { break }
+                result.append(next.formatted(style))
+                current = next
+            }
+            #expect(result == ["2026-09-06T01:00:00-03:00", "2026-09-07T00:00:00-03:00", "2026-09-08T00:00:00-03:00"], "\(rule)")
+        }
+    }
+
+    // MARK: - A half-hour gap: Australia/Lord_Howe, 2026-10-04 02:00 becomes 02:30
+
+    @Test func timeInAHalfHourGapFiresAfterTheGap() {
+        let lordHowe = TimeZone(identifier: "Australia/Lord_Howe")!
+        let style = Date.ISO8601FormatStyle(timeZoneSeparator: .colon, timeZone: lordHowe)
+        for rule in [Schedule.Rule.at([TimeOfDay(hour: 2, minute: 15)]), .cron("15 2 * * *")] {
+            var current = date("2026-10-03T10:00:00Z")
+            var result: [String] = []
+            for _ in 0..<2 {
+                guard let next = Schedule(rule: rule).nextRefresh(after: current, timeZone: lordHowe) else { break }
+                result.append(next.formatted(style))
+                current = next
+            }
+            #expect(result == ["2026-10-04T02:45:00+11:00", "2026-10-05T02:15:00+11:00"], "\(rule)")
+        }
+    }
+
     // MARK: - Other rules
 
     @Test func severalTimesOfDayFireInOrder() {

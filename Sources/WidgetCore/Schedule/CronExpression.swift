@@ -180,7 +180,10 @@ public struct CronExpression: Sendable, Hashable, CustomStringConvertible {
         var dayStart = calendar.startOfDay(for: date)
         for _ in 0..<(366 * 8) {
             let parts = calendar.dateComponents([.year, .month, .day, .weekday], from: dayStart)
-            guard let nextDay = calendar.date(byAdding: .day, value: 1, to: dayStart) else { return nil }
+            // The next day's start, which is not always at the same local time: a day that starts at
+            // 01:00 because midnight was skipped is followed by one that starts at 00:00.
+            guard let following = calendar.date(byAdding: .day, value: 1, to: dayStart) else { return nil }
+            let nextDay = calendar.startOfDay(for: following)
             if matchesDay(month: parts.month!, day: parts.day!, weekday: parts.weekday!) {
                 if let found = firstTime(on: parts, dayStart: dayStart, nextDay: nextDay, after: date, calendar: calendar) {
                     return found
@@ -218,21 +221,39 @@ public struct CronExpression: Sendable, Hashable, CustomStringConvertible {
         }
         for hour in hours.sorted() {
             for minute in minutes.sorted() {
-                var wanted = DateComponents()
-                wanted.hour = hour
-                wanted.minute = minute
-                wanted.second = 0
-                guard let instant = calendar.nextDate(
-                    after: dayStart.addingTimeInterval(-1),
-                    matching: wanted,
-                    matchingPolicy: .nextTimePreservingSmallerComponents,
-                    repeatedTimePolicy: .first,
-                    direction: .forward
-                ) else { continue }
+                guard let instant = calendar.firstOccurrence(hour: hour, minute: minute, second: 0, onDayStarting: dayStart)
+                else { continue }
                 // A skipped time may land on the next day only if the gap crosses midnight; keep it.
                 if instant > date, instant < nextDay.addingTimeInterval(3_600 * 3) { return instant }
             }
         }
         return nil
+    }
+}
+
+extension Calendar {
+    /// The first moment of the local day that starts at `dayStart` showing `hour:minute:second`.
+    ///
+    /// A time skipped by a daylight-saving gap moves forward by the gap (02:30 becomes 03:30); a repeated
+    /// time is its first occurrence.
+    func firstOccurrence(hour: Int, minute: Int, second: Int, onDayStarting dayStart: Date) -> Date? {
+        var wanted = DateComponents()
+        wanted.hour = hour
+        wanted.minute = minute
+        wanted.second = second
+        let found = nextDate(
+            after: dayStart.addingTimeInterval(-1),
+            matching: wanted,
+            matchingPolicy: .nextTimePreservingSmallerComponents,
+            repeatedTimePolicy: .first,
+            direction: .forward
+        )
+        if let found, isDate(found, inSameDayAs: dayStart) { return found }
+        // For some gaps (Lord Howe's half hour) the search skips the whole day; build the time on this day.
+        var exact = dateComponents([.year, .month, .day], from: dayStart)
+        exact.hour = hour
+        exact.minute = minute
+        exact.second = second
+        return date(from: exact) ?? found
     }
 }

@@ -20,23 +20,15 @@ extension Schedule {
             for _ in 0..<3 {
                 var best: Date?
                 for time in times {
-                    var wanted = DateComponents()
-                    wanted.hour = time.hour
-                    wanted.minute = time.minute
-                    wanted.second = time.second
-                    if let candidate = calendar.nextDate(
-                        after: dayStart.addingTimeInterval(-1),
-                        matching: wanted,
-                        matchingPolicy: .nextTimePreservingSmallerComponents,
-                        repeatedTimePolicy: .first,
-                        direction: .forward
+                    if let candidate = calendar.firstOccurrence(
+                        hour: time.hour, minute: time.minute, second: time.second, onDayStarting: dayStart
                     ), candidate > date, candidate < (best ?? .distantFuture) {
                         best = candidate
                     }
                 }
                 if let best { return best }
-                guard let nextDay = calendar.date(byAdding: .day, value: 1, to: dayStart) else { return nil }
-                dayStart = nextDay
+                guard let following = calendar.date(byAdding: .day, value: 1, to: dayStart) else { return nil }
+                dayStart = calendar.startOfDay(for: following)
             }
             return nil
         case .cron(let text):
