@@ -122,7 +122,7 @@ public struct DefinitionReader: Sendable {
             )
             return Result(widgets: [], diagnostics: [problem])
         }
-        var session = Session(file: file, map: map, reader: self)
+        var session = Session(file: file, map: map, reader: self, source: data)
         let definitions = session.readDefinitions(value)
         var widgets: [WidgetPipeline] = []
         for definition in definitions {
@@ -152,12 +152,15 @@ extension DefinitionReader {
         let file: String
         let map: SourceMap
         let reader: DefinitionReader
+        /// The file's bytes, to place columns inside strings that contain escapes.
+        let source: Data
         var diagnostics: [Diagnostic] = []
 
-        init(file: String, map: SourceMap, reader: DefinitionReader) {
+        init(file: String, map: SourceMap, reader: DefinitionReader, source: Data = Data()) {
             self.file = file
             self.map = map
             self.reader = reader
+            self.source = source
         }
 
         // MARK: Reporting
@@ -165,11 +168,43 @@ extension DefinitionReader {
         mutating func report(_ path: ValuePath, _ message: String, atKey: Bool = false, column: Int? = nil) {
             var location = atKey ? map.keyLocation(of: path) : map.valueLocation(of: path)
             if let column, var base = location {
-                // Inside a string value: the opening quote, then the expression's column.
-                base.column += column
+                // Inside a string value: the opening quote, then the expression's column as written.
+                base.column = fileColumn(ofScalar: column, inStringAt: base)
                 location = base
             }
             diagnostics.append(Diagnostic(file: file, location: location, path: path, message: message))
+        }
+
+        /// The file column of the `scalar`-th (1-based) scalar of the string whose opening quote is at
+        /// `quote`, counting escapes such as `\"` or `\u00e9` as they are written in the file.
+        func fileColumn(ofScalar scalar: Int, inStringAt quote: SourceLocation) -> Int {
+            let lines = String(decoding: source, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
+            guard quote.line >= 1, quote.line <= lines.count else { return quote.column + scalar }
+            let written = Array(lines[quote.line - 1].unicodeScalars.dropFirst(quote.column))
+            func hexValue(at start: Int) -> UInt32? {
+                guard start + 4 <= written.count else { return nil }
+                return UInt32(String(String.UnicodeScalarView(written[start..<start + 4])), radix: 16)
+            }
+            var index = 0
+            for _ in 1..<max(1, scalar) where index < written.count {
+                guard written[index] == "\\", index + 1 < written.count else {
+                    index += 1
+                    continue
+                }
+                guard written[index + 1] == "u" else {
+                    index += 2
+                    continue
+                }
+                // `\uXXXX`, or a surrogate pair written as two of them for one scalar.
+                let high = hexValue(at: index + 2)
+                index += 6
+                if let high, (0xD800...0xDBFF).contains(high), index + 1 < written.count,
+                    written[index] == "\\", written[index + 1] == "u"
+                {
+                    index += 6
+                }
+            }
+            return quote.column + 1 + index
         }
 
         mutating func report(_ error: OptionsError, under base: ValuePath) {
@@ -444,8 +479,11 @@ extension DefinitionReader {
                 }
                 if let text = string(object["cron"], at: path.appending("cron"), what: "\"cron\"") {
                     do throws(ExpressionError) {
-                        _ = try CronExpression(text)
+                        let cron = try CronExpression(text)
                         schedule.rule = .cron(text)
+                        if cron.shortestGapInMinutes < 5, !schedule.allowFrequent {
+                            report(path.appending("cron"), "\"\(text)\" fires more often than every 5 minutes; add \"allowFrequent\": true if the source allows it, or use e.g. \"*/5 * * * *\"")
+                        }
                     } catch {
                         report(path.appending("cron"), error.description, column: error.column)
                     }

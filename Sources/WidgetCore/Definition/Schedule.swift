@@ -60,7 +60,7 @@ public struct TimeOfDay: Sendable, Hashable, Comparable, CustomStringConvertible
     public init?(_ text: String) {
         let parts = text.split(separator: ":", omittingEmptySubsequences: false)
         guard parts.count == 2 || parts.count == 3,
-            parts.allSatisfy({ $0.count == 2 && $0.allSatisfy(\.isASCII) }),
+            parts.allSatisfy({ $0.count == 2 && $0.allSatisfy { $0.isASCII && $0.isNumber } }),
             let hour = Int(parts[0]), let minute = Int(parts[1]),
             (0..<24).contains(hour), (0..<60).contains(minute)
         else { return nil }

@@ -28,8 +28,14 @@ public struct OptionsDecoder: Sendable {
         let decoder = ValueDecoder(value: value, codingPath: [], tracker: tracker, userInfo: userInfo)
         let result: T
         do {
-            result = try T(from: decoder)
+            result = try decoder.decode(T.self)
         } catch let error as DecodingError {
+            // A required key that is missing because it is misspelt: name the misspelling instead.
+            if case .keyNotFound(let key, let context) = error,
+                let misspelt = tracker.misspelling(of: key.stringValue, in: context.codingPath)
+            {
+                throw misspelt
+            }
             throw OptionsError(decodingError: error)
         } catch let error as OptionsError {
             throw error
@@ -107,6 +113,7 @@ private final class KeyTracker: @unchecked Sendable {
 
     var containers: [String: Container] = [:]
 
+    @discardableResult
     func open(_ object: WidgetObject, at path: [any CodingKey]) -> String {
         let id = ValuePath(codingPath: path).description
         if containers[id] == nil { containers[id] = Container(path: path, object: object) }
@@ -119,6 +126,20 @@ private final class KeyTracker: @unchecked Sendable {
 
     func markDynamic(_ id: String) {
         containers[id]?.dynamic = true
+    }
+
+    /// An unknown key of the object at `path` that is a likely typo of the missing key `missing`.
+    func misspelling(of missing: String, in path: [any CodingKey]) -> OptionsError? {
+        guard let container = containers[ValuePath(codingPath: path).description], !container.dynamic else { return nil }
+        for key in container.object.keys where !container.asked.contains(key) {
+            guard Suggestion.closest(to: key, among: [missing]) != nil else { continue }
+            return OptionsError(
+                path: ValuePath(codingPath: container.path).appending(key),
+                message: "unknown key '\(key)'; did you mean '\(missing)'?",
+                pointsAtKey: true
+            )
+        }
+        return nil
     }
 
     func firstUnknownKey() -> OptionsError? {
@@ -219,6 +240,8 @@ private struct ValueDecoder: Decoder {
     func decode<T: Decodable>(_ type: T.Type) throws -> T {
         switch type {
         case is WidgetValue.Type:
+            // A free-form value: any members are welcome.
+            if case .object(let object) = value { tracker.markDynamic(tracker.open(object, at: codingPath)) }
             return value as! T
         case is WidgetNumber.Type:
             return try decodeNumber() as! T
@@ -247,7 +270,11 @@ private struct ValueDecoder: Decoder {
             }
             return url as! T
         default:
-            return try T(from: self)
+            let result = try T(from: self)
+            // A type that never opened this object (an options type without properties) asked for no
+            // keys, so every member is unknown.
+            if case .object(let object) = value { tracker.open(object, at: codingPath) }
+            return result
         }
     }
 }

@@ -26,6 +26,19 @@ public struct CronExpression: Sendable, Hashable, CustomStringConvertible {
 
     public var description: String { text }
 
+    /// The shortest gap between two firings, in minutes, for the check that rules firing more often
+    /// than every five minutes are asked for on purpose (`allowFrequent`).
+    var shortestGapInMinutes: Int {
+        let sorted = minutes.sorted()
+        var gap = Int.max
+        for (earlier, later) in zip(sorted, sorted.dropFirst()) { gap = min(gap, later - earlier) }
+        // From the last minute of one chosen hour to the first of the next.
+        if let first = sorted.first, let last = sorted.last, hours.contains(where: { hours.contains(($0 + 1) % 24) }) {
+            gap = min(gap, 60 - last + first)
+        }
+        return gap
+    }
+
     static let macros = [
         "@yearly": "0 0 1 1 *", "@annually": "0 0 1 1 *", "@monthly": "0 0 1 * *",
         "@weekly": "0 0 * * 0", "@daily": "0 0 * * *", "@midnight": "0 0 * * *", "@hourly": "0 * * * *",
@@ -44,7 +57,7 @@ public struct CronExpression: Sendable, Hashable, CustomStringConvertible {
             guard let macro = CronExpression.macros[trimmed.lowercased()] else {
                 throw ExpressionError(
                     "unknown cron macro '\(trimmed)'",
-                    column: 1,
+                    column: text.prefix { $0 == " " || $0 == "\t" }.count + 1,
                     hint: Suggestion.hint(for: trimmed, among: CronExpression.macros.keys.sorted())
                         ?? "use @hourly, @daily, @weekly, @monthly or @yearly"
                 )
@@ -55,17 +68,19 @@ public struct CronExpression: Sendable, Hashable, CustomStringConvertible {
         var fields: [(text: String, column: Int)] = []
         var current = ""
         var start = 0
+        // Columns count from the text as written, leading blanks included.
+        let indent = text.prefix { $0 == " " || $0 == "\t" }.count
         for (offset, character) in expanded.enumerated() {
             if character == " " || character == "\t" {
-                if !current.isEmpty { fields.append((current, start + 1)) }
+                if !current.isEmpty { fields.append((current, indent + start + 1)) }
                 current = ""
             } else {
                 if current.isEmpty { start = offset }
                 current.append(character)
             }
         }
-        if !current.isEmpty { fields.append((current, start + 1)) }
-        if trimmed.hasPrefix("@") { fields = fields.map { ($0.text, 1) } }
+        if !current.isEmpty { fields.append((current, indent + start + 1)) }
+        if trimmed.hasPrefix("@") { fields = fields.map { ($0.text, indent + 1) } }
         guard fields.count == 5 else {
             throw ExpressionError(
                 "a cron expression has 5 fields (minute hour day-of-month month day-of-week), but this one has \(fields.count)",
@@ -114,7 +129,7 @@ public struct CronExpression: Sendable, Hashable, CustomStringConvertible {
                 )
             }
             func value(_ text: Substring) throws(ExpressionError) -> Int {
-                if let number = Int(text), range.contains(number) { return number }
+                if text.allSatisfy({ $0.isASCII && $0.isNumber }), let number = Int(text), range.contains(number) { return number }
                 if let index = names.firstIndex(of: text.lowercased()) { return index + nameBase }
                 throw fail("'\(text)' is not allowed")
             }
@@ -122,7 +137,7 @@ public struct CronExpression: Sendable, Hashable, CustomStringConvertible {
             guard pieces.count <= 2, !part.isEmpty else { throw fail("'\(part)' is not allowed") }
             var step = 1
             if pieces.count == 2 {
-                guard let parsed = Int(pieces[1]), parsed > 0 else { throw fail("'\(pieces[1])' is not a step") }
+                guard pieces[1].allSatisfy({ $0.isASCII && $0.isNumber }), let parsed = Int(pieces[1]), parsed > 0 else { throw fail("'\(pieces[1])' is not a step") }
                 step = parsed
             }
             let base = pieces[0]
@@ -165,7 +180,10 @@ public struct CronExpression: Sendable, Hashable, CustomStringConvertible {
         var dayStart = calendar.startOfDay(for: date)
         for _ in 0..<(366 * 8) {
             let parts = calendar.dateComponents([.year, .month, .day, .weekday], from: dayStart)
-            guard let nextDay = calendar.date(byAdding: .day, value: 1, to: dayStart) else { return nil }
+            // The next day's start, which is not always at the same local time: a day that starts at
+            // 01:00 because midnight was skipped is followed by one that starts at 00:00.
+            guard let following = calendar.date(byAdding: .day, value: 1, to: dayStart) else { return nil }
+            let nextDay = calendar.startOfDay(for: following)
             if matchesDay(month: parts.month!, day: parts.day!, weekday: parts.weekday!) {
                 if let found = firstTime(on: parts, dayStart: dayStart, nextDay: nextDay, after: date, calendar: calendar) {
                     return found
@@ -203,21 +221,39 @@ public struct CronExpression: Sendable, Hashable, CustomStringConvertible {
         }
         for hour in hours.sorted() {
             for minute in minutes.sorted() {
-                var wanted = DateComponents()
-                wanted.hour = hour
-                wanted.minute = minute
-                wanted.second = 0
-                guard let instant = calendar.nextDate(
-                    after: dayStart.addingTimeInterval(-1),
-                    matching: wanted,
-                    matchingPolicy: .nextTimePreservingSmallerComponents,
-                    repeatedTimePolicy: .first,
-                    direction: .forward
-                ) else { continue }
+                guard let instant = calendar.firstOccurrence(hour: hour, minute: minute, second: 0, onDayStarting: dayStart)
+                else { continue }
                 // A skipped time may land on the next day only if the gap crosses midnight; keep it.
                 if instant > date, instant < nextDay.addingTimeInterval(3_600 * 3) { return instant }
             }
         }
         return nil
+    }
+}
+
+extension Calendar {
+    /// The first moment of the local day that starts at `dayStart` showing `hour:minute:second`.
+    ///
+    /// A time skipped by a daylight-saving gap moves forward by the gap (02:30 becomes 03:30); a repeated
+    /// time is its first occurrence.
+    func firstOccurrence(hour: Int, minute: Int, second: Int, onDayStarting dayStart: Date) -> Date? {
+        var wanted = DateComponents()
+        wanted.hour = hour
+        wanted.minute = minute
+        wanted.second = second
+        let found = nextDate(
+            after: dayStart.addingTimeInterval(-1),
+            matching: wanted,
+            matchingPolicy: .nextTimePreservingSmallerComponents,
+            repeatedTimePolicy: .first,
+            direction: .forward
+        )
+        if let found, isDate(found, inSameDayAs: dayStart) { return found }
+        // For some gaps (Lord Howe's half hour) the search skips the whole day; build the time on this day.
+        var exact = dateComponents([.year, .month, .day], from: dayStart)
+        exact.hour = hour
+        exact.minute = minute
+        exact.second = second
+        return date(from: exact) ?? found
     }
 }

@@ -14,23 +14,23 @@ extension Schedule {
         case .every(let interval):
             return date.addingTimeInterval(interval.timeInterval)
         case .at(let times):
-            var best: Date?
-            for time in times {
-                var wanted = DateComponents()
-                wanted.hour = time.hour
-                wanted.minute = time.minute
-                wanted.second = time.second
-                if let candidate = calendar.nextDate(
-                    after: date,
-                    matching: wanted,
-                    matchingPolicy: .nextTimePreservingSmallerComponents,
-                    repeatedTimePolicy: .first,
-                    direction: .forward
-                ), candidate < (best ?? .distantFuture) {
-                    best = candidate
+            // Day by day, each time's first occurrence in that day: a time in a repeated hour fires once
+            // (searching after the first occurrence would find the second one), a skipped one after the gap.
+            var dayStart = calendar.startOfDay(for: date)
+            for _ in 0..<3 {
+                var best: Date?
+                for time in times {
+                    if let candidate = calendar.firstOccurrence(
+                        hour: time.hour, minute: time.minute, second: time.second, onDayStarting: dayStart
+                    ), candidate > date, candidate < (best ?? .distantFuture) {
+                        best = candidate
+                    }
                 }
+                if let best { return best }
+                guard let following = calendar.date(byAdding: .day, value: 1, to: dayStart) else { return nil }
+                dayStart = calendar.startOfDay(for: following)
             }
-            return best
+            return nil
         case .cron(let text):
             return (try? CronExpression(text))?.nextDate(after: date, calendar: calendar)
         case .atEnd:

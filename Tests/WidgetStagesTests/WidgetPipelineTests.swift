@@ -1,0 +1,250 @@
+import Foundation
+import Testing
+import WidgetCore
+import WidgetStages
+import WidgetTesting
+
+struct WidgetPipelineTests {
+    private static let registry: StageRegistry = {
+        var builder = StageRegistry.Builder.builtIn()
+        builder.register(InMemoryFetcher.self)
+        return try! builder.build()
+    }()
+
+    private static let now = Date(timeIntervalSince1970: 1_795_334_400)  // 2026-11-22T08:00:00Z
+
+    private func pipeline(_ json: String, file: String = "widgets.d/news.json") throws -> WidgetPipeline {
+        let reader = DefinitionReader(registry: Self.registry, defaultTimeZone: TimeZone(identifier: "UTC")!)
+        let result = reader.read(Data(json.utf8), file: file)
+        #expect(result.diagnostics.isEmpty, "\(result.diagnostics)")
+        return try #require(result.widgets.first)
+    }
+
+    private func context(_ source: InMemorySource, id: String = "news") -> StageContext {
+        var resources = StageResources()
+        resources.insert(source)
+        return StageContext(widgetID: id, now: Self.now, timeZone: TimeZone(identifier: "UTC")!, resources: resources)
+    }
+
+    private func run(_ pipeline: WidgetPipeline, _ source: InMemorySource) async throws(PipelineError) -> [TimelineEntry] {
+        try await pipeline.run(context: context(source, id: pipeline.id))
+    }
+
+    // MARK: - Running
+
+    @Test func inputsReachTheMapTemplatesAndLimitKeepsTheFirstItems() async throws {
+        let widget = try pipeline(#"""
+            {
+              "inputs": { "config": { "type": "memory", "key": "config" } },
+              "source": { "type": "memory", "key": "news" },
+              "transforms": [
+                { "type": "map", "fields": {
+                    "title": "{{ title | upcase }}",
+                    "site": "{{ inputs.config.site }}",
+                    "score": "{{ votes | times: inputs.config.weight }}" } },
+                { "type": "limit", "count": 2 }
+              ]
+            }
+            """#)
+        let source = InMemorySource()
+        source.set("config", json: #"{"site": "Example", "weight": 0.5}"#)
+        source.set("news", json: #"[{"title": "one", "votes": 3}, {"title": "two", "votes": 10}, {"title": "three", "votes": 1}]"#)
+        let entries = try await run(widget, source)
+        #expect(entries == [
+            TimelineEntry(date: Self.now, content: [
+                ["title": "ONE", "site": "Example", "score": 1.5],
+                ["title": "TWO", "site": "Example", "score": 5.0],
+            ]),
+        ])
+        #expect(source.fetchCount("config") == 1)
+        #expect(source.fetchCount("news") == 1)
+    }
+
+    @Test func decimalArithmeticInMapStaysExact() async throws {
+        let widget = try pipeline(#"""
+            {
+              "source": { "type": "memory", "key": "prices" },
+              "transforms": [ { "type": "map", "fields": { "total": "{{ price | plus: fee }}" } } ]
+            }
+            """#)
+        let source = InMemorySource()
+        source.set("prices", json: #"{"price": 0.1, "fee": 0.2}"#)
+        let entries = try await run(widget, source)
+        #expect(entries.map(\.content) == [["total": .number(WidgetNumber("0.3")!)]])
+    }
+
+    @Test func paramsAndWidgetAreVisibleToTemplates() async throws {
+        let widget = try pipeline(#"""
+            {
+              "id": "servers",
+              "title": "Servers",
+              "source": { "type": "memory", "key": "stats" },
+              "transforms": [ { "type": "map", "fields": { "label": "{{ widget.title }} {{ params.name }}: {{ up }}" } } ],
+              "instances": [ { "id": "home", "params": { "name": "Home" } } ]
+            }
+            """#)
+        #expect(widget.id == "servers.home")
+        let source = InMemorySource()
+        source.set("stats", json: #"{"up": true}"#)
+        var context = context(source, id: widget.id)
+        context.widgetTitle = widget.definition.title
+        let entries = try await widget.run(context: context)
+        #expect(entries.map(\.content) == [["label": "Servers Home: true"]])
+    }
+
+    @Test func timelineRelevanceURLAndLimitApplyToEachEntry() async throws {
+        let widget = try pipeline(#"""
+            {
+              "source": { "type": "memory", "key": "news" },
+              "transforms": [ { "type": "limit", "count": 2, "offset": 1 } ],
+              "timeline": {
+                "type": "single",
+                "relevance": "{{ item | size | divided_by: 4.0 }}",
+                "url": "app://news/{{ item.first.slug }}",
+                "limit": 1
+              }
+            }
+            """#)
+        let source = InMemorySource()
+        source.set("news", json: #"[{"slug": "a"}, {"slug": "b"}, {"slug": "c"}]"#)
+        let entries = try await run(widget, source)
+        #expect(entries.count == 1)
+        #expect(entries.first?.content == [["slug": "b"], ["slug": "c"]])
+        #expect(entries.first?.relevance == WidgetNumber("0.5"))
+        #expect(entries.first?.url == "app://news/b")
+        #expect(entries.first?.date == Self.now)
+    }
+
+    @Test func emptyURLTemplateLeavesNoURL() async throws {
+        let widget = try pipeline(#"""
+            {
+              "source": { "type": "memory", "key": "news" },
+              "timeline": { "type": "single", "url": "{{ link }}", "relevance": "{{ missing }}" }
+            }
+            """#)
+        let source = InMemorySource()
+        source.set("news", json: #"{"title": "x"}"#)
+        let entries = try await run(widget, source)
+        #expect(entries.first?.url == nil)
+        #expect(entries.first?.relevance == nil)
+    }
+
+    // MARK: - Errors name the stage
+
+    @Test func sourceFailureNamesTheSource() async throws {
+        let widget = try pipeline(#"{"source": {"type": "memory", "key": "news"}}"#)
+        let source = InMemorySource()
+        source.fail("news", message: "the server answered 503 Service Unavailable", retryAfter: 120)
+        await #expect {
+            _ = try await run(widget, source)
+        } throws: { error in
+            guard let error = error as? PipelineError else { return false }
+            return error.description == "source: the server answered 503 Service Unavailable"
+                && error.kind == .fetcher && error.retryAfter == 120 && !error.isCancellation
+        }
+    }
+
+    @Test func inputFailureNamesTheInput() async throws {
+        let widget = try pipeline(#"""
+            {
+              "inputs": { "daily": { "type": "memory", "key": "daily" } },
+              "source": { "type": "memory", "key": "news" }
+            }
+            """#)
+        let source = InMemorySource()
+        source.set("news", json: "[]")
+        await #expect {
+            _ = try await run(widget, source)
+        } throws: { error in
+            (error as? PipelineError)?.description == "inputs.daily: the in-memory source has no payload for 'daily'"
+        }
+        #expect(source.fetchCount("news") == 0, "the source must not be fetched when an input fails")
+    }
+
+    @Test func parserFailureNamesTheParser() async throws {
+        let widget = try pipeline(#"{"source": {"type": "memory", "key": "news"}}"#)
+        let source = InMemorySource()
+        source.set("news", json: #"{"title": "#)
+        await #expect {
+            _ = try await run(widget, source)
+        } throws: { error in
+            guard let error = error as? PipelineError else { return false }
+            return error.stage == "parser" && error.kind == .parser
+                && error.description.hasPrefix("parser: the payload from memory:news is not valid JSON: line 1, column 11: ")
+        }
+    }
+
+    @Test func transformFailureNamesTheTransformAndItsIndex() async throws {
+        let widget = try pipeline(#"""
+            {
+              "source": { "type": "memory", "key": "news" },
+              "transforms": [
+                { "type": "map", "fields": { "n": "{{ count }}" } },
+                { "type": "limit", "count": 1 }
+              ]
+            }
+            """#)
+        let source = InMemorySource()
+        source.set("news", json: #"{"count": 3}"#)
+        await #expect {
+            _ = try await run(widget, source)
+        } throws: { error in
+            (error as? PipelineError)?.description
+                == "transforms[1] (limit): limit needs a list, but the value is object; select a list first"
+        }
+    }
+
+    @Test func mapFailureNamesTheItem() async throws {
+        let widget = try pipeline(#"""
+            {
+              "source": { "type": "memory", "key": "news" },
+              "transforms": [ { "type": "map", "fields": { "ratio": "{{ a | divided_by: b }}" } } ]
+            }
+            """#)
+        let source = InMemorySource()
+        source.set("news", json: #"[{"a": 1, "b": 1}, {"a": 1, "b": 0}]"#)
+        await #expect {
+            _ = try await run(widget, source)
+        } throws: { error in
+            guard let error = error as? PipelineError else { return false }
+            return error.stage == "transforms[0] (map)" && error.kind == .transformer
+                && error.description.hasPrefix("transforms[0] (map): a field template failed on item 1: ")
+        }
+    }
+
+    @Test func timelineTemplateFailureNamesTheTimeline() async throws {
+        let widget = try pipeline(#"""
+            {
+              "source": { "type": "memory", "key": "news" },
+              "timeline": { "type": "single", "relevance": "{{ a | divided_by: 0 }}" }
+            }
+            """#)
+        let source = InMemorySource()
+        source.set("news", json: #"{"a": 1}"#)
+        await #expect {
+            _ = try await run(widget, source)
+        } throws: { error in
+            guard let error = error as? PipelineError else { return false }
+            return error.stage == "timeline" && error.kind == .timeline && error.description.hasPrefix("timeline: ")
+        }
+    }
+
+    // MARK: - Building
+
+    @Test func buildErrorListsEveryBadStage() throws {
+        var definition = WidgetDefinition(
+            id: "news",
+            source: StageSpec(typeName: "memory", options: ["kee": "news"], path: ValuePath.root.appending("source"))
+        )
+        definition.transforms = [
+            StageSpec(typeName: "limit", options: ["count": 2.5], path: ValuePath.root.appending("transforms").appending(index: 0)),
+        ]
+        do {
+            _ = try WidgetPipeline(definition, registry: Self.registry)
+            Issue.record("a bad definition was built")
+        } catch {
+            #expect(error.description == "The widget news cannot be built: $.source.kee: unknown key 'kee'; did you mean 'key'?; "
+                + "$.transforms[0].count: 2.5 is not a whole number in range")
+        }
+    }
+}
