@@ -37,16 +37,16 @@ public enum StageConformance {
         let kind: StageKind
         switch stageType {
         case let fetcher as any Fetcher.Type:
-            builder.register(fetcher)
+            builder.registerAny(fetcher)
             kind = .fetcher
         case let parser as any Parser.Type:
-            builder.register(parser)
+            builder.registerAny(parser)
             kind = .parser
         case let transformer as any Transformer.Type:
-            builder.register(transformer)
+            builder.registerAny(transformer)
             kind = .transformer
         case let timeline as any TimelineBuilder.Type:
-            builder.register(timeline)
+            builder.registerAny(timeline)
             kind = .timeline
         default:
             problems.append("\(S.self) conforms to Stage but to none of Fetcher, Parser, Transformer, TimelineBuilder")
@@ -64,6 +64,7 @@ public enum StageConformance {
             if !(stage is S) { problems.append("the registry built a \(Swift.type(of: stage)), not a \(S.self)") }
         } catch {
             problems.append("the example options do not build the stage: \(error)")
+            return problems
         }
         if case .object(var object) = options {
             object["zzUnknownOption"] = true
@@ -81,10 +82,10 @@ public enum StageConformance {
 }
 
 extension StageRegistry.Builder {
-    fileprivate mutating func register(_ type: any Fetcher.Type) { registerOpened(type) }
-    fileprivate mutating func register(_ type: any Parser.Type) { registerOpened(type) }
-    fileprivate mutating func register(_ type: any Transformer.Type) { registerOpened(type) }
-    fileprivate mutating func register(_ type: any TimelineBuilder.Type) { registerOpened(type) }
+    fileprivate mutating func registerAny(_ type: any Fetcher.Type) { registerOpened(type) }
+    fileprivate mutating func registerAny(_ type: any Parser.Type) { registerOpened(type) }
+    fileprivate mutating func registerAny(_ type: any Transformer.Type) { registerOpened(type) }
+    fileprivate mutating func registerAny(_ type: any TimelineBuilder.Type) { registerOpened(type) }
 
     private mutating func registerOpened<F: Fetcher>(_ type: F.Type) { register(type) }
     private mutating func registerOpened<P: Parser>(_ type: P.Type) { register(type) }

@@ -222,7 +222,7 @@ struct JSONPathTests {
 
     // MARK: - Fuzz corpus
 
-    @Test func seedCorpusPathsAndFiltersAreValid() throws {
+    @Test func seedCorpusInputsAreValid() throws {
         let folder = Oracles.packageRoot.appendingPathComponent("Tests/Fixtures/fuzz-corpus")
         let files = try FileManager.default.contentsOfDirectory(at: folder, includingPropertiesForKeys: nil)
         #expect(!files.isEmpty)
@@ -233,6 +233,7 @@ struct JSONPathTests {
             case 0: _ = try JSONReader.read(text)
             case 1: _ = try JSONPath(text)
             case 2: _ = try JSONPathFilter(text)
+            case 3: _ = try Template(text)
             default: Issue.record("\(file.lastPathComponent) starts with an unknown selector byte.")
             }
         }
