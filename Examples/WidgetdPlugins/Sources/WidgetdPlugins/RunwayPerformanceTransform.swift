@@ -24,15 +24,16 @@ public import WidgetCore
 /// ```json
 /// {"airport": {"icao": "KPAO", "name": "Palo Alto"},
 ///  "weather": {"observed": "…", "raw": "…", "windDirection": 310, "windSpeed": 8, "windGust": 15,
-///              "temperature": 18, "altimeter": 1013.2, "pressureAltitude": 8, "densityAltitude": 419},
+///              "temperature": 18, "altimeter": 1013.2, "pressureAltitude": 9, "densityAltitude": 371},
 ///  "runways": [{"name": "31", "heading": 313, "length": 2443, "surface": "asphalt", "headwind": 8,
-///               "crosswind": 0.8, "crosswindFrom": "left", "takeoffDistance": 3321, "margin": -878, "fits": false}],
+///               "crosswind": 0.8, "crosswindFrom": "left", "takeoffDistance": 3054, "margin": -611, "fits": false}],
 ///  "message": null}
 /// ```
 ///
 /// **Empty states** (the seed's): no airport (`airport` missing, `null` or `{}`) gives
 /// `{"airport": null, "weather": null, "runways": [], "message": "Select an airport …"}`; no usable
-/// weather (`metar` missing, `null`, `[]`, or without wind speed or temperature) gives the runways with
+/// weather (`metar` missing, `null`, `[]`, without wind speed or temperature, or no elevation in either
+/// the airport or the report) gives the runways with
 /// `headwind`, `crosswind`, `takeoffDistance`, `margin` and `fits` all `null` and a message saying so; a
 /// runway whose calculation fails (no numeric heading from 0 to 360, no positive length, a tailwind over
 /// `maxTailwind`) keeps its name and has `"N/A"` in those fields, with a `note` saying why.

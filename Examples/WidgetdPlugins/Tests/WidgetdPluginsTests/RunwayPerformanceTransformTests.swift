@@ -106,6 +106,24 @@ struct RunwayPerformanceTransformTests {
         #expect(output["message"] == .null)
     }
 
+    @Test func theDocumentedExampleGivesTheDocumentedNumbers() async throws {
+        let airport: WidgetValue = [
+            "icao": "KPAO", "name": "Palo Alto", "elevation": 7,
+            "runways": [["name": "31", "heading": 313, "length": 2443, "surface": "asphalt"]],
+        ]
+        let metar: WidgetValue = [
+            "icaoId": "KPAO", "reportTime": "2026-11-22T09:47:00Z", "wdir": 310, "wspd": 8, "wgst": 15,
+            "temp": 18, "altim": 1013.2, "elev": 2, "rawOb": "KPAO 220947Z 31008G15KT",
+        ]
+        let output = try await Self.run(["airport": airport, "metar": metar])
+        #expect(output["weather"]?["pressureAltitude"] == 9)
+        #expect(output["weather"]?["densityAltitude"] == 371)
+        #expect(output["runways"] == [[
+            "name": "31", "heading": 313, "length": 2443, "surface": "asphalt", "headwind": 8, "crosswind": 0.8,
+            "crosswindFrom": "left", "takeoffDistance": 3054, "margin": -611, "fits": false,
+        ]])
+    }
+
     @Test func aTailwindOverTheLimitIsNotAvailable() async throws {
         let runway = try await Self.firstRunway(Self.metar(direction: 180, speed: 12))
         #expect(runway["takeoffDistance"] == "N/A")
