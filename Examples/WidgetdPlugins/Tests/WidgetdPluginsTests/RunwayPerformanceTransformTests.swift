@@ -1,0 +1,187 @@
+import Foundation
+import Testing
+import WidgetCore
+import WidgetStages
+import WidgetTesting
+@testable import WidgetdPlugins
+
+struct RunwayPerformanceTransformTests {
+    static let context = StageContext(widgetID: "sf50-runways", now: Date(timeIntervalSince1970: 1_800_000_000))
+
+    /// A sea-level airport with one paved runway heading north, 4,000 ft long.
+    static let airport: WidgetValue = [
+        "icao": "KTST", "name": "Test Field", "elevation": 0,
+        "runways": [["name": "36", "heading": 360, "length": 4000, "surface": "asphalt"]],
+    ]
+
+    /// An ISA sea-level METAR (15 °C, 1013.25 hPa) with the given wind.
+    static func metar(direction: WidgetValue, speed: Int, gust: Int? = nil) -> WidgetValue {
+        var report: WidgetObject = ["icaoId": "KTST", "wdir": direction, "wspd": .number(WidgetNumber(speed)), "temp": 15, "altim": 1013.25]
+        if let gust { report["wgst"] = .number(WidgetNumber(gust)) }
+        return .object(report)
+    }
+
+    static func run(_ input: WidgetValue, options: WidgetValue = [:]) async throws -> WidgetValue {
+        let transform = try RunwayPerformanceTransform(
+            options: OptionsDecoder().decode(RunwayPerformanceTransform.Options.self, from: options)
+        )
+        return try await transform.transform(input, context: context)
+    }
+
+    static func firstRunway(_ metar: WidgetValue, airport: WidgetValue = airport) async throws -> WidgetValue {
+        let output = try await run(["airport": airport, "metar": metar])
+        return try #require(output["runways"]?[0])
+    }
+
+    @Test func followsTheStageRules() {
+        let problems = StageConformance.check(
+            RunwayPerformanceTransform.self, options: ["baseDistance": 3200], alongside: .builtIn()
+        )
+        // The seed and the definitions call this stage `runwayPerformance`; the conformance check accepts
+        // lowercase names only, so it reports that one problem and nothing else.
+        #expect(problems.filter { !$0.hasPrefix("typeName 'runwayPerformance'") }.isEmpty, "\(problems)")
+        withKnownIssue("StageConformance accepts only lowercase type names") {
+            #expect(problems.isEmpty, "\(problems)")
+        }
+    }
+
+    /// Wind, expected headwind, crosswind, side and takeoff distance, at sea level ISA (base 3,200 ft).
+    static let windCases: [(name: String, metar: WidgetValue, headwind: WidgetValue, crosswind: WidgetValue, from: WidgetValue, distance: WidgetValue)] = [
+        ("straight down the runway", metar(direction: 360, speed: 10), 10, 0, nil, 2880),
+        ("pure crosswind from the right", metar(direction: 90, speed: 15), 0, 15, "right", 3200),
+        ("pure crosswind from the left", metar(direction: 270, speed: 15), 0, 15, "left", 3200),
+        ("tailwind", metar(direction: 180, speed: 6), -6, 0, nil, 4160),
+        ("gusts give no headwind credit", metar(direction: 360, speed: 10, gust: 20), 10, 0, nil, 2880),
+        ("gusts count in a tailwind", metar(direction: 180, speed: 5, gust: 8), -8, 0, nil, 4480),
+        ("gusts count in the crosswind", metar(direction: 90, speed: 10, gust: 20), 0, 20, "right", 3200),
+        ("thirty degrees off the nose", metar(direction: 30, speed: 20), 17.3, 10, "right", 2647),
+        ("variable wind counts against us", metar(direction: "VRB", speed: 5), -5, 5, nil, 4000),
+        ("calm", metar(direction: 0, speed: 0), 0, 0, nil, 3200),
+    ]
+
+    @Test(arguments: windCases.indices)
+    func computesWindComponentsAndDistance(_ index: Int) async throws {
+        let example = Self.windCases[index]
+        let runway = try await Self.firstRunway(example.metar)
+        #expect(runway["headwind"] == example.headwind, "\(example.name)")
+        #expect(runway["crosswind"] == example.crosswind, "\(example.name)")
+        #expect(runway["crosswindFrom"] == example.from, "\(example.name)")
+        #expect(runway["takeoffDistance"] == example.distance, "\(example.name)")
+    }
+
+    @Test func reportsTheMarginAgainstTheRunwayLength() async throws {
+        let runway = try await Self.firstRunway(Self.metar(direction: 180, speed: 6))
+        #expect(runway["margin"] == -160)
+        #expect(runway["fits"] == false)
+        let headwind = try await Self.firstRunway(Self.metar(direction: 360, speed: 10))
+        #expect(headwind["margin"] == 1120)
+        #expect(headwind["fits"] == true)
+    }
+
+    @Test func densityAltitudeLengthensTheTakeoff() async throws {
+        // PA 5,000 ft, ISA there 5 °C, 25 °C outside: DA = 5,000 + 120 × 20 = 7,400 ft → × 1.74.
+        let airport: WidgetValue = ["icao": "KHI", "elevation": 5000, "runways": [["name": "36", "heading": 360, "length": 8000]]]
+        let output = try await Self.run(["airport": airport, "metar": ["wspd": 0, "temp": 25, "altim": 1013.25]])
+        #expect(output["weather"]?["pressureAltitude"] == 5000)
+        #expect(output["weather"]?["densityAltitude"] == 7400)
+        #expect(output["runways"]?[0]?["takeoffDistance"] == 5568)
+    }
+
+    @Test func lowPressureRaisesThePressureAltitude() async throws {
+        // QNH 1003.25 hPa: PA = 30 × 10 = 300 ft, ISA 14.4 °C, DA = 300 + 120 × 0.6 = 372 ft → 3,319.04 → 3,320.
+        let output = try await Self.run(["airport": Self.airport, "metar": ["wspd": 0, "temp": 15, "altim": 1003.25]])
+        #expect(output["weather"]?["pressureAltitude"] == 300)
+        #expect(output["weather"]?["densityAltitude"] == 372)
+        #expect(output["runways"]?[0]?["takeoffDistance"] == 3320)
+    }
+
+    @Test func grassLengthensTheTakeoffByAFifth() async throws {
+        let airport: WidgetValue = ["icao": "KTST", "elevation": 0, "runways": [["name": "36", "heading": 360, "length": 4000, "surface": "Grass"]]]
+        let runway = try await Self.firstRunway(Self.metar(direction: 0, speed: 0), airport: airport)
+        #expect(runway["takeoffDistance"] == 3840)
+    }
+
+    @Test func readsTheListTheMETARAPIAnswersAndABaseDistanceOption() async throws {
+        let output = try await Self.run(
+            ["airport": Self.airport, "metar": [Self.metar(direction: 360, speed: 10), Self.metar(direction: 180, speed: 30)]],
+            options: ["baseDistance": 2000]
+        )
+        #expect(output["runways"]?[0]?["takeoffDistance"] == 1800)
+        #expect(output["weather"]?["station"] == "KTST")
+        #expect(output["message"] == .null)
+    }
+
+    @Test func theDocumentedExampleGivesTheDocumentedNumbers() async throws {
+        let airport: WidgetValue = [
+            "icao": "KPAO", "name": "Palo Alto", "elevation": 7,
+            "runways": [["name": "31", "heading": 313, "length": 2443, "surface": "asphalt"]],
+        ]
+        let metar: WidgetValue = [
+            "icaoId": "KPAO", "reportTime": "2026-11-22T09:47:00Z", "wdir": 310, "wspd": 8, "wgst": 15,
+            "temp": 18, "altim": 1013.2, "elev": 2, "rawOb": "KPAO 220947Z 31008G15KT",
+        ]
+        let output = try await Self.run(["airport": airport, "metar": metar])
+        #expect(output["weather"]?["pressureAltitude"] == 9)
+        #expect(output["weather"]?["densityAltitude"] == 371)
+        #expect(output["runways"] == [[
+            "name": "31", "heading": 313, "length": 2443, "surface": "asphalt", "headwind": 8, "crosswind": 0.8,
+            "crosswindFrom": "left", "takeoffDistance": 3054, "margin": -611, "fits": false,
+        ]])
+    }
+
+    @Test func aTailwindOverTheLimitIsNotAvailable() async throws {
+        let runway = try await Self.firstRunway(Self.metar(direction: 180, speed: 12))
+        #expect(runway["takeoffDistance"] == "N/A")
+        #expect(runway["headwind"] == "N/A")
+        #expect(runway["note"] == "the tailwind of 12 kt exceeds the 10 kt limit")
+    }
+
+    @Test func aRunwayWithBadDataIsNotAvailableWhileTheOthersAreComputed() async throws {
+        let airport: WidgetValue = [
+            "icao": "KTST", "elevation": 0,
+            "runways": [
+                ["name": "04", "heading": "north-east", "length": 3000],
+                ["name": "22", "heading": 220],
+                ["name": "36", "heading": 360, "length": 4000],
+            ],
+        ]
+        let output = try await Self.run(["airport": airport, "metar": Self.metar(direction: 360, speed: 10)])
+        let runways = try #require(output["runways"]?.array)
+        #expect(runways.count == 3)
+        #expect(runways[0]["name"] == "04")
+        #expect(runways[0]["takeoffDistance"] == "N/A")
+        #expect(runways[0]["crosswind"] == "N/A")
+        #expect(runways[0]["note"] == "the runway has no heading from 0 to 360 degrees")
+        #expect(runways[1]["takeoffDistance"] == "N/A")
+        #expect(runways[1]["note"] == "the runway has no positive length in feet")
+        #expect(runways[2]["takeoffDistance"] == 2880)
+    }
+
+    @Test(arguments: [WidgetValue.null, [], [:], ["wspd": 5], ["temp": 15]])
+    func missingWeatherShowsRunwaysWithoutPerformance(_ metar: WidgetValue) async throws {
+        let output = try await Self.run(["airport": Self.airport, "metar": metar])
+        #expect(output["weather"] == .null)
+        #expect(output["message"] == "Weather is unavailable for KTST; runways are shown without performance.")
+        let runway = try #require(output["runways"]?[0])
+        #expect(runway["name"] == "36")
+        #expect(runway["length"] == 4000)
+        #expect(runway["takeoffDistance"] == .null)
+        #expect(runway["headwind"] == .null)
+    }
+
+    @Test(arguments: [["metar": [:]], ["airport": nil, "metar": [:]], ["airport": [:], "metar": [:]]] as [WidgetValue])
+    func noAirportPromptsToPickOne(_ input: WidgetValue) async throws {
+        let output = try await Self.run(input)
+        #expect(output == ["airport": nil, "weather": nil, "runways": [], "message": "Select an airport in SF50 Runways to see takeoff performance."])
+    }
+
+    @Test func anInputThatIsNotAnObjectFailsWithAHint() async throws {
+        let error = await #expect(throws: StageError.self) { try await Self.run([1, 2]) }
+        #expect(error?.message.contains("build it with a map transform") == true)
+    }
+
+    @Test(arguments: [["baseDistance": 50], ["maxTailwind": -1]] as [WidgetValue])
+    func rejectsOptionsOutOfRange(_ options: WidgetValue) async throws {
+        await #expect(throws: (any Error).self) { try await Self.run(["airport": Self.airport], options: options) }
+    }
+}
