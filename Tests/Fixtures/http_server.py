@@ -13,7 +13,8 @@ Routes (query parameters are optional unless marked):
   /json?size=N              200 application/json: {"count": N, "items": [{"id": 1, "title": "Item 1",
                             "score": 1.5, "tags": ["a", "b"]}, ...]} with N items (default 3).
   /status/<code>            that status with {"status": <code>} (no body for 204 and 304);
-                            ?retry-after=V adds `Retry-After: V` (V as given: seconds or an HTTP date).
+                            ?retry-after=V adds `Retry-After: V` (V as given: seconds or an HTTP date);
+                            ?challenge=C adds `WWW-Authenticate: C` (default `Basic realm="widgetd"`).
   /slow?delay=S             waits S seconds (default 1) before sending the headers, then /json.
   /trickle?bytes=N&interval=S
                             announces N bytes (default 20) and sends them one byte every S seconds
@@ -174,6 +175,9 @@ class Handler(BaseHTTPRequestHandler):
             retry_after = self.param("retry-after")
             if retry_after is not None:
                 headers.append(("Retry-After", retry_after))
+            challenge = self.param("challenge")
+            if challenge is not None:
+                headers.append(("WWW-Authenticate", challenge or 'Basic realm="widgetd"'))
             self.send_json(code, {"status": code}, headers)
         elif path == "/slow":
             time.sleep(float(self.param("delay", "1")))

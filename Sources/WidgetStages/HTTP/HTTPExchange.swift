@@ -156,6 +156,18 @@ final class HTTPExchange: Sendable {
         case ignore
     }
 
+    /// The server answered with an authentication challenge (401 or 407): the exchange ends with that
+    /// response, without its body, since widgetd never answers challenges with stored credentials.
+    func completeWithChallenge(_ response: URLResponse) {
+        guard let response = response as? HTTPURLResponse else { return }
+        let alreadyFinished = state.withLock { state -> Bool in
+            if !state.finished { state.response = response }
+            return state.finished
+        }
+        guard !alreadyFinished else { return }
+        finish(.success(Self.response(response, body: Data(), requestURL: request.url)))
+    }
+
     /// The transport finished, with or without an error.
     func complete(error: (any Error)?) {
         let snapshot: (HTTPURLResponse?, Data)? = state.withLock { state in

@@ -58,6 +58,30 @@ final class HTTPSessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
         }
     }
 
+    /// widgetd sends credentials itself, as headers; a server's authentication challenge is not answered
+    /// with stored credentials, so the caller gets the server's response (a 401) at once instead of a stall.
+    func urlSession(
+        _ session: URLSession,
+        task: URLSessionTask,
+        didReceive challenge: URLAuthenticationChallenge,
+        completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
+    ) {
+        #if canImport(FoundationNetworking)
+        // Answer with the server's own 401/407 response (its body is not needed), then drop the task.
+        if let response = challenge.failureResponse, let exchange = exchange(for: task) {
+            exchange.completeWithChallenge(response)
+            forget(task)
+        }
+        completionHandler(.cancelAuthenticationChallenge, nil)
+        #else
+        if challenge.protectionSpace.authenticationMethod == NSURLAuthenticationMethodServerTrust {
+            completionHandler(.performDefaultHandling, nil)
+        } else {
+            completionHandler(.rejectProtectionSpace, nil)
+        }
+        #endif
+    }
+
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
         exchange(for: task)?.complete(error: error)
         forget(task)
