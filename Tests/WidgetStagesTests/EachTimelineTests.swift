@@ -127,6 +127,23 @@ struct EachTimelineTests {
         #expect(entries[4].date == (try date("2026-06-15T08:00:00Z")).addingTimeInterval(0.5))
     }
 
+    @Test func datesWithoutAZoneAreReadInTheWidgetsZone() throws {
+        let context = try context(now: "2026-06-15T18:00:00Z")
+        // Weather APIs send local hours without seconds or offset; RFC 3339 allows a space for the T.
+        let items = try JSONReader.read("""
+            [{"id": "a", "d": "2026-06-15T10:00"}, {"id": "b", "d": "2026-06-15"}, {"id": "c", "d": "2026-06-15 09:30:00"},
+             {"id": "d", "d": "2026-06-15T11:00:00.5"}, {"id": "e", "d": "2026-06-15T10:00Z"}, {"id": "f", "d": "2026-03-08T02:30:00"},
+             {"id": "g", "d": "2026-06-15T10:00:00+02"}, {"id": "h", "d": "2026-06-15x"}, {"id": "i", "d": "2026-6-15"}]
+            """)
+        let entries = try each(["date": "$.d"]).entries(for: items, context: context)
+        #expect(entries.map { $0.content["id"] } == ["f", "b", "g", "e", "c", "a", "d"])
+        #expect(dates(entries) == [
+            "2026-03-08T07:30:00Z", "2026-06-15T04:00:00Z", "2026-06-15T08:00:00Z", "2026-06-15T10:00:00Z",
+            "2026-06-15T13:30:00Z", "2026-06-15T14:00:00Z", "2026-06-15T15:00:00Z",
+        ])
+        #expect(entries[6].date == (try date("2026-06-15T15:00:00Z")).addingTimeInterval(0.5))
+    }
+
     @Test func itemsWithoutAReadableDateAreDropped() throws {
         let context = try context(now: "2026-06-15T18:00:00Z")
         let items = try JSONReader.read("""

@@ -72,6 +72,12 @@ struct JSONParserTests {
         #expect(error?.message.hasPrefix("the payload from https://api.example.com/v1/items is not valid JSON: line 1, column 1: ") == true)
     }
 
+    @Test func aByteOrderMarkIsSkipped() throws {
+        let data = Data([0xEF, 0xBB, 0xBF]) + Data(#"{"a": 1}"#.utf8)
+        let value = try parser().parse(Payload(data: data, contentType: "application/json", origin: "feed.json"), context: context)
+        #expect(value == ["a": 1])
+    }
+
     @Test func jsonTakesNoOptions() throws {
         let error = #expect(throws: OptionsError.self) {
             _ = try StageRegistry.builtIn.makeStage(.parser, typeName: "json", options: ["strict": true], decoder: OptionsDecoder())

@@ -63,6 +63,15 @@ struct SortTransformTests {
         #expect(try await sortedIDs(json, ["by": "$.at", "order": "descending"]) == ["b", "c", "a", "d"])
     }
 
+    @Test func datesWithoutAZoneCompareAsInstantsInTheWidgetsZone() async throws {
+        // New York: "2026-03-01" starts at 05:00Z, "2026-03-01T04:30" is 09:30Z.
+        let json = """
+            [{"id": "a", "at": "2026-03-01T09:00:00Z"}, {"id": "b", "at": "2026-03-01"}, {"id": "c", "at": "2026-03-01T04:30"},
+             {"id": "d", "at": "2026-03-01T04:59:00Z"}]
+            """
+        #expect(try await sortedIDs(json, ["by": "$.at"]) == ["d", "b", "a", "c"])
+    }
+
     @Test func stringsCompareByCodePoints() async throws {
         let json = #"[{"id": "b"}, {"id": "B"}, {"id": "é"}, {"id": "a"}, {"id": "Z"}, {"id": "e"}, {"id": "😀"}, {"id": "｡"}, {"id": "ab"}]"#
         // U+FF61 (｡) before U+1F600 (😀), though UTF-16 code units would put the emoji first.

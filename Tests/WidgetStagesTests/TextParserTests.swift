@@ -53,6 +53,12 @@ struct TextParserTests {
         }
     }
 
+    @Test func aByteOrderMarkIsNotPartOfTheText() throws {
+        let data = Data([0xEF, 0xBB, 0xBF]) + Data("first\nsecond".utf8)
+        let value = try parser(["lines": true]).parse(Payload(data: data, origin: "notes.txt"), context: context)
+        #expect(value == ["first", "second"])
+    }
+
     @Test func invalidUTF8IsReplacedNotFatal() throws {
         let data = Data([0x63, 0x61, 0x66, 0xE9])
         let value = try parser().parse(Payload(data: data, origin: "menu.txt"), context: context)

@@ -107,9 +107,22 @@ public struct HTTPFetcher: Fetcher {
             data: response.body,
             contentType: response.contentType,
             charset: response.charset,
-            origin: request.redactedURL,
+            origin: origin(of: request, context: context),
             metadata: metadata
         )
+    }
+
+    /// The request's URL as a payload may show it: without query or credentials, and with every value
+    /// of `env` the URL template reads (a token in the path, say) replaced by `***`.
+    private func origin(of request: HTTPRequest, context: StageContext) -> String {
+        guard url.variables.contains("env") else { return request.redactedURL }
+        var scope = context.templateScope()
+        if case .object(let secrets) = context.secrets.value {
+            scope.globals["env"] = .object(WidgetObject(secrets.map { ($0.key, WidgetValue.string("***")) }))
+        }
+        let masked = try? url.renderString(scope).trimmingCharacters(in: .whitespaces)
+        guard let masked, let target = URL(string: masked) else { return request.hostDescription }
+        return HTTPRequest(url: target).redactedURL
     }
 
     private func send(_ request: HTTPRequest, client: HTTPClient) async throws -> HTTPResponse {

@@ -56,12 +56,12 @@ public struct SortTransform: Transformer {
         }
     }
 
-    static func key(_ value: WidgetValue?) -> Key? {
+    static func key(_ value: WidgetValue?, timeZone: TimeZone) -> Key? {
         switch value {
         case .bool(let flag)?: return .bool(flag)
         case .number(let number)?: return .number(number)
         case .string(let text)?:
-            if text.count >= 10, text.first?.isNumber == true, let date = EachTimeline.date(from: .string(text)) {
+            if let date = EachTimeline.date(from: .string(text), timeZone: timeZone) {
                 return .date(date)
             }
             return .string(text)
@@ -73,7 +73,7 @@ public struct SortTransform: Transformer {
         guard case .array(let items) = value else {
             throw StageError("sort needs a list, but the value is \(value.typeName); select a list first")
         }
-        let keyed = items.enumerated().map { (offset: $0.offset, item: $0.element, key: SortTransform.key(by.select($0.element).first)) }
+        let keyed = items.enumerated().map { (offset: $0.offset, item: $0.element, key: SortTransform.key(by.select($0.element).first, timeZone: context.timeZone)) }
         // The kind most items share; keys of other kinds go last with the missing ones.
         var counts: [Int: Int] = [:]
         for entry in keyed { if let key = entry.key { counts[key.rank, default: 0] += 1 } }
