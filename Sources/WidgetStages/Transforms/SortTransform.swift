@@ -3,9 +3,10 @@ public import WidgetCore
 
 /// Sorts a list by a value inside each item: `{"type": "sort", "by": "$.price", "order": "descending"}`.
 ///
-/// Numbers compare as numbers (exactly), strings that are ISO 8601 dates as instants, other strings by
-/// Unicode code points, booleans false before true. Items where `by` finds nothing, or finds a value of
-/// another kind than most items, go last in either order. The sort is stable.
+/// Numbers compare as numbers (exactly), strings that are ISO 8601 dates as instants (read in the
+/// widget's zone when they carry no offset), other strings by Unicode code points, booleans false before
+/// true. Items where `by` finds nothing, or finds a value of another kind than most items, go last in
+/// either order. The sort is stable.
 public struct SortTransform: Transformer {
     public struct Options: Decodable, Sendable {
         /// A JSONPath into each item (`$` is the item).
