@@ -10,7 +10,7 @@ public import WidgetCore
 /// }
 /// ```
 ///
-/// The checks: the type name is a lowercase word that definitions can write; the summary is one
+/// The checks: the type name is a word that definitions can write (`json`, `runwayPerformance`); the summary is one
 /// sentence; the stage registers without clashing with the built-in stages of `registry`; the example
 /// options build the stage through the registry; an unknown option is rejected by name; and the stage
 /// is usable from several tasks at once (it is a `Sendable` value type or an immutable class).
@@ -23,9 +23,11 @@ public enum StageConformance {
     ) -> [String] {
         var problems: [String] = []
         let name = S.typeName
-        let allowed = name.unicodeScalars.allSatisfy { ("a"..."z").contains($0) || ("0"..."9").contains($0) || $0 == "-" || $0 == "." || $0 == "_" }
-        if name.isEmpty || !allowed || !(name.first?.isLetter ?? false) {
-            problems.append("typeName '\(name)' must start with a letter and use only a-z, 0-9, '-', '.', '_'")
+        let allowed = name.unicodeScalars.allSatisfy {
+            ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0) || $0 == "-" || $0 == "." || $0 == "_"
+        }
+        if name.isEmpty || !allowed || !(name.unicodeScalars.first.map { ("a"..."z").contains($0) } ?? false) {
+            problems.append("typeName '\(name)' must start with a lowercase letter and use only letters, digits, '-', '.', '_'")
         }
         let summary = S.summary
         if summary.isEmpty {

@@ -31,6 +31,9 @@ Routes (query parameters are optional unless marked):
                             ?latin1=1 encodes B as ISO-8859-1 instead.
   /echo                     any method: {"method": ..., "path": ..., "query": ..., "headers": {lowercased
                             name: value}, "body": "<the request body as UTF-8>"}.
+  /handshake?token=T        Transmission's session handshake: 409 with `X-Transmission-Session-Id: T`
+                            (default "abc") unless the request carries that header with T, then 200
+                            {"session": T}.
   /count                    {"paths": {path: n}, "targets": {"path?query": n}}: how many requests each
                             path (and each full target) has received, except /count and /stats.
   /stats                    {"current": c, "maxConcurrent": m, "total": t}: requests being served now, the
@@ -223,6 +226,12 @@ class Handler(BaseHTTPRequestHandler):
                 "headers": headers,
                 "body": body.decode("utf-8", errors="replace"),
             })
+        elif path == "/handshake":
+            token = self.param("token", "abc")
+            if self.headers.get("X-Transmission-Session-Id") == token:
+                self.send_json(200, {"session": token})
+            else:
+                self.send_json(409, {"error": "missing session id"}, [("X-Transmission-Session-Id", token)])
         elif path == "/count":
             self.send_json(200, STATS.counts())
         elif path == "/stats":

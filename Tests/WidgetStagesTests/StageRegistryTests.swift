@@ -154,7 +154,7 @@ struct StageRegistryTests {
 
     @Test func badlyNamedStageFailsConformance() {
         #expect(StageConformance.check(BadlyNamedTransform.self) == [
-            "typeName 'Bad Name' must start with a letter and use only a-z, 0-9, '-', '.', '_'",
+            "typeName 'Bad Name' must start with a lowercase letter and use only letters, digits, '-', '.', '_'",
             "summary is empty; give one sentence for 'widgetd list' and the schema",
         ])
     }

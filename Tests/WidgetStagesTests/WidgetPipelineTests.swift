@@ -208,7 +208,7 @@ struct WidgetPipelineTests {
         } throws: { error in
             guard let error = error as? PipelineError else { return false }
             return error.stage == "transforms[0] (map)" && error.kind == .transformer
-                && error.description.hasPrefix("transforms[0] (map): a field template failed on item 1: ")
+                && error.description.hasPrefix("transforms[0] (map): the \"ratio\" field failed on item 1: ")
         }
     }
 

@@ -101,7 +101,7 @@ public struct HTTPFetcher: Fetcher {
             response = try await send(retry, client: client, coalescer: coalescer)
         }
         if response.status == 304, !context.validators.isEmpty {
-            return Payload(data: Data(), origin: request.redactedURL, metadata: ["status": "304"])
+            return Payload(data: Data(), origin: origin(of: request, context: context), metadata: ["status": "304"])
         }
         guard response.isSuccess else {
             let reason = HTTPURLResponse.localizedString(forStatusCode: response.status).capitalized
@@ -116,7 +116,7 @@ public struct HTTPFetcher: Fetcher {
             data: response.body,
             contentType: response.contentType,
             charset: response.charset,
-            origin: request.redactedURL,
+            origin: origin(of: request, context: context),
             metadata: metadata
         )
     }
@@ -137,6 +137,19 @@ public struct HTTPFetcher: Fetcher {
         let age = response.headers["Age"].flatMap { Int($0.trimmingCharacters(in: .whitespaces)) } ?? 0
         let remaining = maxAge - max(0, age)
         return remaining > 0 ? remaining : nil
+    }
+
+    /// The request's URL as a payload may show it: without query or credentials, and with every value
+    /// of `env` the URL template reads (a token in the path, say) replaced by `***`.
+    private func origin(of request: HTTPRequest, context: StageContext) -> String {
+        guard url.variables.contains("env") else { return request.redactedURL }
+        var scope = context.templateScope()
+        if case .object(let secrets) = context.secrets.value {
+            scope.globals["env"] = .object(WidgetObject(secrets.map { ($0.key, WidgetValue.string("***")) }))
+        }
+        let masked = try? url.renderString(scope).trimmingCharacters(in: .whitespaces)
+        guard let masked, let target = URL(string: masked) else { return request.hostDescription }
+        return HTTPRequest(url: target).redactedURL
     }
 
     private func send(_ request: HTTPRequest, client: HTTPClient, coalescer: FetchCoalescer?) async throws -> HTTPResponse {

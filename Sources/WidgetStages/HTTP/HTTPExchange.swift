@@ -20,7 +20,7 @@ final class HTTPExchange: Sendable {
         var response: HTTPURLResponse?
         var body = Data()
         var redirects = 0
-        var deadline: Task<Void, Never>?
+        var deadline: (any DispatchSourceTimer)?
     }
 
     let request: HTTPRequest
@@ -47,11 +47,15 @@ final class HTTPExchange: Sendable {
             state.continuation = continuation
             let seconds = request.timeout
             let host = host
-            state.deadline = Task { [weak self] in
-                try? await Task.sleep(for: .seconds(max(0, seconds)))
-                guard !Task.isCancelled else { return }
+            // A Dispatch timer, not a sleeping task: it fires on time even when the cooperative thread pool
+            // is busy.
+            let timer = DispatchSource.makeTimerSource(queue: .global())
+            timer.schedule(deadline: .now() + .milliseconds(Int(max(0, seconds) * 1000)))
+            timer.setEventHandler { [weak self] in
                 self?.finish(.failure(.timedOut(host, seconds: seconds)))
             }
+            timer.resume()
+            state.deadline = timer
             return nil
         }
         if let early {
@@ -66,7 +70,7 @@ final class HTTPExchange: Sendable {
     /// Ends the exchange with `outcome` unless it already ended; a failure cancels the transfer unless
     /// `cancelTransfer` is `false`.
     func finish(_ outcome: Outcome, cancelTransfer: Bool = true) {
-        let ended: (CheckedContinuation<Outcome, Never>?, URLSessionTask?, Task<Void, Never>?)? =
+        let ended: (CheckedContinuation<Outcome, Never>?, URLSessionTask?, (any DispatchSourceTimer)?)? =
             state.withLock { state in
                 guard !state.finished else { return nil }
                 state.finished = true

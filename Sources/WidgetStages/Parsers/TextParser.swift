@@ -4,7 +4,8 @@ public import WidgetCore
 /// Takes the payload as text: `"parser": "text"` or `{"type": "text", "lines": true}`.
 ///
 /// The value is the whole text as a string, or with `lines` an array of its lines (without line
-/// endings; with `skipEmpty` blank lines are dropped). `trim` removes surrounding whitespace.
+/// endings; with `skipEmpty` blank lines are dropped). `trim` removes surrounding whitespace. A leading
+/// byte-order mark is not part of the text.
 public struct TextParser: Parser {
     public struct Options: Decodable, Sendable {
         /// Split into an array of lines.
@@ -29,7 +30,9 @@ public struct TextParser: Parser {
     }
 
     public func parse(_ payload: Payload, context: StageContext) throws -> WidgetValue {
-        let text = payload.text
+        var text = payload.text
+        // A byte-order mark starts the encoding, not the text.
+        if text.unicodeScalars.first == "\u{FEFF}" { text.unicodeScalars.removeFirst() }
         func tidy(_ text: Substring) -> String {
             trim ? text.trimmingCharacters(in: .whitespacesAndNewlines) : String(text)
         }

@@ -9,8 +9,8 @@ public import WidgetCore
 ///   When there are more items than times, the times repeat on the following days.
 /// - `{"type": "each", "every": "1h"}`: item *i* is dated at the refresh time + *i* × the interval.
 /// - `{"type": "each", "date": "$.published"}`: each item is dated by the JSONPath's value in it (an ISO
-///   8601 date or a Unix time in seconds); items without a readable date are dropped, and entries are
-///   sorted by date.
+///   8601 date or a Unix time in seconds; without a zone offset, in the widget's zone); items without a
+///   readable date are dropped, and entries are sorted by date.
 ///
 /// A value that is not a list is one item.
 public struct EachTimeline: TimelineBuilder {
@@ -79,7 +79,8 @@ public struct EachTimeline: TimelineBuilder {
             }
         case .date(let path):
             let dated = items.compactMap { item -> TimelineEntry? in
-                guard let found = path.select(item).first, let date = EachTimeline.date(from: found) else { return nil }
+                guard let found = path.select(item).first, let date = EachTimeline.date(from: found, timeZone: context.timeZone)
+                else { return nil }
                 return TimelineEntry(date: date, content: item)
             }
             if dated.isEmpty, !items.isEmpty {
@@ -89,11 +90,37 @@ public struct EachTimeline: TimelineBuilder {
         }
     }
 
-    static func date(from value: WidgetValue) -> Date? {
+    /// The instant `value` names: an ISO 8601 / RFC 3339 string or a Unix time in seconds.
+    ///
+    /// A string without a zone offset (`2026-06-15T10:00`, as weather APIs send local hours) is read in
+    /// `timeZone`, and a date alone (`2026-06-15`) is the start of that day there. Seconds may be left
+    /// out, and a space may stand for the `T`.
+    static func date(from value: WidgetValue, timeZone: TimeZone = .gmt) -> Date? {
         switch value {
-        case .string(let text):
+        case .string(let raw):
+            var text = raw.trimmingCharacters(in: .whitespaces)
+            guard text.count >= 10, text.first?.isNumber == true else { return nil }
+            var characters = Array(text)
+            if characters.count > 10, characters[10] == " " || characters[10] == "t" { characters[10] = "T" }
+            if characters.last == "z" { characters[characters.count - 1] = "Z" }
+            // `2026-06-15T10:00` and `2026-06-15T10:00Z`: the seconds are 0.
+            if characters.count >= 16, characters[10] == "T", characters[13] == ":",
+                characters.count == 16 || characters[16] != ":"
+            {
+                characters.insert(contentsOf: ":00", at: 16)
+            }
+            text = String(characters)
             if let date = try? Date(text, strategy: .iso8601) { return date }
             if let date = try? Date(text, strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: true)) { return date }
+            // Foundation's partial formats accept trailing text, so the shape is checked first.
+            if text.wholeMatch(of: /\d{4}-\d{2}-\d{2}/) != nil {
+                return try? Date(text, strategy: Date.ISO8601FormatStyle(timeZone: timeZone).year().month().day())
+            }
+            if text.wholeMatch(of: /\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?/) != nil {
+                let local = Date.ISO8601FormatStyle(timeZone: timeZone).year().month().day()
+                    .dateTimeSeparator(.standard).time(includingFractionalSeconds: text.count > 19)
+                return try? Date(text, strategy: local)
+            }
             return nil
         case .number(let number):
             return Date(timeIntervalSince1970: number.double)

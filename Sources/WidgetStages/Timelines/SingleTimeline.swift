@@ -2,7 +2,14 @@ public import WidgetCore
 
 /// One entry, dated now, showing the whole value: `"timeline": "single"`.
 public struct SingleTimeline: TimelineBuilder {
-    public struct Options: Decodable, Sendable {}
+    public struct Options: Decodable, Sendable {
+        public init() {}
+
+        /// Opens the options object so that the strict options decoder rejects every member: there are none.
+        public init(from decoder: any Decoder) throws {
+            _ = try decoder.container(keyedBy: AnyCodingKey.self)
+        }
+    }
 
     public static let typeName = "single"
     public static let summary = "One entry, dated now, showing the whole value."

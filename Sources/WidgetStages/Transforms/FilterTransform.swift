@@ -4,8 +4,8 @@ public import WidgetCore
 ///
 /// - `{"type": "filter", "where": "@.image != null && @.price > 10"}`: an RFC 9535 filter expression,
 ///   with `@` the item and `$` the whole list.
-/// - `{"type": "filter", "if": "{{ tags | size }}"}`: a template, true unless it gives `nil`, `false` or
-///   an empty string (Liquid's truthiness, plus the empty string).
+/// - `{"type": "filter", "if": "{{ image }}"}`: a template, true unless it gives `nil`, `false` or an
+///   empty string (Liquid's truthiness, plus the empty string; `0` and `[]` are true).
 public struct FilterTransform: Transformer {
     public struct Options: Decodable, Sendable {
         public var `where`: JSONPathFilter?

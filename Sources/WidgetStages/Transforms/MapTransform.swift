@@ -26,13 +26,16 @@ public struct MapTransform: Transformer {
 
     public let fields: TemplateTree
     public let merge: Bool
+    /// The members of `fields`, rendered one by one so that a failure names its field.
+    private let members: [(key: String, value: TemplateTree)]
 
     public init(options: Options) throws {
-        guard case .object = options.fields else {
+        guard case .object(let members) = options.fields else {
             throw StageError("\"fields\" must be an object of field names and templates, e.g. {\"title\": \"{{ title }}\"}", option: "fields")
         }
         fields = options.fields
         merge = options.merge ?? false
+        self.members = members
     }
 
     public func transform(_ value: WidgetValue, context: StageContext) async throws -> WidgetValue {
@@ -40,15 +43,17 @@ public struct MapTransform: Transformer {
         func apply(_ item: WidgetValue, index: Int?) throws -> WidgetValue {
             var scope = base
             scope.item = item
-            let built: WidgetValue
-            do {
-                built = try fields.render(scope)
-            } catch {
-                let place = index.map { "item \($0)" } ?? "the value"
-                throw StageError("a field template failed on \(place): \(error)")
+            var built = WidgetObject()
+            for member in members {
+                do {
+                    built.appendUnchecked(key: member.key, value: try member.value.render(scope))
+                } catch {
+                    let place = index.map { "item \($0)" } ?? "the value"
+                    throw StageError("the \"\(member.key)\" field failed on \(place): \(error)")
+                }
             }
-            guard merge, case .object(var object) = item, case .object(let additions) = built else { return built }
-            for (key, field) in additions { object[key] = field }
+            guard merge, case .object(var object) = item else { return .object(built) }
+            for (key, field) in built { object[key] = field }
             return .object(object)
         }
         if case .array(let items) = value {

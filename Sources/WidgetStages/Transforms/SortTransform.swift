@@ -3,9 +3,10 @@ public import WidgetCore
 
 /// Sorts a list by a value inside each item: `{"type": "sort", "by": "$.price", "order": "descending"}`.
 ///
-/// Numbers compare as numbers (exactly), strings that are ISO 8601 dates as instants, other strings by
-/// Unicode code points, booleans false before true. Items where `by` finds nothing, or finds a value of
-/// another kind than most items, go last in either order. The sort is stable.
+/// Numbers compare as numbers (exactly), strings that are ISO 8601 dates as instants (read in the
+/// widget's zone when they carry no offset), other strings by Unicode code points, booleans false before
+/// true. Items where `by` finds nothing, or finds a value of another kind than most items, go last in
+/// either order. The sort is stable.
 public struct SortTransform: Transformer {
     public struct Options: Decodable, Sendable {
         /// A JSONPath into each item (`$` is the item).
@@ -56,12 +57,12 @@ public struct SortTransform: Transformer {
         }
     }
 
-    static func key(_ value: WidgetValue?) -> Key? {
+    static func key(_ value: WidgetValue?, timeZone: TimeZone) -> Key? {
         switch value {
         case .bool(let flag)?: return .bool(flag)
         case .number(let number)?: return .number(number)
         case .string(let text)?:
-            if text.count >= 10, text.first?.isNumber == true, let date = EachTimeline.date(from: .string(text)) {
+            if let date = EachTimeline.date(from: .string(text), timeZone: timeZone) {
                 return .date(date)
             }
             return .string(text)
@@ -73,7 +74,7 @@ public struct SortTransform: Transformer {
         guard case .array(let items) = value else {
             throw StageError("sort needs a list, but the value is \(value.typeName); select a list first")
         }
-        let keyed = items.enumerated().map { (offset: $0.offset, item: $0.element, key: SortTransform.key(by.select($0.element).first)) }
+        let keyed = items.enumerated().map { (offset: $0.offset, item: $0.element, key: SortTransform.key(by.select($0.element).first, timeZone: context.timeZone)) }
         // The kind most items share; keys of other kinds go last with the missing ones.
         var counts: [Int: Int] = [:]
         for entry in keyed { if let key = entry.key { counts[key.rank, default: 0] += 1 } }

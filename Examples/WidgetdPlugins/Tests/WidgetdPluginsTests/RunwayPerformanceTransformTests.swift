@@ -37,12 +37,7 @@ struct RunwayPerformanceTransformTests {
         let problems = StageConformance.check(
             RunwayPerformanceTransform.self, options: ["baseDistance": 3200], alongside: .builtIn()
         )
-        // The seed and the definitions call this stage `runwayPerformance`; the conformance check accepts
-        // lowercase names only, so it reports that one problem and nothing else.
-        #expect(problems.filter { !$0.hasPrefix("typeName 'runwayPerformance'") }.isEmpty, "\(problems)")
-        withKnownIssue("StageConformance accepts only lowercase type names") {
-            #expect(problems.isEmpty, "\(problems)")
-        }
+        #expect(problems.isEmpty, "\(problems)")
     }
 
     /// Wind, expected headwind, crosswind, side and takeoff distance, at sea level ISA (base 3,200 ft).
