@@ -44,7 +44,7 @@ enum Widgetd {
                 folder = folder.deletingLastPathComponent()
             }
         }
-        throw WidgetdNotFound(
+        throw ToolError(
             description: "the widgetd executable was not found next to the test bundle (looked in "
                 + Array(Set(tried)).sorted().joined(separator: ", ")
                 + "); build it first with 'swift build --build-tests', then run 'swift test --skip-build'"
@@ -78,8 +78,8 @@ enum Widgetd {
     }
 }
 
-/// The `widgetd` executable is missing: the tests were run without building it.
-struct WidgetdNotFound: Error, CustomStringConvertible {
+/// A program the tests run is missing or failed (the `widgetd` executable, python3).
+struct ToolError: Error, CustomStringConvertible {
     var description: String
 }
 
