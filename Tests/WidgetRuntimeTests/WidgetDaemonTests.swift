@@ -32,12 +32,12 @@ struct WidgetDaemonTests {
         """
     }
 
-    func makeDaemon() -> WidgetDaemon {
+    func makeDaemon(started: HangingFetcher.Started? = nil) -> WidgetDaemon {
         WidgetDaemon(configuration: .init(
             definitions: DefinitionDirectory(path: config.path),
             store: store,
             reader: TestWidgets.reader,
-            refresher: TestWidgets.refresher(source),
+            refresher: TestWidgets.refresher(source, started: started),
             clock: clock,
             log: logs.log
         ))
@@ -280,6 +280,8 @@ struct WidgetDaemonTests {
         for id in ["news", "ghost"] {
             try Data().write(to: requests.appendingPathComponent(id))
         }
+        // A request `widgetd reload` is writing right now: its temporary file is not a request yet.
+        try Data().write(to: requests.appendingPathComponent(".news.tmp-7"))
         source.set("news", json: #"{"headline": "on request"}"#)
         await daemon.checkReloadRequests()
         let report = try #require(await reports.next())
@@ -288,7 +290,7 @@ struct WidgetDaemonTests {
         #expect(report.snapshot.entries.map(\.content) == [["headline": "on request"]])
         #expect(logs.lines.contains("news: reload requested"))
         #expect(logs.lines.contains("ghost: reload requested for an unknown widget; ignored"))
-        #expect(try FileManager.default.contentsOfDirectory(atPath: requests.path) == [])
+        #expect(try FileManager.default.contentsOfDirectory(atPath: requests.path) == [".news.tmp-7"])
         #expect(store.state(for: "news").budgetUsed == 2)
 
         task.cancel()
@@ -311,6 +313,26 @@ struct WidgetDaemonTests {
         #expect(await reports.next() == nil)
         #expect(logs.lines.last == "stopping")
         #expect(clock.sleeperCount == 0)
+    }
+
+    @Test func stoppingDuringARefreshKeepsTheLastGoodSnapshotAndState() async throws {
+        try config.write("slow.json", #"{"source": {"type": "hang"}, "parser": "json", "schedule": {"every": "1h"}}"#)
+        try remember("slow", lastSuccessAt: start.addingTimeInterval(-3_600), nextDueAt: start.addingTimeInterval(-60))
+        let before = try out.read("slow.json")
+        let stateBefore = store.state(for: "slow")
+        let started = HangingFetcher.Started()
+        let daemon = makeDaemon(started: started)
+        var reports = daemon.refreshes.makeAsyncIterator()
+        let task = Task { try await daemon.run() }
+        var fetches = started.fetches.makeAsyncIterator()
+        _ = await fetches.next()
+
+        task.cancel()
+        try await task.value
+        #expect(await reports.next() == nil)
+        #expect(try out.read("slow.json") == before)
+        #expect(store.state(for: "slow") == stateBefore)
+        #expect(logs.lines.contains("slow: refresh interrupted by the stop; its last snapshot stays"))
     }
 
     // MARK: - Files

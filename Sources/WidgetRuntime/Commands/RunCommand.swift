@@ -17,9 +17,9 @@ public struct RunCommand: WidgetCommand {
           --once         refresh every widget once, write the snapshots and exit;
                          exit code 1 when a definition is invalid or a widget is not fresh
 
-        Signals: SIGTERM and SIGINT stop the daemon after the refreshes under way;
-        SIGHUP reloads the definitions (so does any change in DIR); a widget whose new definition
-        is invalid keeps running its last valid one.
+        Signals: SIGTERM and SIGINT stop the daemon; a refresh under way is abandoned and its
+        widget keeps its last snapshot. SIGHUP reloads the definitions (so does any change in DIR);
+        a widget whose new definition is invalid keeps running its last valid one.
         """
 
     public var config: String

@@ -174,9 +174,10 @@ public final class WidgetDaemon: Sendable {
     /// Reads and deletes the requests `widgetd reload` left; returns the ids, each once.
     private func takeReloadRequests() -> [String] {
         let folder = configuration.store.stateDirectory.appendingPathComponent("requests")
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
+        // Dot names are `widgetd reload`'s temporary files, about to be renamed into requests: leave them.
+        let names = ((try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []).filter { !$0.hasPrefix(".") }
         for name in names { try? FileManager.default.removeItem(at: folder.appendingPathComponent(name)) }
-        return Array(Set(names.filter { !$0.hasPrefix(".") })).sorted()
+        return Array(Set(names)).sorted()
     }
 
     // MARK: - Refreshing
@@ -205,6 +206,12 @@ public final class WidgetDaemon: Sendable {
             }
             for _ in 0..<limit where !startNext() { break }
             for await (widget, outcome, duration) in group {
+                if outcome.error?.isCancellation == true || (outcome.error != nil && Task.isCancelled) {
+                    // Stopping, not failing: the widget keeps its last snapshot and state.
+                    configuration.log("\(widget.id): refresh interrupted by the stop; its last snapshot stays")
+                    _ = startNext()
+                    continue
+                }
                 book.record(outcome, for: widget, duration: duration, log: configuration.log)
                 refreshContinuation.yield(RefreshReport(id: widget.id, snapshot: outcome.snapshot, error: outcome.error))
                 outcomes.append(outcome)

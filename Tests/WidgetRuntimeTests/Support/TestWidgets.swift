@@ -7,10 +7,11 @@ import WidgetTesting
 
 /// Builds widgets for tests: the built-in stages plus the in-memory source.
 enum TestWidgets {
-    /// The built-in stages and `{"type": "memory", "key": …}`.
+    /// The built-in stages, `{"type": "memory", "key": …}` and `{"type": "hang"}`.
     static let registry: StageRegistry = {
         var builder = StageRegistry.Builder.builtIn()
         builder.register(InMemoryFetcher.self)
+        builder.register(HangingFetcher.self)
         do {
             return try builder.build()
         } catch {
@@ -32,9 +33,10 @@ enum TestWidgets {
     }
 
     /// A refresher whose stages find `source` among their resources.
-    static func refresher(_ source: InMemorySource) -> WidgetRefresher {
+    static func refresher(_ source: InMemorySource, started: HangingFetcher.Started? = nil) -> WidgetRefresher {
         var resources = StageResources()
         resources.insert(source)
+        if let started { resources.insert(started) }
         return WidgetRefresher(secrets: SecretStore(), resources: resources)
     }
 
