@@ -21,6 +21,13 @@ struct CommandLineEndToEndTests {
         """
     }
 
+    /// One test server for the whole suite: starting one costs a Python start-up.
+    private static let sharedServer = Result { try TestHTTPServer() }
+
+    static func server() throws -> TestHTTPServer {
+        try sharedServer.get()
+    }
+
     static func read(_ file: URL) throws -> WidgetValue {
         try JSONReader.read(try Data(contentsOf: file))
     }
@@ -28,7 +35,7 @@ struct CommandLineEndToEndTests {
     // MARK: - run --once
 
     @Test func runOnceWritesASnapshotPerWidgetWithTheStatusAndTheFailedStage() async throws {
-        let server = try TestHTTPServer()
+        let server = try Self.server()
         let host = "127.0.0.1:\(server.port)"
         let folder = try TemporaryFolder()
         try folder.write("widgets.d/items.json", Self.items(server, size: 2))
@@ -81,7 +88,7 @@ struct CommandLineEndToEndTests {
     }
 
     @Test func runOnceSucceedsWhenEveryWidgetIsFresh() async throws {
-        let server = try TestHTTPServer()
+        let server = try Self.server()
         let folder = try TemporaryFolder()
         try folder.write("widgets.d/items.json", Self.items(server, size: 3))
         let output = try await Widgetd.run(["run", "--config", "widgets.d", "--out", "out", "--once"], in: folder.url)
@@ -172,7 +179,7 @@ struct CommandLineEndToEndTests {
     // MARK: - preview, schema, next
 
     @Test func previewPrintsTheSnapshotAndWritesNothing() async throws {
-        let server = try TestHTTPServer()
+        let server = try Self.server()
         let folder = try TemporaryFolder()
         try folder.write("widgets.d/items.json", Self.items(server, size: 2))
         let output = try await Widgetd.run(["preview", "items", "--config", "widgets.d"], in: folder.url)
@@ -186,7 +193,7 @@ struct CommandLineEndToEndTests {
     }
 
     @Test func previewOfAFailingWidgetShowsThePlaceholderAndTheError() async throws {
-        let server = try TestHTTPServer()
+        let server = try Self.server()
         let folder = try TemporaryFolder()
         try folder.write("widgets.d/down.json", """
             {"source": {"url": "\(server.url("/status/503").absoluteString)"}, "parser": "json", "placeholder": {"text": "Loading…"}}
@@ -235,7 +242,7 @@ struct CommandLineEndToEndTests {
     // MARK: - The daemon
 
     @Test func daemonRefreshesAtStartAndStopsCleanlyOnSIGTERM() async throws {
-        let server = try TestHTTPServer()
+        let server = try Self.server()
         let folder = try TemporaryFolder()
         try folder.write("widgets.d/items.json", Self.items(server, size: 2))
         let daemon = try RunningWidgetd(["run", "--config", "widgets.d", "--out", "out"], in: folder.url)
@@ -255,7 +262,7 @@ struct CommandLineEndToEndTests {
     }
 
     @Test func daemonReloadsAnEditedDefinitionOnSIGHUPAndRefreshesOnRequest() async throws {
-        let server = try TestHTTPServer()
+        let server = try Self.server()
         let folder = try TemporaryFolder()
         try folder.write("widgets.d/items.json", Self.items(server, size: 2))
         let daemon = try RunningWidgetd(["run", "--config", "widgets.d", "--out", "out"], in: folder.url)

@@ -35,7 +35,7 @@ struct DefinitionSchemaTests {
         let files = Self.shippedDefinitions()
         #expect(files.contains("widgets.d/quotes.json"))
 
-        let lines = try PythonJSONSchema.validate(files, schema: schemaFile)
+        let lines = try await PythonJSONSchema.validate(files, schema: schemaFile)
         #expect(lines == files.map { "\($0): ok" })
     }
 
@@ -43,7 +43,7 @@ struct DefinitionSchemaTests {
         let schema = try await Widgetd.run(["schema"])
         let folder = try TemporaryFolder()
         let schemaFile = try folder.write("schema.json", schema.stdout)
-        let lines = try PythonJSONSchema.validate(["Tests/Fixtures/broken-definitions/unknown-key.json"], schema: schemaFile)
+        let lines = try await PythonJSONSchema.validate(["Tests/Fixtures/broken-definitions/unknown-key.json"], schema: schemaFile)
         #expect(lines == [
             "Tests/Fixtures/broken-definitions/unknown-key.json: $: Additional properties are not allowed ('staleAftr' was unexpected)"
         ])
@@ -72,14 +72,15 @@ enum PythonJSONSchema {
     static let isAvailable: Bool = (try? python(["-c", "import jsonschema"]).status) == 0
 
     /// One line per problem (`FILE: PATH: MESSAGE`), or `FILE: ok`; paths are relative to the package root.
-    static func validate(_ files: [String], schema: URL) throws -> [String] {
-        let result = try python(["-c", script, schema.path] + files)
+    static func validate(_ files: [String], schema: URL) async throws -> [String] {
+        let result = try await Widgetd.run(program: URL(fileURLWithPath: "/usr/bin/env"), ["python3", "-c", script, schema.path] + files)
         guard result.status == 0 else {
-            throw ToolError(description: "python3 jsonschema failed with status \(result.status): \(result.output)")
+            throw ToolError(description: "python3 jsonschema failed with status \(result.status): \(result.stderr)")
         }
-        return result.output.split(separator: "\n").map(String.init)
+        return result.stdoutLines
     }
 
+    /// Runs python3 once, at start, to decide whether the suite runs.
     private static func python(_ arguments: [String]) throws -> (status: Int32, output: String) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")

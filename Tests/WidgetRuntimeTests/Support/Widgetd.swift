@@ -53,13 +53,18 @@ enum Widgetd {
 
     /// Runs `widgetd arguments` in `directory` (the package root by default) and waits for it to exit.
     static func run(_ arguments: [String], in directory: URL = packageRoot) async throws -> Output {
+        try await run(program: try executable(), arguments, in: directory)
+    }
+
+    /// Runs `program arguments` in `directory` and waits for it to exit, without holding a thread.
+    static func run(program: URL, _ arguments: [String], in directory: URL = packageRoot) async throws -> Output {
         let folder = try TemporaryFolder("widgetd-output")
         let stdoutFile = folder.file("stdout")
         let stderrFile = folder.file("stderr")
         _ = FileManager.default.createFile(atPath: stdoutFile.path, contents: nil)
         _ = FileManager.default.createFile(atPath: stderrFile.path, contents: nil)
         let process = Process()
-        process.executableURL = try executable()
+        process.executableURL = program
         process.arguments = arguments
         process.currentDirectoryURL = directory
         process.standardInput = FileHandle.nullDevice
