@@ -85,6 +85,32 @@ struct CommandLineEndToEndTests {
         #expect(widgets.map { $0["file"] } == ["down.json", "items.json", "portal.json", "slow.json"])
         #expect(widgets[1]["nextRefreshAt"] == items["nextRefreshAt"])
         #expect(folder.names(in: "out") == [".state", "down.json", "index.json", "items.json", "metrics.prom", "portal.json", "slow.json"])
+
+        let status = try await Widgetd.run(["status", "--out", "out"], in: folder.url)
+        #expect(status.status == 1)
+        let rows = status.stdoutLines.map(Self.columns)
+        #expect(rows.first == ["ID", "STATUS", "AGE", "NEXT REFRESH", "TODAY", "LAST ERROR"])
+        #expect(rows.dropFirst().map { $0.count == 6 ? [$0[0], $0[1], $0[4], $0[5]] : $0 } == [
+            ["down", "placeholder", "1", "source: \(host) answered 503 Service Unavailable"],
+            ["items", "fresh", "1", "-"],
+            ["portal", "placeholder", "1", "parser: \(server.url("/html-error").absoluteString) sent an HTML page (text/html) where JSON was expected"],
+            ["slow", "placeholder", "1", "source: \(host) did not answer within 1 s"],
+        ])
+
+        let list = try await Widgetd.run(["list", "--config", "widgets.d", "--out", "out"], in: folder.url)
+        #expect(list.status == 0)
+        #expect(list.stdoutLines.map(Self.columns) == [
+            ["ID", "SOURCE", "PARSER", "SCHEDULE", "NEXT REFRESH"],
+            ["down", "http 127.0.0.1", "json", "every 1h", down["nextRefreshAt"]?.string ?? "?"],
+            ["items", "http 127.0.0.1", "json", "every 1h", items["nextRefreshAt"]?.string ?? "?"],
+            ["portal", "http 127.0.0.1", "json", "every 1h", portal["nextRefreshAt"]?.string ?? "?"],
+            ["slow", "http 127.0.0.1", "json", "every 1h", slow["nextRefreshAt"]?.string ?? "?"],
+        ])
+    }
+
+    /// The cells of a table line: columns are separated by two spaces or more.
+    static func columns(_ line: String) -> [String] {
+        line.split(separator: #/ {2,}/#).map(String.init)
     }
 
     @Test func runOnceSucceedsWhenEveryWidgetIsFresh() async throws {
@@ -253,6 +279,12 @@ struct CommandLineEndToEndTests {
         #expect(fresh.contains("items: fresh, 1 entry in "))
         #expect(try Self.read(folder.file("out/items.json"))["status"] == "fresh")
         #expect(try folder.read("out/.state/daemon.pid") == "\(daemon.pid)\n")
+
+        let second = try await Widgetd.run(["run", "--config", "widgets.d", "--out", "out"], in: folder.url)
+        #expect(second.status == 1)
+        #expect(second.stderrLines.count == 1)
+        #expect(second.stderrLines.first?.hasPrefix("Error: another widgetd (pid \(daemon.pid)) is already writing to ") == true)
+        #expect(second.stderrLines.first?.hasSuffix("/out; stop it first or use another --out") == true)
 
         daemon.send(SIGTERM)
         #expect(await daemon.line(containing: "stopping") != nil)
