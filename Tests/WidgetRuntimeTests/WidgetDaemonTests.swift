@@ -134,6 +134,10 @@ struct WidgetDaemonTests {
         await clock.waitForSleeper()
         #expect(source.fetchCount("news") == 0)
         #expect(store.snapshot(for: "news")?.entries.map(\.content) == [["old": true]])
+        // The index and metrics describe the widgets from the start, before any refresh.
+        let index = try JSONReader.read(try Data(contentsOf: store.indexFile))
+        #expect(index["widgets"]?.array?.map { $0["id"] } == ["news"])
+        #expect(try out.read("metrics.prom").hasSuffix("widgetd_widgets 1\n"))
 
         clock.advance(by: 1_800)
         let report = try #require(await reports.next())

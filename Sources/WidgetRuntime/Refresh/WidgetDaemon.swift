@@ -113,6 +113,9 @@ public final class WidgetDaemon: Sendable {
         try store.prepare()
         var book = Book(store: store)
         reload(into: &book, startup: true)
+        // Describe the widgets at once, even when none is due: the index may be missing or list
+        // widgets removed while the daemon was down.
+        book.writeIndexAndMetrics(now: configuration.clock.now(), log: configuration.log)
         defer { refreshContinuation.finish() }
 
         while !Task.isCancelled {
