@@ -270,6 +270,53 @@ struct WidgetDaemonTests {
         try await task.value
     }
 
+    @Test func vanishedDefinitionsFolderKeepsEveryWidgetRunning() async throws {
+        try config.write("news.json", Self.definition(key: "news"))
+        source.set("news", json: "{}")
+        let daemon = makeDaemon()
+        var reports = daemon.refreshes.makeAsyncIterator()
+        let task = Task { try await daemon.run() }
+        _ = try #require(await reports.next())
+        await clock.waitForSleeper()
+
+        try FileManager.default.removeItem(at: config.url)
+        await daemon.reloadDefinitions()
+        await clock.waitForSleeper()
+        #expect(store.snapshotIDs() == ["news"])
+        #expect(logs.lines.contains(
+            "invalid definition: \(config.path): no folder of definitions at this path; create it or pass the right one with --config"
+        ))
+        #expect(logs.lines.contains("keeping every widget running until \(config.path) can be read again"))
+        clock.advance(by: 3_600)
+        let report = try #require(await reports.next())
+        #expect(report.id == "news")
+        #expect(report.snapshot.status == .fresh)
+
+        task.cancel()
+        try await task.value
+    }
+
+    @Test func unreadableDefinitionKeepsItsWidgetRunning() async throws {
+        try config.write("news.json", Self.definition(key: "news"))
+        source.set("news", json: "{}")
+        let daemon = makeDaemon()
+        var reports = daemon.refreshes.makeAsyncIterator()
+        let task = Task { try await daemon.run() }
+        _ = try #require(await reports.next())
+        await clock.waitForSleeper()
+
+        // A folder where the file was: it cannot be read as a file.
+        try FileManager.default.removeItem(at: config.file("news.json"))
+        try FileManager.default.createDirectory(at: config.file("news.json"), withIntermediateDirectories: false)
+        await daemon.reloadDefinitions()
+        await clock.waitForSleeper()
+        #expect(store.snapshotIDs() == ["news"])
+        #expect(logs.lines.contains("news: keeps running its last valid definition until \(config.path)/news.json is fixed"))
+
+        task.cancel()
+        try await task.value
+    }
+
     @Test func reloadRequestRefreshesTheWidgetNowAndIgnoresUnknownIDs() async throws {
         try config.write("news.json", Self.definition(key: "news"))
         source.set("news", json: #"{"headline": "first"}"#)

@@ -152,6 +152,11 @@ public final class WidgetDaemon: Sendable {
     private func reload(into book: inout Book, startup: Bool) {
         let loaded = configuration.definitions.load(reader: configuration.reader)
         for diagnostic in loaded.diagnostics { configuration.log("invalid definition: \(diagnostic)") }
+        if loaded.files.isEmpty, !loaded.diagnostics.isEmpty, !book.widgets.isEmpty {
+            // The folder itself cannot be read (moved away, unmounted): that removes no widget.
+            configuration.log("keeping every widget running until \(configuration.definitions.path) can be read again")
+            return
+        }
         let now = configuration.clock.now()
         var keep: Set<String> = []
         for widget in loaded.widgets {
