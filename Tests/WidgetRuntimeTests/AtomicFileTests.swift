@@ -59,43 +59,39 @@ struct AtomicFileTests {
 
         let shared = TornReadProbe()
 
-        // The reader runs on its own thread, so it really reads while the writer renames.
-        await withCheckedContinuation { (started: CheckedContinuation<Void, Never>) in
-            shared.firstRead.withLock { $0 = started }
-            let thread = Thread {
-                var last = false
-                while !last {
-                    last = shared.done.load(ordering: .acquiring)
+        // Reader and writer run on threads of their own, so reads really overlap renames (and a thousand
+        // flushes to disk hold no thread of the shared task pool). The writer lets the reader go just
+        // before each write, so the reader reads while the file is being replaced, without spinning.
+        await withCheckedContinuation { (end: CheckedContinuation<Void, Never>) in
+            shared.finished.withLock { $0 = end }
+            let reader = Thread {
+                for _ in 0..<1_000 {
+                    shared.go.wait()
                     do {
                         _ = try JSONReader.read(try Data(contentsOf: target))
                     } catch {
                         shared.failures.withLock { $0.append("\(error)") }
                     }
                     shared.reads.add(1, ordering: .relaxed)
-                    shared.firstRead.withLock { $0.take() }?.resume()
                 }
-                shared.finished.withLock { $0.take() }?.resume()
+                shared.threadFinished()
             }
-            thread.start()
-        }
-        // The writer has a thread of its own too: a thousand flushes to disk must not hold a thread of
-        // the shared task pool.
-        await withCheckedContinuation { (end: CheckedContinuation<Void, Never>) in
-            shared.finished.withLock { $0 = end }
             let writer = Thread {
                 for round in 0..<1_000 {
+                    shared.go.signal()
                     do {
                         try AtomicFile.write(round.isMultiple(of: 2) ? large : small, to: target)
                     } catch {
                         shared.failures.withLock { $0.append("write \(round): \(error)") }
                     }
                 }
-                shared.done.store(true, ordering: .releasing)
+                shared.threadFinished()
             }
+            reader.start()
             writer.start()
         }
 
-        #expect(shared.reads.load(ordering: .relaxed) > 1)
+        #expect(shared.reads.load(ordering: .relaxed) == 1_000)
         #expect(shared.failures.withLock { $0 } == [])
         #expect(folder.names() == ["news.json"])
     }
@@ -103,9 +99,16 @@ struct AtomicFileTests {
 
 /// What the torn-read test's reader thread and writer share.
 private final class TornReadProbe: Sendable {
-    let done = Atomic<Bool>(false)
     let reads = Atomic<Int>(0)
     let failures = Mutex<[String]>([])
-    let firstRead = Mutex<CheckedContinuation<Void, Never>?>(nil)
+    let go = DispatchSemaphore(value: 0)
     let finished = Mutex<CheckedContinuation<Void, Never>?>(nil)
+    private let running = Atomic<Int>(2)
+
+    /// Called by each of the two threads as it ends; the last one resumes the test.
+    func threadFinished() {
+        if running.subtract(1, ordering: .acquiringAndReleasing).newValue == 0 {
+            finished.withLock { $0.take() }?.resume()
+        }
+    }
 }
