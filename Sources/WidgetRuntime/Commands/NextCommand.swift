@@ -72,10 +72,22 @@ public struct NextCommand: WidgetCommand {
         calendar.timeZone = zone
         let parts = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second, .weekday], from: date)
         let weekday = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"][parts.weekday! - 1]
-        let abbreviation = zone.abbreviation(for: date) ?? zone.identifier
+        let abbreviation = NextCommand.zoneName(zone, at: date)
         return String(
             format: "%@ %04d-%02d-%02d %02d:%02d:%02d %@", weekday, parts.year!, parts.month!, parts.day!,
             parts.hour!, parts.minute!, parts.second!, abbreviation
         )
+    }
+
+    /// `EDT`, `CET`, `UTC`: Linux's Foundation abbreviates most zones as `GMT-4`, so ask for the short
+    /// localized name there, as the templates' `%Z` does.
+    static func zoneName(_ zone: TimeZone, at date: Date) -> String {
+        if ["UTC", "Etc/UTC", "Z"].contains(zone.identifier) { return "UTC" }
+        if let abbreviation = zone.abbreviation(for: date), !abbreviation.hasPrefix("GMT") { return abbreviation }
+        let style: NSTimeZone.NameStyle = zone.isDaylightSavingTime(for: date) ? .shortDaylightSaving : .shortStandard
+        if let name = zone.localizedName(for: style, locale: Locale(identifier: "en_US")), !name.hasPrefix("GMT") {
+            return name
+        }
+        return zone.abbreviation(for: date) ?? zone.identifier
     }
 }

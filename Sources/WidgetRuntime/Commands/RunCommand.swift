@@ -20,9 +20,9 @@ public struct RunCommand: WidgetCommand {
                          let "path" sources read files in DIR too (repeatable); by default they
                          may read only inside the folder of their definition
 
-        Signals: SIGTERM and SIGINT stop the daemon after the refreshes under way;
-        SIGHUP reloads the definitions (so does any change in DIR); a widget whose new definition
-        is invalid keeps running its last valid one.
+        Signals: SIGTERM and SIGINT stop the daemon; a refresh under way is abandoned and its
+        widget keeps its last snapshot. SIGHUP reloads the definitions (so does any change in DIR);
+        a widget whose new definition is invalid keeps running its last valid one.
         """
 
     public var config: String

@@ -74,6 +74,7 @@ public struct DefinitionDirectory: Sendable {
                     file: file, location: nil, path: nil,
                     message: "the file cannot be read: \(error.localizedDescription)"
                 ))
+                result.failedFiles.insert(file)
                 continue
             }
             let read = reader.read(data, file: file)

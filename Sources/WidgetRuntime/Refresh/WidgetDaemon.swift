@@ -114,6 +114,9 @@ public final class WidgetDaemon: Sendable {
         try store.prepare()
         var book = Book(store: store)
         reload(into: &book, startup: true)
+        // Describe the widgets at once, even when none is due: the index may be missing or list
+        // widgets removed while the daemon was down.
+        book.writeIndexAndMetrics(now: configuration.clock.now(), log: configuration.log)
         defer { refreshContinuation.finish() }
 
         while !Task.isCancelled {
@@ -150,6 +153,11 @@ public final class WidgetDaemon: Sendable {
     private func reload(into book: inout Book, startup: Bool) {
         let loaded = configuration.definitions.load(reader: configuration.reader)
         for diagnostic in loaded.diagnostics { configuration.log("invalid definition: \(diagnostic)") }
+        if loaded.files.isEmpty, !loaded.diagnostics.isEmpty, !book.widgets.isEmpty {
+            // The folder itself cannot be read (moved away, unmounted): that removes no widget.
+            configuration.log("keeping every widget running until \(configuration.definitions.path) can be read again")
+            return
+        }
         let now = configuration.clock.now()
         var keep: Set<String> = []
         for widget in loaded.widgets {
@@ -175,9 +183,10 @@ public final class WidgetDaemon: Sendable {
     /// Reads and deletes the requests `widgetd reload` left; returns the ids, each once.
     private func takeReloadRequests() -> [String] {
         let folder = configuration.store.stateDirectory.appendingPathComponent("requests")
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
+        // Dot names are `widgetd reload`'s temporary files, about to be renamed into requests: leave them.
+        let names = ((try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []).filter { !$0.hasPrefix(".") }
         for name in names { try? FileManager.default.removeItem(at: folder.appendingPathComponent(name)) }
-        return Array(Set(names.filter { !$0.hasPrefix(".") })).sorted()
+        return Array(Set(names)).sorted()
     }
 
     // MARK: - Refreshing
@@ -211,6 +220,12 @@ public final class WidgetDaemon: Sendable {
             }
             for _ in 0..<limit where !startNext() { break }
             for await (widget, outcome, duration) in group {
+                if outcome.error?.isCancellation == true || (outcome.error != nil && Task.isCancelled) {
+                    // Stopping, not failing: the widget keeps its last snapshot and state.
+                    configuration.log("\(widget.id): refresh interrupted by the stop; its last snapshot stays")
+                    _ = startNext()
+                    continue
+                }
                 book.record(outcome, for: widget, duration: duration, log: configuration.log)
                 refreshContinuation.yield(RefreshReport(id: widget.id, snapshot: outcome.snapshot, error: outcome.error))
                 outcomes.append(outcome)

@@ -1,0 +1,485 @@
+import Foundation
+import Testing
+import WidgetCore
+import WidgetRuntime
+import WidgetTesting
+
+/// The daemon's loop, driven by a manual clock: no test here sleeps. A test waits for a refresh on the
+/// daemon's `refreshes` stream, or for the loop to go idle with `ManualClock.waitForSleeper()`.
+@Suite(.timeLimit(.minutes(1)))
+struct WidgetDaemonTests {
+    let start = TestWidgets.date("2026-11-22T15:00:00Z")
+    let config: TemporaryFolder
+    let out: TemporaryFolder
+    let clock: ManualClock
+    let source = InMemorySource()
+    let logs = LogRecorder()
+
+    init() throws {
+        config = try TemporaryFolder("widgetd-config")
+        out = try TemporaryFolder("widgetd-out")
+        clock = ManualClock(now: start)
+    }
+
+    var store: SnapshotStore { SnapshotStore(directory: out.url) }
+
+    /// A definition served from the in-memory source under `key`.
+    static func definition(key: String, every: String = "1h", staleAfter: String = "24h") -> String {
+        """
+        {"title": "Widget \(key)", "source": {"type": "memory", "key": "\(key)"}, "parser": "json",
+         "timeline": "single", "schedule": {"every": "\(every)"}, "staleAfter": "\(staleAfter)",
+         "placeholder": {"text": "…"}}
+        """
+    }
+
+    func makeDaemon(started: HangingFetcher.Started? = nil) -> WidgetDaemon {
+        WidgetDaemon(configuration: .init(
+            definitions: DefinitionDirectory(path: config.path),
+            store: store,
+            reader: TestWidgets.reader,
+            refresher: TestWidgets.refresher(source, started: started),
+            clock: clock,
+            log: logs.log
+        ))
+    }
+
+    /// Leaves what an earlier daemon run would have left for `id`: a snapshot and state.
+    func remember(_ id: String, lastSuccessAt: Date, nextDueAt: Date) throws {
+        let entries = [TimelineEntry(date: lastSuccessAt, content: ["old": true])]
+        try store.prepare()
+        try store.write(Snapshot(
+            id: id, title: "Widget \(id)", status: .fresh, generatedAt: lastSuccessAt, lastSuccessAt: lastSuccessAt,
+            nextRefreshAt: nextDueAt, entries: entries, error: nil
+        ))
+        var state = WidgetState()
+        state.lastGoodEntries = entries
+        state.lastSuccessAt = lastSuccessAt
+        state.nextDueAt = nextDueAt
+        try store.writeState(state, for: id)
+    }
+
+    // MARK: - Start-up
+
+    @Test func widgetWithoutSnapshotRefreshesAtStartAndAgainWhenItsScheduleComes() async throws {
+        try config.write("news.json", Self.definition(key: "news"))
+        source.set("news", json: #"{"headline": "first"}"#)
+        let daemon = makeDaemon()
+        var reports = daemon.refreshes.makeAsyncIterator()
+        let task = Task { try await daemon.run() }
+
+        let first = try #require(await reports.next())
+        #expect(first.id == "news")
+        #expect(first.snapshot.status == .fresh)
+        #expect(first.snapshot.generatedAt == start)
+        #expect(first.snapshot.nextRefreshAt == start.addingTimeInterval(3_600))
+        #expect(store.snapshot(for: "news")?.entries.map(\.content) == [["headline": "first"]])
+
+        await clock.waitForSleeper()
+        #expect(source.fetchCount("news") == 1)
+        source.set("news", json: #"{"headline": "second"}"#)
+        clock.advance(by: 3_600)
+        let second = try #require(await reports.next())
+        #expect(second.snapshot.generatedAt == start.addingTimeInterval(3_600))
+        #expect(second.snapshot.entries.map(\.content) == [["headline": "second"]])
+        #expect(store.snapshot(for: "news")?.entries.map(\.content) == [["headline": "second"]])
+        #expect(store.state(for: "news").nextDueAt == start.addingTimeInterval(7_200))
+
+        task.cancel()
+        try await task.value
+    }
+
+    @Test func refreshMissedWhileTheDaemonWasDownRunsOnceAtStart() async throws {
+        try config.write("news.json", Self.definition(key: "news"))
+        try remember("news", lastSuccessAt: start.addingTimeInterval(-3 * 3_600), nextDueAt: start.addingTimeInterval(-2 * 3_600))
+        source.set("news", json: #"{"headline": "caught up"}"#)
+        let daemon = makeDaemon()
+        var reports = daemon.refreshes.makeAsyncIterator()
+        let task = Task { try await daemon.run() }
+
+        let report = try #require(await reports.next())
+        #expect(report.snapshot.generatedAt == start)
+        #expect(report.snapshot.entries.map(\.content) == [["headline": "caught up"]])
+        await clock.waitForSleeper()
+        #expect(source.fetchCount("news") == 1)
+        #expect(store.state(for: "news").nextDueAt == start.addingTimeInterval(3_600))
+
+        task.cancel()
+        try await task.value
+    }
+
+    @Test func staleWidgetRefreshesAtStartEvenWhenItsNextRunIsLater() async throws {
+        try config.write("news.json", Self.definition(key: "news", staleAfter: "2h"))
+        try remember("news", lastSuccessAt: start.addingTimeInterval(-3 * 3_600), nextDueAt: start.addingTimeInterval(1_800))
+        source.set("news", json: #"{"headline": "renewed"}"#)
+        let daemon = makeDaemon()
+        var reports = daemon.refreshes.makeAsyncIterator()
+        let task = Task { try await daemon.run() }
+
+        let report = try #require(await reports.next())
+        #expect(report.snapshot.generatedAt == start)
+        #expect(report.snapshot.status == .fresh)
+
+        task.cancel()
+        try await task.value
+    }
+
+    @Test func freshWidgetWaitsForItsNextDueTimeAtStart() async throws {
+        try config.write("news.json", Self.definition(key: "news"))
+        try remember("news", lastSuccessAt: start.addingTimeInterval(-1_800), nextDueAt: start.addingTimeInterval(1_800))
+        source.set("news", json: #"{"headline": "on time"}"#)
+        let daemon = makeDaemon()
+        var reports = daemon.refreshes.makeAsyncIterator()
+        let task = Task { try await daemon.run() }
+
+        await clock.waitForSleeper()
+        #expect(source.fetchCount("news") == 0)
+        #expect(store.snapshot(for: "news")?.entries.map(\.content) == [["old": true]])
+        // The index and metrics describe the widgets from the start, before any refresh.
+        let index = try JSONReader.read(try Data(contentsOf: store.indexFile))
+        #expect(index["widgets"]?.array?.map { $0["id"] } == ["news"])
+        #expect(try out.read("metrics.prom").hasSuffix("widgetd_widgets 1\n"))
+
+        clock.advance(by: 1_800)
+        let report = try #require(await reports.next())
+        #expect(report.snapshot.generatedAt == start.addingTimeInterval(1_800))
+        #expect(source.fetchCount("news") == 1)
+
+        task.cancel()
+        try await task.value
+    }
+
+    // MARK: - Faults
+
+    @Test func failingWidgetNeverStopsAnotherAndRetriesOnItsOwn() async throws {
+        try config.write("bad.json", Self.definition(key: "bad"))
+        try config.write("good.json", Self.definition(key: "good"))
+        source.fail("bad", message: "the server answered 500")
+        source.set("good", json: #"{"ok": true}"#)
+        let daemon = makeDaemon()
+        var reports = daemon.refreshes.makeAsyncIterator()
+        let task = Task { try await daemon.run() }
+
+        var statuses: [String: Snapshot.Status] = [:]
+        for _ in 0..<2 {
+            let report = try #require(await reports.next())
+            statuses[report.id] = report.snapshot.status
+        }
+        #expect(statuses == ["bad": .placeholder, "good": .fresh])
+        #expect(store.snapshot(for: "bad")?.error == "source: the server answered 500")
+        #expect(store.snapshot(for: "good")?.status == .fresh)
+
+        await clock.waitForSleeper()
+        clock.advance(by: 30)
+        let retry = try #require(await reports.next())
+        #expect(retry.id == "bad")
+        #expect(retry.snapshot.generatedAt == start.addingTimeInterval(30))
+        #expect(retry.snapshot.nextRefreshAt == start.addingTimeInterval(90))
+        await clock.waitForSleeper()
+        #expect(source.fetchCount("good") == 1)
+        #expect(source.fetchCount("bad") == 2)
+
+        task.cancel()
+        try await task.value
+    }
+
+    // MARK: - Reloads
+
+    @Test func reloadPicksUpAnEditedDefinitionAndRefreshesIt() async throws {
+        try config.write("greeting.json", Self.definition(key: "one"))
+        source.set("one", json: #"{"word": "hello"}"#)
+        source.set("two", json: #"{"word": "bonjour"}"#)
+        let daemon = makeDaemon()
+        var reports = daemon.refreshes.makeAsyncIterator()
+        let task = Task { try await daemon.run() }
+
+        let first = try #require(await reports.next())
+        #expect(first.snapshot.entries.map(\.content) == [["word": "hello"]])
+        await clock.waitForSleeper()
+
+        try config.write("greeting.json", Self.definition(key: "two"))
+        await daemon.reloadDefinitions()
+        let second = try #require(await reports.next())
+        #expect(second.id == "greeting")
+        #expect(second.snapshot.generatedAt == start)
+        #expect(second.snapshot.entries.map(\.content) == [["word": "bonjour"]])
+        #expect(logs.lines.contains("greeting: definition changed"))
+
+        task.cancel()
+        try await task.value
+    }
+
+    @Test func invalidEditKeepsTheLastValidDefinitionRunningUntilTheFileIsFixed() async throws {
+        let file = try config.write("greeting.json", Self.definition(key: "one"))
+        source.set("one", json: #"{"word": "hello"}"#)
+        source.set("two", json: #"{"word": "bonjour"}"#)
+        let daemon = makeDaemon()
+        var reports = daemon.refreshes.makeAsyncIterator()
+        let task = Task { try await daemon.run() }
+        _ = try #require(await reports.next())
+        await clock.waitForSleeper()
+
+        try config.write("greeting.json", #"{"source": {"type": "memory", "key": "two"}, "parser": "json", "schedule": {"every": "15 minutes"}}"#)
+        await daemon.reloadDefinitions()
+        clock.advance(by: 3_600)
+        let scheduled = try #require(await reports.next())
+        #expect(scheduled.snapshot.generatedAt == start.addingTimeInterval(3_600))
+        #expect(scheduled.snapshot.entries.map(\.content) == [["word": "hello"]])
+        #expect(source.fetchCount("two") == 0)
+        #expect(logs.lines.contains(
+            "invalid definition: \(file.path):1:86: $.schedule.every: \"15 minutes\" is not a duration; write e.g. \"15m\", \"24h\" or \"1h30m\""
+        ))
+        #expect(logs.lines.contains("greeting: keeps running its last valid definition until \(file.path) is fixed"))
+        #expect(store.snapshot(for: "greeting") != nil)
+
+        await clock.waitForSleeper()
+        try config.write("greeting.json", Self.definition(key: "two"))
+        await daemon.reloadDefinitions()
+        let fixed = try #require(await reports.next())
+        #expect(fixed.snapshot.entries.map(\.content) == [["word": "bonjour"]])
+
+        task.cancel()
+        try await task.value
+    }
+
+    @Test func removedDefinitionStopsTheWidgetAndDeletesItsSnapshot() async throws {
+        try config.write("news.json", Self.definition(key: "news"))
+        try config.write("weather.json", Self.definition(key: "weather"))
+        source.set("news", json: "{}")
+        source.set("weather", json: "{}")
+        let daemon = makeDaemon()
+        let task = Task { try await daemon.run() }
+        var reports = daemon.refreshes.makeAsyncIterator()
+        _ = await reports.next()
+        _ = await reports.next()
+        await clock.waitForSleeper()
+        #expect(store.snapshotIDs() == ["news", "weather"])
+
+        try FileManager.default.removeItem(at: config.file("weather.json"))
+        await daemon.reloadDefinitions()
+        // The reload is handled before the loop sleeps again; a sleeper from before the reload is gone
+        // once the reload has been posted.
+        await clock.waitForSleeper()
+        clock.advance(by: 3_600)
+        let report = try #require(await reports.next())
+        #expect(report.id == "news")
+        #expect(store.snapshotIDs() == ["news"])
+        #expect(logs.lines.contains("weather: definition removed"))
+        #expect(source.fetchCount("weather") == 1)
+
+        task.cancel()
+        try await task.value
+    }
+
+    @Test func vanishedDefinitionsFolderKeepsEveryWidgetRunning() async throws {
+        try config.write("news.json", Self.definition(key: "news"))
+        source.set("news", json: "{}")
+        let daemon = makeDaemon()
+        var reports = daemon.refreshes.makeAsyncIterator()
+        let task = Task { try await daemon.run() }
+        _ = try #require(await reports.next())
+        await clock.waitForSleeper()
+
+        try FileManager.default.removeItem(at: config.url)
+        await daemon.reloadDefinitions()
+        await clock.waitForSleeper()
+        #expect(store.snapshotIDs() == ["news"])
+        #expect(logs.lines.contains(
+            "invalid definition: \(config.path): no folder of definitions at this path; create it or pass the right one with --config"
+        ))
+        #expect(logs.lines.contains("keeping every widget running until \(config.path) can be read again"))
+        clock.advance(by: 3_600)
+        let report = try #require(await reports.next())
+        #expect(report.id == "news")
+        #expect(report.snapshot.status == .fresh)
+
+        task.cancel()
+        try await task.value
+    }
+
+    @Test func unreadableDefinitionKeepsItsWidgetRunning() async throws {
+        try config.write("news.json", Self.definition(key: "news"))
+        source.set("news", json: "{}")
+        let daemon = makeDaemon()
+        var reports = daemon.refreshes.makeAsyncIterator()
+        let task = Task { try await daemon.run() }
+        _ = try #require(await reports.next())
+        await clock.waitForSleeper()
+
+        // A folder where the file was: it cannot be read as a file.
+        try FileManager.default.removeItem(at: config.file("news.json"))
+        try FileManager.default.createDirectory(at: config.file("news.json"), withIntermediateDirectories: false)
+        await daemon.reloadDefinitions()
+        await clock.waitForSleeper()
+        #expect(store.snapshotIDs() == ["news"])
+        #expect(logs.lines.contains("news: keeps running its last valid definition until \(config.path)/news.json is fixed"))
+
+        task.cancel()
+        try await task.value
+    }
+
+    @Test func reloadRequestRefreshesTheWidgetNowAndIgnoresUnknownIDs() async throws {
+        try config.write("news.json", Self.definition(key: "news"))
+        source.set("news", json: #"{"headline": "first"}"#)
+        let daemon = makeDaemon()
+        var reports = daemon.refreshes.makeAsyncIterator()
+        let task = Task { try await daemon.run() }
+        _ = try #require(await reports.next())
+        await clock.waitForSleeper()
+
+        let requests = store.stateDirectory.appendingPathComponent("requests")
+        try FileManager.default.createDirectory(at: requests, withIntermediateDirectories: true)
+        for id in ["news", "ghost"] {
+            try Data().write(to: requests.appendingPathComponent(id))
+        }
+        // A request `widgetd reload` is writing right now: its temporary file is not a request yet.
+        try Data().write(to: requests.appendingPathComponent(".news.tmp-7"))
+        source.set("news", json: #"{"headline": "on request"}"#)
+        await daemon.checkReloadRequests()
+        let report = try #require(await reports.next())
+        #expect(report.id == "news")
+        #expect(report.snapshot.generatedAt == start)
+        #expect(report.snapshot.entries.map(\.content) == [["headline": "on request"]])
+        #expect(logs.lines.contains("news: reload requested"))
+        #expect(logs.lines.contains("ghost: reload requested for an unknown widget; ignored"))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: requests.path) == [".news.tmp-7"])
+        #expect(store.state(for: "news").budgetUsed == 2)
+
+        task.cancel()
+        try await task.value
+    }
+
+    // MARK: - Stopping
+
+    @Test func cancellationStopsTheLoopAndEndsTheRefreshStream() async throws {
+        try config.write("news.json", Self.definition(key: "news"))
+        source.set("news", json: "{}")
+        let daemon = makeDaemon()
+        var reports = daemon.refreshes.makeAsyncIterator()
+        let task = Task { try await daemon.run() }
+        _ = try #require(await reports.next())
+        await clock.waitForSleeper()
+
+        task.cancel()
+        try await task.value
+        #expect(await reports.next() == nil)
+        #expect(logs.lines.last == "stopping")
+        #expect(clock.sleeperCount == 0)
+    }
+
+    @Test func stoppingDuringARefreshKeepsTheLastGoodSnapshotAndState() async throws {
+        try config.write("slow.json", #"{"source": {"type": "hang"}, "parser": "json", "schedule": {"every": "1h"}}"#)
+        try remember("slow", lastSuccessAt: start.addingTimeInterval(-3_600), nextDueAt: start.addingTimeInterval(-60))
+        let before = try out.read("slow.json")
+        let stateBefore = store.state(for: "slow")
+        let started = HangingFetcher.Started()
+        let daemon = makeDaemon(started: started)
+        var reports = daemon.refreshes.makeAsyncIterator()
+        let task = Task { try await daemon.run() }
+        var fetches = started.fetches.makeAsyncIterator()
+        _ = await fetches.next()
+
+        task.cancel()
+        try await task.value
+        #expect(await reports.next() == nil)
+        #expect(try out.read("slow.json") == before)
+        #expect(store.state(for: "slow") == stateBefore)
+        #expect(logs.lines.contains("slow: refresh interrupted by the stop; its last snapshot stays"))
+    }
+
+    // MARK: - Files
+
+    @Test func indexAndMetricsDescribeEveryWidget() async throws {
+        try config.write("bad.json", Self.definition(key: "bad"))
+        try config.write("good.json", Self.definition(key: "good"))
+        source.fail("bad", message: "the server answered 500")
+        source.set("good", json: #"{"ok": true}"#)
+        let daemon = makeDaemon()
+        var reports = daemon.refreshes.makeAsyncIterator()
+        let task = Task { try await daemon.run() }
+        _ = await reports.next()
+        _ = await reports.next()
+        await clock.waitForSleeper()
+
+        #expect(try out.read("index.json") == """
+            {
+              "schemaVersion": 1,
+              "generatedAt": "2026-11-22T15:00:00Z",
+              "widgets": [
+                {
+                  "id": "bad",
+                  "title": "Widget bad",
+                  "status": "placeholder",
+                  "file": "bad.json",
+                  "nextRefreshAt": "2026-11-22T15:00:30Z"
+                },
+                {
+                  "id": "good",
+                  "title": "Widget good",
+                  "status": "fresh",
+                  "file": "good.json",
+                  "nextRefreshAt": "2026-11-22T16:00:00Z"
+                }
+              ]
+            }
+
+            """)
+        let metrics = try out.read("metrics.prom").split(separator: "\n").map { line in
+            line.hasPrefix("widgetd_refresh_duration_seconds{")
+                ? line.split(separator: " ")[0] + " SECONDS" : line
+        }
+        #expect(metrics == [
+            "# HELP widgetd_refreshes_total Refreshes run since the daemon started, by resulting status.",
+            "# TYPE widgetd_refreshes_total counter",
+            #"widgetd_refreshes_total{widget="bad",status="fresh"} 0"#,
+            #"widgetd_refreshes_total{widget="bad",status="cached"} 0"#,
+            #"widgetd_refreshes_total{widget="bad",status="stale"} 0"#,
+            #"widgetd_refreshes_total{widget="bad",status="placeholder"} 1"#,
+            #"widgetd_refreshes_total{widget="good",status="fresh"} 1"#,
+            #"widgetd_refreshes_total{widget="good",status="cached"} 0"#,
+            #"widgetd_refreshes_total{widget="good",status="stale"} 0"#,
+            #"widgetd_refreshes_total{widget="good",status="placeholder"} 0"#,
+            "# HELP widgetd_widget_status Current status of each widget (1 for the current status).",
+            "# TYPE widgetd_widget_status gauge",
+            #"widgetd_widget_status{widget="bad",status="fresh"} 0"#,
+            #"widgetd_widget_status{widget="bad",status="cached"} 0"#,
+            #"widgetd_widget_status{widget="bad",status="stale"} 0"#,
+            #"widgetd_widget_status{widget="bad",status="placeholder"} 1"#,
+            #"widgetd_widget_status{widget="good",status="fresh"} 1"#,
+            #"widgetd_widget_status{widget="good",status="cached"} 0"#,
+            #"widgetd_widget_status{widget="good",status="stale"} 0"#,
+            #"widgetd_widget_status{widget="good",status="placeholder"} 0"#,
+            "# HELP widgetd_last_success_timestamp_seconds When each widget last refreshed successfully.",
+            "# TYPE widgetd_last_success_timestamp_seconds gauge",
+            #"widgetd_last_success_timestamp_seconds{widget="good"} 1795359600"#,
+            "# HELP widgetd_refresh_duration_seconds How long each widget's last refresh took.",
+            "# TYPE widgetd_refresh_duration_seconds gauge",
+            #"widgetd_refresh_duration_seconds{widget="bad"} SECONDS"#,
+            #"widgetd_refresh_duration_seconds{widget="good"} SECONDS"#,
+            "# HELP widgetd_widgets Widgets loaded.",
+            "# TYPE widgetd_widgets gauge",
+            "widgetd_widgets 2",
+        ])
+
+        task.cancel()
+        try await task.value
+    }
+
+    @Test func runOnceRefreshesEveryWidgetRegardlessOfScheduleAndReportsProblems() async throws {
+        try config.write("news.json", Self.definition(key: "news"))
+        try config.write("broken.json", #"{"source": {"type": "memory", "key": "x"}, "colour": "red"}"#)
+        try remember("news", lastSuccessAt: start.addingTimeInterval(-60), nextDueAt: start.addingTimeInterval(3_540))
+        source.set("news", json: #"{"headline": "once"}"#)
+        let report = try await makeDaemon().runOnce()
+
+        #expect(report.outcomes.map(\.snapshot.id) == ["news"])
+        #expect(report.outcomes.map(\.snapshot.status) == [.fresh])
+        #expect(report.diagnostics.map(\.description) == [
+            "\(config.path)/broken.json:1:44: $.colour: unknown key 'colour'; known keys: 'id', 'title', 'description', "
+            + "'timeZone', 'inputs', 'source', 'parser', 'transforms', 'timeline', 'schedule', 'staleAfter', 'fallback', "
+            + "'placeholder', 'instances'"
+        ])
+        #expect(store.snapshot(for: "news")?.entries.map(\.content) == [["headline": "once"]])
+        #expect(out.names().contains("index.json"))
+        #expect(out.names().contains("metrics.prom"))
+    }
+}
