@@ -82,9 +82,9 @@ struct CommandLineEndToEndTests {
         let widgets = try #require(index["widgets"]?.array)
         #expect(widgets.map { $0["id"] } == ["down", "items", "portal", "slow"])
         #expect(widgets.map { $0["status"] } == ["placeholder", "fresh", "placeholder", "placeholder"])
-        #expect(widgets.map { $0["file"] } == ["down.json", "items.json", "portal.json", "slow.json"])
+        #expect(widgets.map { $0["file"] } == ["down.json", "items.json", "portal.json", "slow.json", "widgetd.prom"])
         #expect(widgets[1]["nextRefreshAt"] == items["nextRefreshAt"])
-        #expect(folder.names(in: "out") == [".state", "down.json", "index.json", "items.json", "metrics.prom", "portal.json", "slow.json"])
+        #expect(folder.names(in: "out") == [".state", "down.json", "index.json", "items.json", "portal.json", "slow.json", "widgetd.prom"])
 
         let status = try await Widgetd.run(["status", "--out", "out"], in: folder.url)
         #expect(status.status == 1)

@@ -137,7 +137,7 @@ struct WidgetDaemonTests {
         // The index and metrics describe the widgets from the start, before any refresh.
         let index = try JSONReader.read(try Data(contentsOf: store.indexFile))
         #expect(index["widgets"]?.array?.map { $0["id"] } == ["news"])
-        #expect(try out.read("metrics.prom").hasSuffix("widgetd_widgets 1\n"))
+        #expect(try out.read("widgetd.prom").hasSuffix("widgetd_widgets 1\n"))
 
         clock.advance(by: 1_800)
         let report = try #require(await reports.next())
@@ -423,7 +423,7 @@ struct WidgetDaemonTests {
             }
 
             """)
-        let metrics = try out.read("metrics.prom").split(separator: "\n").map { line in
+        let metrics = try out.read("widgetd.prom").split(separator: "\n").map { line in
             line.hasPrefix("widgetd_refresh_duration_seconds{")
                 ? line.split(separator: " ")[0] + " SECONDS" : line
         }
@@ -480,6 +480,6 @@ struct WidgetDaemonTests {
         ])
         #expect(store.snapshot(for: "news")?.entries.map(\.content) == [["headline": "once"]])
         #expect(out.names().contains("index.json"))
-        #expect(out.names().contains("metrics.prom"))
+        #expect(out.names().contains("widgetd.prom"))
     }
 }

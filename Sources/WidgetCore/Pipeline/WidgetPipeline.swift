@@ -163,7 +163,11 @@ public struct WidgetPipeline: Sendable {
         let cached = cache[stage]
         context.validators = cached?.validators ?? [:]
         let fetchContext = context
+        let started = ContinuousClock.now
         let payload = try await attempt(stage, .fetcher) { try await fetcher.fetch(context: fetchContext) }
+        let elapsed = ContinuousClock.now - started
+        result.fetchSeconds += Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
+        result.fetchBytes += payload.data.count
         if let maxAge = payload.metadata["max-age"].flatMap(Double.init), maxAge > 0 {
             let earliest = context.now.addingTimeInterval(min(maxAge, 86_400))
             result.earliestNextFetch = max(result.earliestNextFetch ?? earliest, earliest)
@@ -245,6 +249,10 @@ public struct PipelineResult: Sendable {
     public var notModified: [String] = []
     /// The earliest moment a source allows the next fetch (`Cache-Control: max-age`), when one said so.
     public var earliestNextFetch: Date?
+    /// The time spent in fetch stages, in seconds.
+    public var fetchSeconds: Double = 0
+    /// The bytes the fetch stages returned.
+    public var fetchBytes = 0
 
     public init(entries: [TimelineEntry], cache: [String: CachedFetch]) {
         self.entries = entries

@@ -8,7 +8,7 @@ public struct RunCommand: WidgetCommand {
     public static let help = """
         Usage: widgetd run [--config DIR] [--out DIR] [--once] [--allow-path DIR]…
 
-        Runs every widget defined in DIR and keeps OUT/<id>.json, OUT/index.json and OUT/metrics.prom
+        Runs every widget defined in DIR and keeps OUT/<id>.json, OUT/index.json and OUT/widgetd.prom
         current. Each snapshot is replaced atomically, so a reader never sees a half-written file.
 
         Options:

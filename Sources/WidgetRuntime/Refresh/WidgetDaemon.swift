@@ -247,6 +247,10 @@ extension WidgetDaemon {
         var snapshots: [String: Snapshot] = [:]
         var refreshCounts: [String: [Snapshot.Status: Int]] = [:]
         var lastDurations: [String: Double] = [:]
+        var failures: [String: [String: Int]] = [:]
+        var fetchSeconds: [String: Double] = [:]
+        var fetchBytes: [String: Int] = [:]
+        var budgets: [String: (used: Int, limit: Int)] = [:]
 
         init(store: SnapshotStore) {
             self.store = store
@@ -294,6 +298,13 @@ extension WidgetDaemon {
             refreshCounts[id, default: [:]][snapshot.status, default: 0] += 1
             let seconds = Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
             lastDurations[id] = seconds
+            if let error = outcome.error {
+                let stage = error.stage == "schedule" ? "schedule" : error.kind.rawValue
+                failures[id, default: [:]][stage, default: 0] += 1
+            }
+            if let seconds = outcome.fetchSeconds { fetchSeconds[id] = seconds }
+            if let bytes = outcome.fetchBytes { fetchBytes[id] = bytes }
+            budgets[id] = (outcome.state.budgetUsed, widget.definition.schedule.maxPerDay)
             do {
                 try store.write(snapshot)
                 try store.writeState(outcome.state, for: id)
@@ -351,6 +362,40 @@ extension WidgetDaemon {
             lines.append("# TYPE widgetd_refresh_duration_seconds gauge")
             for id in lastDurations.keys.sorted() {
                 lines.append("widgetd_refresh_duration_seconds{widget=\"\(label(id))\"} \(String(format: "%.6f", lastDurations[id]!))")
+            }
+            lines.append("# HELP widgetd_refresh_failures_total Failed refreshes since the daemon started, by failing stage.")
+            lines.append("# TYPE widgetd_refresh_failures_total counter")
+            for id in failures.keys.sorted() {
+                for stage in failures[id]!.keys.sorted() {
+                    lines.append("widgetd_refresh_failures_total{widget=\"\(label(id))\",stage=\"\(stage)\"} \(failures[id]![stage]!)")
+                }
+            }
+            lines.append("# HELP widgetd_fetch_duration_seconds Time spent fetching in each widget's last successful refresh.")
+            lines.append("# TYPE widgetd_fetch_duration_seconds gauge")
+            for id in fetchSeconds.keys.sorted() {
+                lines.append("widgetd_fetch_duration_seconds{widget=\"\(label(id))\"} \(String(format: "%.6f", fetchSeconds[id]!))")
+            }
+            lines.append("# HELP widgetd_fetch_bytes Bytes fetched in each widget's last successful refresh.")
+            lines.append("# TYPE widgetd_fetch_bytes gauge")
+            for id in fetchBytes.keys.sorted() {
+                lines.append("widgetd_fetch_bytes{widget=\"\(label(id))\"} \(fetchBytes[id]!)")
+            }
+            lines.append("# HELP widgetd_budget_used Refreshes used today (in the widget's zone) and the daily limit.")
+            lines.append("# TYPE widgetd_budget_used gauge")
+            for id in budgets.keys.sorted() {
+                lines.append("widgetd_budget_used{widget=\"\(label(id))\"} \(budgets[id]!.used)")
+            }
+            lines.append("# HELP widgetd_budget_limit The most refreshes a day (maxPerDay).")
+            lines.append("# TYPE widgetd_budget_limit gauge")
+            for id in budgets.keys.sorted() {
+                lines.append("widgetd_budget_limit{widget=\"\(label(id))\"} \(budgets[id]!.limit)")
+            }
+            lines.append("# HELP widgetd_snapshot_age_seconds Age of the data each widget serves.")
+            lines.append("# TYPE widgetd_snapshot_age_seconds gauge")
+            for id in snapshots.keys.sorted() {
+                if let last = snapshots[id]?.lastSuccessAt {
+                    lines.append("widgetd_snapshot_age_seconds{widget=\"\(label(id))\"} \(max(0, Int(now.timeIntervalSince(last))))")
+                }
             }
             lines.append("# HELP widgetd_widgets Widgets loaded.")
             lines.append("# TYPE widgetd_widgets gauge")

@@ -38,6 +38,9 @@ public struct WidgetRefresher: Sendable {
         public var error: PipelineError?
         /// Whether the pipeline ran (false when the daily budget was used up).
         public var ran: Bool
+        /// Seconds spent fetching and bytes fetched, for a refresh that succeeded.
+        public var fetchSeconds: Double?
+        public var fetchBytes: Int?
     }
 
     /// The context stages see for `pipeline` at `now`.
@@ -102,7 +105,10 @@ public struct WidgetRefresher: Sendable {
                 id: definition.id, title: definition.title, status: .fresh, generatedAt: now,
                 lastSuccessAt: now, nextRefreshAt: next, entries: entries, error: nil
             )
-            return Outcome(snapshot: snapshot, state: state, error: nil, ran: true)
+            return Outcome(
+                snapshot: snapshot, state: state, error: nil, ran: true, fetchSeconds: result.fetchSeconds,
+                fetchBytes: result.fetchBytes
+            )
         } catch {
             state.lastError = error.description
             state.consecutiveFailures += 1

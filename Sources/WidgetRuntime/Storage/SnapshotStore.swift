@@ -7,7 +7,7 @@ import WidgetCore
 /// OUT/<id>.json        one snapshot per widget, replaced atomically
 /// OUT/index.json       every widget: id, title, status, file, nextRefreshAt
 /// OUT/assets/          downloaded images
-/// OUT/metrics.prom     Prometheus text format
+/// OUT/widgetd.prom     Prometheus text format
 /// OUT/.state/<id>.json what must survive a restart (front-ends ignore it)
 /// ```
 public struct SnapshotStore: Sendable {
@@ -20,7 +20,7 @@ public struct SnapshotStore: Sendable {
     public var stateDirectory: URL { directory.appendingPathComponent(".state", isDirectory: true) }
     public var assetsDirectory: URL { directory.appendingPathComponent("assets", isDirectory: true) }
     public var indexFile: URL { directory.appendingPathComponent("index.json") }
-    public var metricsFile: URL { directory.appendingPathComponent("metrics.prom") }
+    public var metricsFile: URL { directory.appendingPathComponent("widgetd.prom") }
 
     public func snapshotFile(for id: String) -> URL { directory.appendingPathComponent("\(id).json") }
     public func stateFile(for id: String) -> URL { stateDirectory.appendingPathComponent("\(id).json") }
