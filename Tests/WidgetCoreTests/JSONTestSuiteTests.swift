@@ -38,4 +38,17 @@ struct JSONTestSuiteTests {
         )
         #expect(wrong.isEmpty, "Files read wrongly:\n\(wrong.joined(separator: "\n"))")
     }
+
+    @Test func everyValidFileSurvivesAWriteAndReadBack() throws {
+        let folder = Oracles.url("json-test-suite/test_parsing")
+        let names = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasPrefix("y_") }
+        #expect(!names.isEmpty)
+        for name in names.sorted() {
+            let value = try JSONReader.read(Data(contentsOf: folder.appendingPathComponent(name)))
+            for style in [JSONWriter.Style.compact, .pretty] {
+                let again = try JSONReader.read(JSONWriter.data(value, style: style))
+                #expect(again == value, "\(name) changed after a \(style) write and read back.")
+            }
+        }
+    }
 }
