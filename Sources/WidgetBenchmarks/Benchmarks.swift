@@ -17,20 +17,24 @@ struct Measurement {
     var megabytesPerSecond: Double { bytes > 0 && median > 0 ? Double(bytes) / median / 1e6 : 0 }
 }
 
-/// The tiny harness every suite uses: warm up, time a fixed number of iterations, print one table row.
+/// The tiny harness every suite uses: warm up, time a number of iterations, print one table row each.
 ///
-/// A suite is a function that calls ``measure(name:bytes:iterations:warmups:body:)`` for each operation and
-/// ``ratio(_:_:)`` to compare two of them:
+/// A suite is a function that calls ``measure(name:bytes:iterations:warmups:budget:body:)`` for each
+/// operation, ``compare(_:_:against:_:bytes:iterations:warmups:budget:)`` to time two operations in
+/// alternation and print how many times faster the first is, or ``ratio(_:_:)`` on two measurements:
 ///
 /// ```swift
 /// func runJSONBenchmarks() {
-///     let ours = Benchmarks.measure(name: "JSONReader", bytes: data.count) { try JSONReader.read(data) }
-///     let base = Benchmarks.measure(name: "JSONSerialization", bytes: data.count) {
-///         try JSONSerialization.jsonObject(with: data)
-///     }
-///     Benchmarks.ratio(ours, base)
+///     Benchmarks.section("JSON read")
+///     Benchmarks.compare(
+///         "JSONReader.read", { try JSONReader.read(data) },
+///         against: "JSONSerialization.jsonObject", { try JSONSerialization.jsonObject(with: data) },
+///         bytes: data.count
+///     )
 /// }
 /// ```
+///
+/// Register the function in `main.swift`'s list of suites under a short name.
 enum Benchmarks {
     /// A benchmark suite: a name the command line can select and the function that runs it.
     struct Suite {
@@ -75,17 +79,7 @@ enum Benchmarks {
                 times.append(seconds(elapsed))
                 total += times[times.count - 1]
             }
-            times.sort()
-            let median =
-                times.count % 2 == 1
-                ? times[times.count / 2] : (times[times.count / 2 - 1] + times[times.count / 2]) / 2
-            let measurement = Measurement(
-                name: name, bytes: bytes, median: median, fastest: times.first ?? 0, iterations: times.count)
-            emit(
-                pad(name, 46) + padLeft(format(time: median), 12) + padLeft(format(time: measurement.fastest), 12)
-                    + padLeft(bytes > 0 ? String(format: "%.1f", measurement.megabytesPerSecond) : "-", 10)
-                    + padLeft("\(times.count)", 7)
-            )
+            let measurement = report(name, bytes: bytes, times: times)
             return measurement
         } catch {
             emit(pad(name, 46) + "  failed: \(error)")
@@ -93,15 +87,79 @@ enum Benchmarks {
         }
     }
 
-    /// Prints how many times faster `ours` is than `baseline`: `  JSONReader / JSONSerialization = 9.3×`.
+    /// Times `ours` and `baseline` in alternation, so that both see the same load on a busy machine,
+    /// prints a row for each and the ratio of their medians, and returns that ratio.
+    @discardableResult
+    static func compare<Ours, Baseline>(
+        _ oursName: String,
+        _ ours: () throws -> Ours,
+        against baselineName: String,
+        _ baseline: () throws -> Baseline,
+        bytes: Int,
+        iterations: Int = 20,
+        warmups: Int = 3,
+        budget: Double = 6
+    ) -> Double {
+        do {
+            for _ in 0..<warmups {
+                blackHole(try ours())
+                blackHole(try baseline())
+            }
+            var oursTimes: [Double] = []
+            var baselineTimes: [Double] = []
+            var total = 0.0
+            let clock = ContinuousClock()
+            for iteration in 0..<iterations {
+                if iteration >= 5, total > budget { break }
+                var start = clock.now
+                let first = try ours()
+                oursTimes.append(seconds(clock.now - start))
+                blackHole(first)
+                start = clock.now
+                let second = try baseline()
+                baselineTimes.append(seconds(clock.now - start))
+                blackHole(second)
+                total += oursTimes[oursTimes.count - 1] + baselineTimes[baselineTimes.count - 1]
+            }
+            let oursMeasurement = report(oursName, bytes: bytes, times: oursTimes)
+            let baselineMeasurement = report(baselineName, bytes: bytes, times: baselineTimes)
+            return ratio(oursMeasurement, baselineMeasurement)
+        } catch {
+            emit(pad("\(oursName) vs \(baselineName)", 46) + "  failed: \(error)")
+            return .nan
+        }
+    }
+
+    /// Prints how many times faster `ours` is than `baseline`, by median (and by fastest run):
+    /// `  JSONReader.read / JSONSerialization.jsonObject = 9.31× (fastest 9.52×)`.
     @discardableResult
     static func ratio(_ ours: Measurement, _ baseline: Measurement) -> Double {
         let factor = baseline.median / ours.median
-        emit("  \(ours.name) / \(baseline.name) = \(String(format: "%.2f", factor))× faster")
+        let fastest = baseline.fastest / ours.fastest
+        emit(
+            "  \(ours.name) / \(baseline.name) = \(String(format: "%.2f", factor))×"
+                + " (fastest \(String(format: "%.2f", fastest))×)"
+        )
         return factor
     }
 
     // MARK: - Formatting
+
+    /// Prints one table row for the timed iterations `times` and returns their figures.
+    private static func report(_ name: String, bytes: Int, times: [Double]) -> Measurement {
+        let times = times.sorted()
+        let median =
+            times.count % 2 == 1
+            ? times[times.count / 2] : (times[times.count / 2 - 1] + times[times.count / 2]) / 2
+        let measurement = Measurement(
+            name: name, bytes: bytes, median: median, fastest: times.first ?? .nan, iterations: times.count)
+        emit(
+            pad(name, 46) + padLeft(format(time: median), 12) + padLeft(format(time: measurement.fastest), 12)
+                + padLeft(bytes > 0 ? String(format: "%.1f", measurement.megabytesPerSecond) : "-", 10)
+                + padLeft("\(times.count)", 7)
+        )
+        return measurement
+    }
 
     static func format(time seconds: Double) -> String {
         if seconds.isNaN { return "-" }

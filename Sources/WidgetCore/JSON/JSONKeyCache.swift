@@ -13,34 +13,83 @@ struct JSONKeyCache: ~Copyable {
 
     private static let slotCount = 256
     private static let maximumLength = 64
-    private let entries: UnsafeMutablePointer<Entry?>
+    private static let shapeCount = 16
+    /// Empty slots have length -1.
+    private let entries: UnsafeMutablePointer<Entry>
+    /// Key arrays of recent objects. Arrays of records repeat the same keys in the same order, and
+    /// those objects can share one array.
+    private let shapes: UnsafeMutablePointer<[String]>
 
     init() {
         entries = .allocate(capacity: Self.slotCount)
-        entries.initialize(repeating: nil, count: Self.slotCount)
+        entries.initialize(repeating: Entry(offset: 0, length: -1, string: ""), count: Self.slotCount)
+        shapes = .allocate(capacity: Self.shapeCount)
+        shapes.initialize(repeating: [], count: Self.shapeCount)
     }
 
     deinit {
         entries.deinitialize(count: Self.slotCount)
         entries.deallocate()
+        shapes.deinitialize(count: Self.shapeCount)
+        shapes.deallocate()
     }
 
-    /// The string for the escape-free key `bytes[start..<end]`, from the cache or newly made.
+    /// The keys from `start` to the top of `stack` as an array, popping them: an earlier object's array
+    /// when it holds the same keys in the same order, else a new one. `hash` is the first key's hash.
     @inline(__always)
-    func string(_ bytes: UnsafePointer<UInt8>, from start: Int, to end: Int) -> String {
+    func keys(popping stack: inout JSONScratchStack<String>, from start: Int, hash: Int) -> [String] {
+        let count = stack.count - start
+        let slot = shapes + ((hash &+ count &* 0x9E37_79B1) >> 8 & (Self.shapeCount - 1))
+        let cached = slot.pointee
+        if cached.count == count {
+            var same = true
+            for offset in 0..<count where cached[offset] != stack[start + offset] {
+                same = false
+                break
+            }
+            if same {
+                stack.pop(from: start)
+                return cached
+            }
+        }
+        let keys = stack.popArray(from: start)
+        slot.pointee = keys
+        return keys
+    }
+
+    /// A hash of a key's bytes: its length and its first, middle and last bytes. Equal keys have equal
+    /// hashes, so keys whose hashes differ are known to differ without comparing them.
+    @inline(__always)
+    static func hash(_ bytes: UnsafePointer<UInt8>, count: Int) -> Int {
+        guard count > 0 else { return 0 }
+        var hash = count &* 0x9E37_79B1
+        hash = (hash ^ Int(bytes[0])) &* 0x0100_0193
+        hash = (hash ^ Int(bytes[count - 1])) &* 0x0100_0193
+        hash = (hash ^ Int(bytes[count / 2])) &* 0x0100_0193
+        return hash
+    }
+
+    /// The string for the escape-free key `bytes[start..<end]` whose ``hash(_:count:)`` is `hash`, from
+    /// the cache or newly made.
+    @inline(__always)
+    /// `limit` is the length of the document; short keys far enough from its end compare in one load.
+    func string(_ bytes: UnsafePointer<UInt8>, from start: Int, to end: Int, hash: Int, limit: Int) -> String {
         let length = end - start
         guard length > 0, length <= Self.maximumLength else {
             return String(decoding: UnsafeBufferPointer(start: bytes + start, count: length), as: UTF8.self)
         }
-        var hash = length &* 0x9E37_79B1
-        hash = (hash ^ Int(bytes[start])) &* 0x0100_0193
-        hash = (hash ^ Int(bytes[end - 1])) &* 0x0100_0193
-        hash = (hash ^ Int(bytes[start + length / 2])) &* 0x0100_0193
         let slot = entries + ((hash >> 8) & (Self.slotCount - 1))
-        if let entry = slot.pointee, entry.length == length,
-            memoryEqual(bytes + entry.offset, bytes + start, length)
-        {
-            return entry.string
+        if slot.pointee.length == length {
+            let offset = slot.pointee.offset
+            if length <= 8, start + 8 <= limit {
+                // The earlier occurrence starts before `start`, so eight bytes can be read there too.
+                let mask: UInt64 = length == 8 ? ~0 : (1 << UInt64(length * 8)) - 1
+                let a = UnsafeRawPointer(bytes + offset).loadUnaligned(as: UInt64.self)
+                let b = UnsafeRawPointer(bytes + start).loadUnaligned(as: UInt64.self)
+                if (a ^ b) & mask == 0 { return slot.pointee.string }
+            } else if memoryEqual(bytes + offset, bytes + start, length) {
+                return slot.pointee.string
+            }
         }
         let string = String(decoding: UnsafeBufferPointer(start: bytes + start, count: length), as: UTF8.self)
         slot.pointee = Entry(offset: start, length: length, string: string)

@@ -3,10 +3,13 @@ import Foundation
 // MARK: - Scanner
 
 extension JSONReader {
-    /// The position of an object key in the input, for finding repeated keys without comparing strings.
+    /// The position and hash of an object key in the input, for finding repeated keys without comparing
+    /// strings.
     struct KeyRecord {
         var start: Int
         var length: Int
+        /// ``JSONKeyCache/hash(_:count:)`` of the key's UTF-8 text (after unescaping).
+        var hash: Int
         var escaped: Bool
     }
 
@@ -23,6 +26,7 @@ extension JSONReader {
         var keys = JSONScratchStack<String>(capacity: 64)
         var keyRecords = JSONScratchStack<KeyRecord>(capacity: 64)
         let keyCache = JSONKeyCache()
+        var unescaped: [UInt8] = []
         // Incremental line counting for located reads.
         var countedOffset = 0
         var countedLine = 1
@@ -195,6 +199,7 @@ extension JSONReader {
                 let record = KeyRecord(
                     start: keyOffset + 1,
                     length: position - keyOffset - 2,
+                    hash: key.hash,
                     escaped: key.escaped
                 )
                 skipWhitespace()
@@ -244,10 +249,11 @@ extension JSONReader {
                     continue
                 }
                 if byte == UInt8(ascii: "}") {
+                    let objectKeys = keyCache.keys(popping: &keys, from: keyBase, hash: keyRecords[keyBase].hash)
                     keyRecords.pop(from: keyBase)
                     return .object(
                         WidgetObject(
-                            uniqueKeys: keys.popArray(from: keyBase),
+                            uniqueKeys: objectKeys,
                             values: values.popArray(from: valueBase),
                             index: index
                         )
@@ -264,12 +270,14 @@ extension JSONReader {
             var member = keyBase
             while member < keys.count {
                 let other = keyRecords[member]
-                if record.escaped || other.escaped {
-                    if keys[member] == key { return member - keyBase }
-                } else if other.length == record.length,
-                    memoryEqual(base + other.start, base + record.start, record.length)
-                {
-                    return member - keyBase
+                if other.hash == record.hash {
+                    if record.escaped || other.escaped {
+                        if keys[member] == key { return member - keyBase }
+                    } else if other.length == record.length,
+                        memoryEqual(base + other.start, base + record.start, record.length)
+                    {
+                        return member - keyBase
+                    }
                 }
                 member += 1
             }
@@ -325,7 +333,9 @@ extension JSONReader {
                 let backslash = word ^ (ones &* 0x5C)
                 let special =
                     ((quote &- ones) & ~quote) | ((backslash &- ones) & ~backslash) | ((word &- ones &* 0x20) & ~word)
-                if special & highs != 0 { break }
+                let found = special & highs
+                // Borrows only ever flag bytes above a truly special one, so the lowest flag is exact.
+                if found != 0 { return index &+ found.trailingZeroBitCount &>> 3 }
                 index += 8
             }
             while index < count {
@@ -338,14 +348,19 @@ extension JSONReader {
 
         /// Reads an object key, sharing the storage of keys seen before when it has no escapes.
         @inline(__always)
-        mutating func readKey() throws(JSONSyntaxError) -> (string: String, escaped: Bool) {
+        mutating func readKey() throws(JSONSyntaxError) -> (string: String, hash: Int, escaped: Bool) {
             let start = position + 1
             let end = scanPlainText(from: start)
             if end < count, base[end] == UInt8(ascii: "\"") {
                 position = end + 1
-                return (keyCache.string(base, from: start, to: end), false)
+                let hash = JSONKeyCache.hash(base + start, count: end - start)
+                return (keyCache.string(base, from: start, to: end, hash: hash, limit: count), hash, false)
             }
-            return (try readString(), true)
+            var string = try readString()
+            let hash = string.withUTF8 { utf8 in
+                utf8.isEmpty ? 0 : JSONKeyCache.hash(utf8.baseAddress!, count: utf8.count)
+            }
+            return (string, hash, true)
         }
 
         mutating func readString() throws(JSONSyntaxError) -> String {
@@ -355,8 +370,14 @@ extension JSONReader {
                 position = index + 1
                 return String(decoding: UnsafeBufferPointer(start: base + start, count: index - start), as: UTF8.self)
             }
-            var buffer = [UInt8](UnsafeBufferPointer(start: base + start, count: index - start))
-            buffer.reserveCapacity(2 * (index - start) + 16)
+            // Unescaped text collects in one buffer reused by every string of the document.
+            var buffer = unescaped
+            unescaped = []
+            defer {
+                buffer.removeAll(keepingCapacity: true)
+                unescaped = buffer
+            }
+            buffer.append(contentsOf: UnsafeBufferPointer(start: base + start, count: index - start))
             while index < count {
                 let byte = base[index]
                 switch byte {
