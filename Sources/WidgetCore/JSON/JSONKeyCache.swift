@@ -14,22 +14,32 @@ struct JSONKeyCache: ~Copyable {
     private static let slotCount = 256
     private static let maximumLength = 64
     private static let shapeCount = 16
-    /// Empty slots have length -1.
+    /// Slots are initialised only when first used, as `occupied` records, so that reading a small
+    /// document does not pay for setting up and tearing down the whole table.
     private let entries: UnsafeMutablePointer<Entry>
+    private let occupied: UnsafeMutablePointer<UInt64>
     /// Key arrays of recent objects. Arrays of records repeat the same keys in the same order, and
     /// those objects can share one array.
     private let shapes: UnsafeMutablePointer<[String]>
 
     init() {
         entries = .allocate(capacity: Self.slotCount)
-        entries.initialize(repeating: Entry(offset: 0, length: -1, string: ""), count: Self.slotCount)
+        occupied = .allocate(capacity: Self.slotCount / 64)
+        occupied.initialize(repeating: 0, count: Self.slotCount / 64)
         shapes = .allocate(capacity: Self.shapeCount)
         shapes.initialize(repeating: [], count: Self.shapeCount)
     }
 
     deinit {
-        entries.deinitialize(count: Self.slotCount)
+        for word in 0..<Self.slotCount / 64 {
+            var bits = occupied[word]
+            while bits != 0 {
+                (entries + word * 64 + bits.trailingZeroBitCount).deinitialize(count: 1)
+                bits &= bits &- 1
+            }
+        }
         entries.deallocate()
+        occupied.deallocate()
         shapes.deinitialize(count: Self.shapeCount)
         shapes.deallocate()
     }
@@ -78,8 +88,11 @@ struct JSONKeyCache: ~Copyable {
         guard length > 0, length <= Self.maximumLength else {
             return String(decoding: UnsafeBufferPointer(start: bytes + start, count: length), as: UTF8.self)
         }
-        let slot = entries + ((hash >> 8) & (Self.slotCount - 1))
-        if slot.pointee.length == length {
+        let index = (hash >> 8) & (Self.slotCount - 1)
+        let slot = entries + index
+        let bit: UInt64 = 1 << UInt64(index & 63)
+        let isOccupied = occupied[index >> 6] & bit != 0
+        if isOccupied, slot.pointee.length == length {
             let offset = slot.pointee.offset
             if length <= 8, start + 8 <= limit {
                 // The earlier occurrence starts before `start`, so eight bytes can be read there too.
@@ -92,7 +105,12 @@ struct JSONKeyCache: ~Copyable {
             }
         }
         let string = String(decoding: UnsafeBufferPointer(start: bytes + start, count: length), as: UTF8.self)
-        slot.pointee = Entry(offset: start, length: length, string: string)
+        if isOccupied {
+            slot.pointee = Entry(offset: start, length: length, string: string)
+        } else {
+            slot.initialize(to: Entry(offset: start, length: length, string: string))
+            occupied[index >> 6] |= bit
+        }
         return string
     }
 }

@@ -22,9 +22,9 @@ extension JSONReader {
         let tracking: Bool
         var map = SourceMap()
         var path: [ValuePath.Component] = []
-        var values = JSONScratchStack<WidgetValue>(capacity: 256)
-        var keys = JSONScratchStack<String>(capacity: 64)
-        var keyRecords = JSONScratchStack<KeyRecord>(capacity: 64)
+        var values = JSONScratchStack<WidgetValue>(capacity: 64)
+        var keys = JSONScratchStack<String>(capacity: 32)
+        var keyRecords = JSONScratchStack<KeyRecord>(capacity: 32)
         let keyCache = JSONKeyCache()
         var unescaped: [UInt8] = []
         // Incremental line counting for located reads.
@@ -102,6 +102,7 @@ extension JSONReader {
 
         // MARK: Values
 
+        @inline(__always)
         mutating func readValue(depth: Int) throws(JSONSyntaxError) -> WidgetValue {
             guard position < count else { throw error("unexpected end of the document; expected a value") }
             if tracking { map.recordValue(location(at: position), for: ValuePath(components: path)) }
@@ -291,6 +292,7 @@ extension JSONReader {
             index < count && base[index] &- 48 < 10
         }
 
+        @inline(__always)
         mutating func readNumber() throws(JSONSyntaxError) -> WidgetNumber {
             let start = position
             if base[position] == UInt8(ascii: "-") { position += 1 }
@@ -363,13 +365,21 @@ extension JSONReader {
             return (string, hash, true)
         }
 
+        @inline(__always)
         mutating func readString() throws(JSONSyntaxError) -> String {
             let start = position + 1
-            var index = scanPlainText(from: start)
+            let index = scanPlainText(from: start)
             if index < count, base[index] == UInt8(ascii: "\"") {
                 position = index + 1
                 return String(decoding: UnsafeBufferPointer(start: base + start, count: index - start), as: UTF8.self)
             }
+            return try readEscapedString(from: start, plainUpTo: index)
+        }
+
+        /// Reads the rest of a string that has escapes (or is broken) from `index`, the first byte after
+        /// the plain text that starts at `start`.
+        mutating func readEscapedString(from start: Int, plainUpTo index: Int) throws(JSONSyntaxError) -> String {
+            var index = index
             // Unescaped text collects in one buffer reused by every string of the document.
             var buffer = unescaped
             unescaped = []
