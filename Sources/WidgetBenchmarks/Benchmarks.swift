@@ -1,22 +1,5 @@
 import Foundation
 
-/// The figures of one measured operation.
-struct Measurement {
-    /// What was measured, e.g. `read 1 MB (JSONReader)`.
-    var name: String
-    /// The bytes each iteration handles, for MB/s; zero when throughput means nothing.
-    var bytes: Int
-    /// The median wall-clock time of one iteration, in seconds.
-    var median: Double
-    /// The fastest iteration, in seconds.
-    var fastest: Double
-    /// How many iterations were timed.
-    var iterations: Int
-
-    /// Throughput in megabytes (10^6 bytes) per second at the median time.
-    var megabytesPerSecond: Double { bytes > 0 && median > 0 ? Double(bytes) / median / 1e6 : 0 }
-}
-
 /// The tiny harness every suite uses: warm up, time a number of iterations, print one table row each.
 ///
 /// A suite is a function that calls ``measure(name:bytes:iterations:warmups:budget:body:)`` for each
@@ -63,7 +46,7 @@ enum Benchmarks {
         warmups: Int = 3,
         budget: Double = 3,
         body: () throws -> Result
-    ) -> Measurement {
+    ) -> BenchmarkResult {
         do {
             for _ in 0..<warmups { blackHole(try body()) }
             var times: [Double] = []
@@ -83,7 +66,7 @@ enum Benchmarks {
             return measurement
         } catch {
             emit(pad(name, 46) + "  failed: \(error)")
-            return Measurement(name: name, bytes: bytes, median: .nan, fastest: .nan, iterations: 0)
+            return BenchmarkResult(name: name, bytes: bytes, median: .nan, fastest: .nan, iterations: 0)
         }
     }
 
@@ -133,7 +116,7 @@ enum Benchmarks {
     /// Prints how many times faster `ours` is than `baseline`, by median (and by fastest run):
     /// `  JSONReader.read / JSONSerialization.jsonObject = 9.31× (fastest 9.52×)`.
     @discardableResult
-    static func ratio(_ ours: Measurement, _ baseline: Measurement) -> Double {
+    static func ratio(_ ours: BenchmarkResult, _ baseline: BenchmarkResult) -> Double {
         let factor = baseline.median / ours.median
         let fastest = baseline.fastest / ours.fastest
         emit(
@@ -146,12 +129,12 @@ enum Benchmarks {
     // MARK: - Formatting
 
     /// Prints one table row for the timed iterations `times` and returns their figures.
-    private static func report(_ name: String, bytes: Int, times: [Double]) -> Measurement {
+    private static func report(_ name: String, bytes: Int, times: [Double]) -> BenchmarkResult {
         let times = times.sorted()
         let median =
             times.count % 2 == 1
             ? times[times.count / 2] : (times[times.count / 2 - 1] + times[times.count / 2]) / 2
-        let measurement = Measurement(
+        let measurement = BenchmarkResult(
             name: name, bytes: bytes, median: median, fastest: times.first ?? .nan, iterations: times.count)
         emit(
             pad(name, 46) + padLeft(format(time: median), 12) + padLeft(format(time: measurement.fastest), 12)
