@@ -1,1 +1,24 @@
-print("bench")
+// Runs the benchmark suites: `widgetd-bench` runs them all, `widgetd-bench json` only the suite named
+// `json` (an argument that names no suite exactly selects every suite whose name contains it).
+// Build with `-c release` for meaningful figures.
+
+let suites: [Benchmarks.Suite] = [
+    Benchmarks.Suite(name: "json", run: runJSONBenchmarks),
+]
+
+let filters = CommandLine.arguments.dropFirst().map { $0.lowercased() }
+let selected = suites.filter { suite in
+    filters.isEmpty
+        || filters.contains { filter in
+            suites.contains { $0.name == filter } ? suite.name == filter : suite.name.contains(filter)
+        }
+}
+if selected.isEmpty {
+    emit(
+        "Error: no benchmark suite matches \(filters.joined(separator: " ")); the suites are "
+            + suites.map(\.name).joined(separator: ", ") + "."
+    )
+}
+for suite in selected {
+    suite.run()
+}

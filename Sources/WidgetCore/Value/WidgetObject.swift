@@ -8,11 +8,20 @@ public struct WidgetObject: Sendable, Hashable, Sequence, ExpressibleByDictionar
     /// Built once an object grows past a handful of members; small objects are searched linearly.
     private var index: [String: Int]?
 
-    private static let indexThreshold = 12
+    /// Objects with more members than this keep a dictionary from key to position.
+    static let indexThreshold = 12
 
     public init() {
         keys = []
         values = []
+    }
+
+    /// Wraps members a parser has already made unique; `index` must map every key to its position when
+    /// there are more than ``indexThreshold`` members, and be `nil` otherwise.
+    init(uniqueKeys keys: [String], values: [WidgetValue], index: [String: Int]?) {
+        self.keys = keys
+        self.values = values
+        self.index = index
     }
 
     /// Creates an object from members in order; a repeated key keeps its first position and last value.

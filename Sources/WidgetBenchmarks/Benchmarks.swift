@@ -1,0 +1,177 @@
+import Foundation
+
+/// The tiny harness every suite uses: warm up, time a number of iterations, print one table row each.
+///
+/// A suite is a function that calls ``measure(name:bytes:iterations:warmups:budget:body:)`` for each
+/// operation, ``compare(_:_:against:_:bytes:iterations:warmups:budget:)`` to time two operations in
+/// alternation and print how many times faster the first is, or ``ratio(_:_:)`` on two measurements:
+///
+/// ```swift
+/// func runJSONBenchmarks() {
+///     Benchmarks.section("JSON read")
+///     Benchmarks.compare(
+///         "JSONReader.read", { try JSONReader.read(data) },
+///         against: "JSONSerialization.jsonObject", { try JSONSerialization.jsonObject(with: data) },
+///         bytes: data.count
+///     )
+/// }
+/// ```
+///
+/// Register the function in `main.swift`'s list of suites under a short name.
+enum Benchmarks {
+    /// A benchmark suite: a name the command line can select and the function that runs it.
+    struct Suite {
+        var name: String
+        var run: () -> Void
+    }
+
+    /// Prints a suite or section title and the table header.
+    static func section(_ title: String) {
+        emit("")
+        emit("== \(title)")
+        emit(
+            pad("benchmark", 46) + padLeft("median", 12) + padLeft("fastest", 12) + padLeft("MB/s", 10)
+                + padLeft("iters", 7)
+        )
+    }
+
+    /// Runs `body` `warmups` times untimed, then `iterations` times timed (fewer, but at least five, when
+    /// they take longer than `budget` seconds), and prints the median, the fastest time and the
+    /// throughput. The body's result is released outside the timed region, for ours and the baseline alike.
+    @discardableResult
+    static func measure<Result>(
+        name: String,
+        bytes: Int = 0,
+        iterations: Int = 20,
+        warmups: Int = 3,
+        budget: Double = 3,
+        body: () throws -> Result
+    ) -> BenchmarkResult {
+        do {
+            for _ in 0..<warmups { blackHole(try body()) }
+            var times: [Double] = []
+            times.reserveCapacity(iterations)
+            let clock = ContinuousClock()
+            var total = 0.0
+            for iteration in 0..<iterations {
+                if iteration >= 5, total > budget { break }
+                let start = clock.now
+                let result = try body()
+                let elapsed = clock.now - start
+                blackHole(result)
+                times.append(seconds(elapsed))
+                total += times[times.count - 1]
+            }
+            let measurement = report(name, bytes: bytes, times: times)
+            return measurement
+        } catch {
+            emit(pad(name, 46) + "  failed: \(error)")
+            return BenchmarkResult(name: name, bytes: bytes, median: .nan, fastest: .nan, iterations: 0)
+        }
+    }
+
+    /// Times `ours` and `baseline` in alternation, so that both see the same load on a busy machine,
+    /// prints a row for each and the ratio of their medians, and returns that ratio.
+    @discardableResult
+    static func compare<Ours, Baseline>(
+        _ oursName: String,
+        _ ours: () throws -> Ours,
+        against baselineName: String,
+        _ baseline: () throws -> Baseline,
+        bytes: Int,
+        iterations: Int = 20,
+        warmups: Int = 3,
+        budget: Double = 6
+    ) -> Double {
+        do {
+            for _ in 0..<warmups {
+                blackHole(try ours())
+                blackHole(try baseline())
+            }
+            var oursTimes: [Double] = []
+            var baselineTimes: [Double] = []
+            var total = 0.0
+            let clock = ContinuousClock()
+            for iteration in 0..<iterations {
+                if iteration >= 5, total > budget { break }
+                var start = clock.now
+                let first = try ours()
+                oursTimes.append(seconds(clock.now - start))
+                blackHole(first)
+                start = clock.now
+                let second = try baseline()
+                baselineTimes.append(seconds(clock.now - start))
+                blackHole(second)
+                total += oursTimes[oursTimes.count - 1] + baselineTimes[baselineTimes.count - 1]
+            }
+            let oursMeasurement = report(oursName, bytes: bytes, times: oursTimes)
+            let baselineMeasurement = report(baselineName, bytes: bytes, times: baselineTimes)
+            return ratio(oursMeasurement, baselineMeasurement)
+        } catch {
+            emit(pad("\(oursName) vs \(baselineName)", 46) + "  failed: \(error)")
+            return .nan
+        }
+    }
+
+    /// Prints how many times faster `ours` is than `baseline`, by median (and by fastest run):
+    /// `  JSONReader.read / JSONSerialization.jsonObject = 9.31× (fastest 9.52×)`.
+    @discardableResult
+    static func ratio(_ ours: BenchmarkResult, _ baseline: BenchmarkResult) -> Double {
+        let factor = baseline.median / ours.median
+        let fastest = baseline.fastest / ours.fastest
+        emit(
+            "  \(ours.name) / \(baseline.name) = \(String(format: "%.2f", factor))×"
+                + " (fastest \(String(format: "%.2f", fastest))×)"
+        )
+        return factor
+    }
+
+    // MARK: - Formatting
+
+    /// Prints one table row for the timed iterations `times` and returns their figures.
+    private static func report(_ name: String, bytes: Int, times: [Double]) -> BenchmarkResult {
+        let times = times.sorted()
+        let median =
+            times.count % 2 == 1
+            ? times[times.count / 2] : (times[times.count / 2 - 1] + times[times.count / 2]) / 2
+        let measurement = BenchmarkResult(
+            name: name, bytes: bytes, median: median, fastest: times.first ?? .nan, iterations: times.count)
+        emit(
+            pad(name, 46) + padLeft(format(time: median), 12) + padLeft(format(time: measurement.fastest), 12)
+                + padLeft(bytes > 0 ? String(format: "%.1f", measurement.megabytesPerSecond) : "-", 10)
+                + padLeft("\(times.count)", 7)
+        )
+        return measurement
+    }
+
+    static func format(time seconds: Double) -> String {
+        if seconds.isNaN { return "-" }
+        if seconds >= 1 { return String(format: "%.2f s", seconds) }
+        if seconds >= 1e-3 { return String(format: "%.3f ms", seconds * 1e3) }
+        return String(format: "%.2f µs", seconds * 1e6)
+    }
+
+    static func pad(_ text: String, _ width: Int) -> String {
+        text.count >= width ? text + " " : text + String(repeating: " ", count: width - text.count)
+    }
+
+    static func padLeft(_ text: String, _ width: Int) -> String {
+        text.count >= width ? " " + text : String(repeating: " ", count: width - text.count) + text
+    }
+
+    private static func seconds(_ duration: Duration) -> Double {
+        let (seconds, attoseconds) = duration.components
+        return Double(seconds) + Double(attoseconds) * 1e-18
+    }
+}
+
+/// Prints a line at once, even when standard output is a pipe.
+func emit(_ line: String) {
+    FileHandle.standardOutput.write(Data((line + "\n").utf8))
+}
+
+/// Keeps a value alive as far as the optimiser can tell.
+@inline(never)
+func blackHole<T>(_ value: T) {
+    withExtendedLifetime(value) {}
+}

@@ -1,0 +1,479 @@
+import Foundation
+
+// MARK: - Scanner
+
+extension JSONReader {
+    /// The position and hash of an object key in the input, for finding repeated keys without comparing
+    /// strings.
+    struct KeyRecord {
+        var start: Int
+        var length: Int
+        /// ``JSONKeyCache/hash(_:count:)`` of the key's UTF-8 text (after unescaping).
+        var hash: Int
+        var escaped: Bool
+    }
+
+    /// One pass over the bytes of a document. Containers collect their members on shared scratch stacks
+    /// and move them into exactly sized storage when they close.
+    struct Scanner: ~Copyable {
+        let base: UnsafePointer<UInt8>
+        let count: Int
+        var position = 0
+        let tracking: Bool
+        var map = SourceMap()
+        var path: [ValuePath.Component] = []
+        var values = JSONScratchStack<WidgetValue>(capacity: 64)
+        var keys = JSONScratchStack<String>(capacity: 32)
+        var keyRecords = JSONScratchStack<KeyRecord>(capacity: 32)
+        let keyCache = JSONKeyCache()
+        var unescaped: [UInt8] = []
+        // Incremental line counting for located reads.
+        var countedOffset = 0
+        var countedLine = 1
+        var countedColumn = 1
+
+        init(base: UnsafePointer<UInt8>, count: Int, tracking: Bool) {
+            self.base = base
+            self.count = count
+            self.tracking = tracking
+        }
+
+        // MARK: Errors and locations
+
+        func error(_ reason: String, at offset: Int? = nil) -> JSONSyntaxError {
+            let offset = min(offset ?? position, count)
+            var line = 1
+            var column = 1
+            for index in 0..<offset {
+                let byte = base[index]
+                if byte == UInt8(ascii: "\n") {
+                    line += 1
+                    column = 1
+                } else if byte & 0xC0 != 0x80 {
+                    column += 1
+                }
+            }
+            return JSONSyntaxError(location: SourceLocation(line: line, column: column), offset: offset, reason: reason)
+        }
+
+        /// The line and column of `offset`, counted on from the previous call so that a located read
+        /// stays linear even when the whole document is one long line.
+        mutating func location(at offset: Int) -> SourceLocation {
+            if offset < countedOffset {
+                countedOffset = 0
+                countedLine = 1
+                countedColumn = 1
+            }
+            while countedOffset < offset {
+                let byte = base[countedOffset]
+                if byte == UInt8(ascii: "\n") {
+                    countedLine += 1
+                    countedColumn = 1
+                } else if byte & 0xC0 != 0x80 {
+                    countedColumn += 1
+                }
+                countedOffset += 1
+            }
+            return SourceLocation(line: countedLine, column: countedColumn)
+        }
+
+        func describe(_ byte: UInt8) -> String {
+            switch byte {
+            case 0x20...0x7E: "'\(Character(Unicode.Scalar(byte)))'"
+            default: "byte 0x" + String(byte, radix: 16, uppercase: true)
+            }
+        }
+
+        // MARK: Whitespace
+
+        mutating func skipByteOrderMark() {
+            if count >= 3, base[0] == 0xEF, base[1] == 0xBB, base[2] == 0xBF { position = 3 }
+        }
+
+        @inline(__always)
+        mutating func skipWhitespace() {
+            while position < count {
+                switch base[position] {
+                case 0x20, 0x0A, 0x0D, 0x09: position += 1
+                default: return
+                }
+            }
+        }
+
+        // MARK: Values
+
+        @inline(__always)
+        mutating func readValue(depth: Int) throws(JSONSyntaxError) -> WidgetValue {
+            guard position < count else { throw error("unexpected end of the document; expected a value") }
+            if tracking { map.recordValue(location(at: position), for: ValuePath(components: path)) }
+            switch base[position] {
+            case UInt8(ascii: "\""):
+                return .string(try readString())
+            case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+                return .number(try readNumber())
+            case UInt8(ascii: "{"):
+                return try readObject(depth: depth + 1)
+            case UInt8(ascii: "["):
+                return try readArray(depth: depth + 1)
+            case UInt8(ascii: "t"):
+                try expectWord("true")
+                return .bool(true)
+            case UInt8(ascii: "f"):
+                try expectWord("false")
+                return .bool(false)
+            case UInt8(ascii: "n"):
+                try expectWord("null")
+                return .null
+            case let byte:
+                throw error("unexpected \(describe(byte)); expected a value")
+            }
+        }
+
+        @inline(__always)
+        mutating func expectWord(_ word: StaticString) throws(JSONSyntaxError) {
+            let start = position
+            let length = word.utf8CodeUnitCount
+            guard position + length <= count else {
+                throw error("unexpected end of the document; expected '\(word)'", at: start)
+            }
+            let pointer = word.utf8Start
+            for index in 0..<length where base[position + index] != pointer[index] {
+                throw error("invalid literal; expected '\(word)'", at: start)
+            }
+            position += length
+        }
+
+        mutating func readArray(depth: Int) throws(JSONSyntaxError) -> WidgetValue {
+            guard depth <= JSONReader.maximumDepth else {
+                throw error("arrays and objects are nested deeper than \(JSONReader.maximumDepth) levels")
+            }
+            position += 1
+            skipWhitespace()
+            if position < count, base[position] == UInt8(ascii: "]") {
+                position += 1
+                return .array([])
+            }
+            let valueBase = values.count
+            while true {
+                if tracking { path.append(.index(values.count - valueBase)) }
+                let element = try readValue(depth: depth)
+                values.push(element)
+                if tracking { path.removeLast() }
+                skipWhitespace()
+                guard position < count else {
+                    throw error("unexpected end of the document; expected ',' or ']' in an array")
+                }
+                let byte = base[position]
+                position += 1
+                if byte == UInt8(ascii: ",") {
+                    skipWhitespace()
+                    continue
+                }
+                if byte == UInt8(ascii: "]") { return .array(values.popArray(from: valueBase)) }
+                throw error("unexpected \(describe(byte)); expected ',' or ']' in an array", at: position - 1)
+            }
+        }
+
+        mutating func readObject(depth: Int) throws(JSONSyntaxError) -> WidgetValue {
+            guard depth <= JSONReader.maximumDepth else {
+                throw error("arrays and objects are nested deeper than \(JSONReader.maximumDepth) levels")
+            }
+            position += 1
+            skipWhitespace()
+            if position < count, base[position] == UInt8(ascii: "}") {
+                position += 1
+                return .object(WidgetObject())
+            }
+            let keyBase = keys.count
+            let valueBase = values.count
+            // Built once the object has more members than WidgetObject searches linearly.
+            var index: [String: Int]? = nil
+            while true {
+                guard position < count else {
+                    throw error("unexpected end of the document; expected a member name in quotes")
+                }
+                guard base[position] == UInt8(ascii: "\"") else {
+                    throw error("unexpected \(describe(base[position])); expected a member name in quotes")
+                }
+                let keyOffset = position
+                let key = try readKey()
+                let record = KeyRecord(
+                    start: keyOffset + 1,
+                    length: position - keyOffset - 2,
+                    hash: key.hash,
+                    escaped: key.escaped
+                )
+                skipWhitespace()
+                guard position < count, base[position] == UInt8(ascii: ":") else {
+                    if position >= count { throw error("unexpected end of the document; expected ':'") }
+                    throw error("unexpected \(describe(base[position])); expected ':' after a member name")
+                }
+                position += 1
+                skipWhitespace()
+                if tracking {
+                    path.append(.key(key.string))
+                    map.recordKey(location(at: keyOffset), for: ValuePath(components: path))
+                }
+                let value = try readValue(depth: depth)
+                if tracking { path.removeLast() }
+
+                let existing: Int? =
+                    if index != nil {
+                        index![key.string]
+                    } else {
+                        findKey(key.string, record, from: keyBase)
+                    }
+                if let existing {
+                    values[valueBase + existing] = value
+                } else {
+                    keys.push(key.string)
+                    keyRecords.push(record)
+                    values.push(value)
+                    let members = keys.count - keyBase
+                    if index != nil {
+                        index![key.string] = members - 1
+                    } else if members > WidgetObject.indexThreshold {
+                        var built = [String: Int](minimumCapacity: members * 2)
+                        for position in 0..<members { built[keys[keyBase + position]] = position }
+                        index = built
+                    }
+                }
+
+                skipWhitespace()
+                guard position < count else {
+                    throw error("unexpected end of the document; expected ',' or '}' in an object")
+                }
+                let byte = base[position]
+                position += 1
+                if byte == UInt8(ascii: ",") {
+                    skipWhitespace()
+                    continue
+                }
+                if byte == UInt8(ascii: "}") {
+                    let objectKeys = keyCache.keys(popping: &keys, from: keyBase, hash: keyRecords[keyBase].hash)
+                    keyRecords.pop(from: keyBase)
+                    return .object(
+                        WidgetObject(
+                            uniqueKeys: objectKeys,
+                            values: values.popArray(from: valueBase),
+                            index: index
+                        )
+                    )
+                }
+                throw error("unexpected \(describe(byte)); expected ',' or '}' in an object", at: position - 1)
+            }
+        }
+
+        /// The member position of an earlier key equal to `key` in the object whose keys start at `keyBase`.
+        /// Keys without escapes compare by their bytes in the input; only escaped keys compare as strings.
+        @inline(__always)
+        func findKey(_ key: String, _ record: KeyRecord, from keyBase: Int) -> Int? {
+            var member = keyBase
+            while member < keys.count {
+                let other = keyRecords[member]
+                if other.hash == record.hash {
+                    if record.escaped || other.escaped {
+                        if keys[member] == key { return member - keyBase }
+                    } else if other.length == record.length,
+                        memoryEqual(base + other.start, base + record.start, record.length)
+                    {
+                        return member - keyBase
+                    }
+                }
+                member += 1
+            }
+            return nil
+        }
+
+        // MARK: Numbers
+
+        @inline(__always)
+        func isDigit(_ index: Int) -> Bool {
+            index < count && base[index] &- 48 < 10
+        }
+
+        @inline(__always)
+        mutating func readNumber() throws(JSONSyntaxError) -> WidgetNumber {
+            let start = position
+            if base[position] == UInt8(ascii: "-") { position += 1 }
+            guard isDigit(position) else { throw error("a number needs a digit after '-'") }
+            if base[position] == UInt8(ascii: "0") {
+                position += 1
+                if isDigit(position) { throw error("numbers cannot have leading zeros", at: start) }
+            } else {
+                while isDigit(position) { position += 1 }
+            }
+            if position < count, base[position] == UInt8(ascii: ".") {
+                position += 1
+                guard isDigit(position) else { throw error("a number needs a digit after '.'") }
+                while isDigit(position) { position += 1 }
+            }
+            if position < count, base[position] | 0x20 == UInt8(ascii: "e") {
+                position += 1
+                if position < count, base[position] == UInt8(ascii: "+") || base[position] == UInt8(ascii: "-") {
+                    position += 1
+                }
+                guard isDigit(position) else { throw error("a number needs a digit in its exponent") }
+                while isDigit(position) { position += 1 }
+            }
+            let text = String(decoding: UnsafeBufferPointer(start: base + start, count: position - start), as: UTF8.self)
+            return WidgetNumber(unchecked: text)
+        }
+
+        // MARK: Strings
+
+        /// The index of the first `"`, `\` or control character at or after `index`, or `count`.
+        @inline(__always)
+        func scanPlainText(from index: Int) -> Int {
+            var index = index
+            // Eight bytes at a time: a byte is special when it is '"', '\' or below 0x20.
+            while index + 8 <= count {
+                let word = UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)
+                let ones: UInt64 = 0x0101_0101_0101_0101
+                let highs: UInt64 = 0x8080_8080_8080_8080
+                let quote = word ^ (ones &* 0x22)
+                let backslash = word ^ (ones &* 0x5C)
+                let special =
+                    ((quote &- ones) & ~quote) | ((backslash &- ones) & ~backslash) | ((word &- ones &* 0x20) & ~word)
+                let found = special & highs
+                // Borrows only ever flag bytes above a truly special one, so the lowest flag is exact.
+                if found != 0 { return index &+ found.trailingZeroBitCount &>> 3 }
+                index += 8
+            }
+            while index < count {
+                let byte = base[index]
+                if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte < 0x20 { return index }
+                index += 1
+            }
+            return index
+        }
+
+        /// Reads an object key, sharing the storage of keys seen before when it has no escapes.
+        @inline(__always)
+        mutating func readKey() throws(JSONSyntaxError) -> (string: String, hash: Int, escaped: Bool) {
+            let start = position + 1
+            let end = scanPlainText(from: start)
+            if end < count, base[end] == UInt8(ascii: "\"") {
+                position = end + 1
+                let hash = JSONKeyCache.hash(base + start, count: end - start)
+                return (keyCache.string(base, from: start, to: end, hash: hash, limit: count), hash, false)
+            }
+            var string = try readString()
+            let hash = string.withUTF8 { utf8 in
+                utf8.isEmpty ? 0 : JSONKeyCache.hash(utf8.baseAddress!, count: utf8.count)
+            }
+            return (string, hash, true)
+        }
+
+        @inline(__always)
+        mutating func readString() throws(JSONSyntaxError) -> String {
+            let start = position + 1
+            let index = scanPlainText(from: start)
+            if index < count, base[index] == UInt8(ascii: "\"") {
+                position = index + 1
+                return String(decoding: UnsafeBufferPointer(start: base + start, count: index - start), as: UTF8.self)
+            }
+            return try readEscapedString(from: start, plainUpTo: index)
+        }
+
+        /// Reads the rest of a string that has escapes (or is broken) from `index`, the first byte after
+        /// the plain text that starts at `start`.
+        mutating func readEscapedString(from start: Int, plainUpTo index: Int) throws(JSONSyntaxError) -> String {
+            var index = index
+            // Unescaped text collects in one buffer reused by every string of the document.
+            var buffer = unescaped
+            unescaped = []
+            defer {
+                buffer.removeAll(keepingCapacity: true)
+                unescaped = buffer
+            }
+            buffer.append(contentsOf: UnsafeBufferPointer(start: base + start, count: index - start))
+            while index < count {
+                let byte = base[index]
+                switch byte {
+                case UInt8(ascii: "\""):
+                    position = index + 1
+                    return String(decoding: buffer, as: UTF8.self)
+                case UInt8(ascii: "\\"):
+                    index += 1
+                    guard index < count else { break }
+                    switch base[index] {
+                    case UInt8(ascii: "\""): buffer.append(0x22)
+                    case UInt8(ascii: "\\"): buffer.append(0x5C)
+                    case UInt8(ascii: "/"): buffer.append(0x2F)
+                    case UInt8(ascii: "b"): buffer.append(0x08)
+                    case UInt8(ascii: "f"): buffer.append(0x0C)
+                    case UInt8(ascii: "n"): buffer.append(0x0A)
+                    case UInt8(ascii: "r"): buffer.append(0x0D)
+                    case UInt8(ascii: "t"): buffer.append(0x09)
+                    case UInt8(ascii: "u"):
+                        var scalar = try readHex4(at: index + 1)
+                        index += 4
+                        if scalar >= 0xD800, scalar < 0xDC00,
+                            index + 6 < count,
+                            base[index + 1] == UInt8(ascii: "\\"), base[index + 2] == UInt8(ascii: "u"),
+                            let low = try? readHex4(at: index + 3), low >= 0xDC00, low < 0xE000
+                        {
+                            scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
+                            index += 6
+                        }
+                        // A lone surrogate becomes U+FFFD.
+                        let character = Unicode.Scalar(scalar) ?? "\u{FFFD}"
+                        appendUTF8(character, to: &buffer)
+                    default:
+                        throw error(
+                            "invalid escape '\\\(Character(Unicode.Scalar(base[index])))' in a string",
+                            at: index - 1
+                        )
+                    }
+                    index += 1
+                case 0..<0x20:
+                    throw error("control character \(describe(byte)) in a string; escape it, e.g. \\n", at: index)
+                default:
+                    let next = scanPlainText(from: index + 1)
+                    buffer.append(contentsOf: UnsafeBufferPointer(start: base + index, count: next - index))
+                    index = next
+                }
+            }
+            throw error("unexpected end of the document inside a string", at: count)
+        }
+
+        @inline(__always)
+        func appendUTF8(_ scalar: Unicode.Scalar, to buffer: inout [UInt8]) {
+            let value = scalar.value
+            switch value {
+            case 0..<0x80:
+                buffer.append(UInt8(value))
+            case 0x80..<0x800:
+                buffer.append(UInt8(0xC0 | value >> 6))
+                buffer.append(UInt8(0x80 | value & 0x3F))
+            case 0x800..<0x10000:
+                buffer.append(UInt8(0xE0 | value >> 12))
+                buffer.append(UInt8(0x80 | (value >> 6) & 0x3F))
+                buffer.append(UInt8(0x80 | value & 0x3F))
+            default:
+                buffer.append(UInt8(0xF0 | value >> 18))
+                buffer.append(UInt8(0x80 | (value >> 12) & 0x3F))
+                buffer.append(UInt8(0x80 | (value >> 6) & 0x3F))
+                buffer.append(UInt8(0x80 | value & 0x3F))
+            }
+        }
+
+        func readHex4(at offset: Int) throws(JSONSyntaxError) -> UInt32 {
+            guard offset + 4 <= count else { throw error("a \\u escape needs four hex digits", at: offset) }
+            var value: UInt32 = 0
+            for index in offset..<offset + 4 {
+                let byte = base[index]
+                let digit: UInt8
+                switch byte {
+                case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - 48
+                case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - 87
+                case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte - 55
+                default: throw error("a \\u escape needs four hex digits", at: index)
+                }
+                value = value << 4 | UInt32(digit)
+            }
+            return value
+        }
+    }
+}
