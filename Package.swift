@@ -25,7 +25,10 @@ let package = Package(
         // Helpers for plugin authors: stage conformance checks, an in-memory fetcher, a manual clock.
         .target(name: "WidgetTesting", dependencies: ["WidgetCore", "WidgetRuntime"]),
         .executableTarget(name: "widgetd", dependencies: ["WidgetRuntime"]),
-        .executableTarget(name: "WidgetBenchmarks", dependencies: ["WidgetCore", "WidgetStages", "WidgetRuntime"]),
+        .executableTarget(
+            name: "WidgetBenchmarks",
+            dependencies: ["WidgetCore", "WidgetStages", "WidgetRuntime", "WidgetTesting"]
+        ),
         .executableTarget(name: "WidgetFuzz", dependencies: ["WidgetCore"]),
         .testTarget(name: "WidgetCoreTests", dependencies: ["WidgetCore", "WidgetTesting"]),
         .testTarget(name: "WidgetStagesTests", dependencies: ["WidgetCore", "WidgetStages", "WidgetTesting"]),

@@ -4,6 +4,9 @@
 
 let suites: [Benchmarks.Suite] = [
     Benchmarks.Suite(name: "json", run: runJSONBenchmarks),
+    Benchmarks.Suite(name: "expressions", run: runExpressionBenchmarks),
+    Benchmarks.Suite(name: "definitions", run: runDefinitionBenchmarks),
+    Benchmarks.Suite(name: "refresh", run: runRefreshBenchmarks),
 ]
 
 let filters = CommandLine.arguments.dropFirst().map { $0.lowercased() }

@@ -1,0 +1,106 @@
+import Foundation
+import WidgetCore
+import WidgetStages
+
+/// JSONPath and templates over the 1 MB catalogue of 5,000 records.
+func runExpressionBenchmarks() {
+    Benchmarks.section("expressions: JSONPath $..[?@.price > 10] and map over 5,000 records")
+    let bytes = JSONBenchmarkDocuments.catalogue(records: 5_000)
+    let document: WidgetValue
+    do {
+        document = try JSONReader.read(Data(bytes))
+    } catch {
+        emit("Error: the catalogue does not parse: \(error)")
+        return
+    }
+
+    // JSONPath against a hand-written loop doing the same work: every object or array member, anywhere,
+    // that is an object whose price is a number above 10.
+    let path: JSONPath
+    do {
+        path = try JSONPath("$..[?@.price > 10]")
+    } catch {
+        emit("Error: \(error)")
+        return
+    }
+    let ten = WidgetNumber(10)
+    func handWritten(_ value: WidgetValue, into result: inout [WidgetValue]) {
+        switch value {
+        case .array(let elements):
+            for element in elements {
+                if case .object(let object) = element, case .number(let price)? = object["price"], ten < price {
+                    result.append(element)
+                }
+            }
+            for element in elements { handWritten(element, into: &result) }
+        case .object(let object):
+            for member in object.values {
+                if case .object(let inner) = member, case .number(let price)? = inner["price"], ten < price {
+                    result.append(member)
+                }
+            }
+            for member in object.values { handWritten(member, into: &result) }
+        default:
+            break
+        }
+    }
+    var expected: [WidgetValue] = []
+    handWritten(document, into: &expected)
+    let found = path.select(document)
+    emit("  matches: JSONPath \(found.count), hand-written loop \(expected.count)\(found == expected ? "" : " — DIFFERENT")")
+    let slowdown = 1 / Benchmarks.compare(
+        "JSONPath $..[?@.price > 10]", { path.select(document).count },
+        against: "hand-written Swift loop", {
+            var result: [WidgetValue] = []
+            handWritten(document, into: &result)
+            return result.count
+        },
+        bytes: bytes.count, iterations: 10
+    )
+    emit("  JSONPath / hand-written loop = \(String(format: "%.2f", slowdown))× the time (goal: within 3×)")
+
+    // map with 5 templated fields over 5,000 items.
+    let items = document.array ?? []
+    let map: MapTransform
+    do {
+        map = try MapTransform(options: OptionsDecoder().decode(MapTransform.Options.self, from: [
+            "fields": [
+                "name": "{{ title | strip | upcase }}",
+                "value": "{{ price | times: 1.2 | round: 2 }}",
+                "label": "{{ sku }} · {{ currency }}",
+                "tags": "{{ tags | join: ', ' }}",
+                "seller": "{{ seller.id | default: 'unknown' }}",
+            ],
+        ]))
+    } catch {
+        emit("Error: \(error)")
+        return
+    }
+    let context = StageContext(widgetID: "bench", now: Date(timeIntervalSince1970: 1_800_000_000))
+    let list = WidgetValue.array(items)
+    let semaphore = DispatchSemaphore(value: 0)
+    nonisolated(unsafe) var mapped = BenchmarkResult(name: "", bytes: 0, median: .nan, fastest: .nan, iterations: 0)
+    Task {
+        var times: [Double] = []
+        let clock = ContinuousClock()
+        for iteration in 0..<8 {
+            let start = clock.now
+            _ = try? await map.transform(list, context: context)
+            let elapsed = clock.now - start
+            if iteration >= 2 {
+                times.append(Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18)
+            }
+        }
+        times.sort()
+        mapped = BenchmarkResult(name: "map, 5 fields × \(items.count) items", bytes: 0, median: times[times.count / 2], fastest: times[0], iterations: times.count)
+        semaphore.signal()
+    }
+    semaphore.wait()
+    let evaluations = Double(items.count * 5)
+    emit(
+        Benchmarks.pad(mapped.name, 46) + Benchmarks.padLeft(Benchmarks.format(time: mapped.median), 12)
+            + Benchmarks.padLeft(Benchmarks.format(time: mapped.fastest), 12) + Benchmarks.padLeft("-", 10)
+            + Benchmarks.padLeft("\(mapped.iterations)", 7)
+    )
+    emit("  field evaluations per second: \(Int(evaluations / mapped.median).formatted())")
+}

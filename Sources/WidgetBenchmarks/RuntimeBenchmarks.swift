@@ -1,0 +1,123 @@
+import Foundation
+import WidgetCore
+import WidgetRuntime
+import WidgetStages
+import WidgetTesting
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Loading and validating 1,000 definitions from a folder.
+func runDefinitionBenchmarks() {
+    Benchmarks.section("definitions: load and validate 1,000 files")
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("widgetd-bench-\(getpid())")
+    try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let schedules = [#"{"every": "15m"}"#, #"{"at": ["08:00", "12:00", "16:00", "20:00"]}"#, #"{"cron": "0 */4 * * *"}"#, #""atEnd""#]
+    var totalBytes = 0
+    for index in 0..<1_000 {
+        let text = """
+            {
+              "title": "Widget \(index)",
+              "timeZone": "America/New_York",
+              "inputs": { "daily": { "url": "https://api.example.com/daily/{{ 'now' | date: '%Y-%m-%d' }}.json" } },
+              "source": { "url": "https://api.example.com/items/{{ inputs.daily.id }}?page=\(index)", "headers": { "Accept": "application/json" }, "timeout": "10s" },
+              "parser": "json",
+              "transforms": [
+                { "type": "select", "path": "$.items[?@.price > 10 && @.image != null]" },
+                { "type": "sort", "by": "$.published", "order": "descending" },
+                { "type": "limit", "count": 4 },
+                { "type": "map", "fields": { "title": "{{ title | strip | truncate: 40 }}", "price": "{{ price | times: 1.2 | round: 2 }}", "image": "{{ image.url }}" } }
+              ],
+              "timeline": { "type": "each", "at": ["08:00", "12:00", "16:00", "20:00"], "relevance": "{{ price | divided_by: 100.0 }}" },
+              "schedule": \(schedules[index % schedules.count]),
+              "staleAfter": "24h",
+              "fallback": { "keep": 20, "pick": "daily" },
+              "placeholder": { "title": "Loading…" }
+            }
+            """
+        totalBytes += text.utf8.count
+        try? Data(text.utf8).write(to: folder.appendingPathComponent(String(format: "w%04d.json", index)))
+    }
+    let reader = DefinitionReader(registry: .builtIn)
+    let directory = DefinitionDirectory(path: folder.path)
+    let check = directory.load(reader: reader)
+    emit("  \(check.widgets.count) widgets valid, \(check.diagnostics.count) problems\(check.diagnostics.first.map { " (first: \($0))" } ?? "")")
+    let load = Benchmarks.measure(name: "load + validate 1,000 definitions", bytes: totalBytes, iterations: 10, warmups: 2) {
+        directory.load(reader: reader).widgets.count
+    }
+    emit("  \(String(format: "%.1f", load.median * 1e3)) ms for 1,000 files (goal: under 100 ms); "
+        + "\(String(format: "%.1f", load.median * 1e6 / 1_000)) µs a definition")
+}
+
+/// One refresh of a widget with a 20 KB JSON payload from a local server: CPU time per refresh.
+func runRefreshBenchmarks() {
+    Benchmarks.section("refresh: one widget, 20 KB JSON from a local server")
+    let server: TestHTTPServer
+    do {
+        server = try TestHTTPServer()
+    } catch {
+        emit("  skipped: the local test server did not start (\(error)); it needs python3")
+        return
+    }
+    defer { server.stop() }
+    let definition = """
+        {
+          "source": { "url": "\(server.url("/json?size=280").absoluteString)" },
+          "transforms": [
+            { "type": "select", "path": "$.items[?@.score > 10]" },
+            { "type": "sort", "by": "$.score", "order": "descending" },
+            { "type": "limit", "count": 10 },
+            { "type": "map", "fields": { "title": "{{ title | upcase }}", "score": "{{ score | times: 2 }}" } }
+          ],
+          "schedule": { "every": "15m" }
+        }
+        """
+    let read = DefinitionReader(registry: .builtIn).read(Data(definition.utf8), file: "bench.json")
+    guard let pipeline = read.widgets.first else {
+        emit("  Error: \(read.diagnostics.map(\.description).joined(separator: "; "))")
+        return
+    }
+    let refresher = WidgetRefresher(secrets: SecretStore())
+    let semaphore = DispatchSemaphore(value: 0)
+    nonisolated(unsafe) var lines: [String] = []
+    Task {
+        var state = WidgetState()
+        let now = Date()
+        for _ in 0..<20 { state = await refresher.refresh(pipeline, state: WidgetState(), now: now, respectBudget: false).state }
+        let count = 300
+        let cpuBefore = cpuSeconds()
+        let clock = ContinuousClock()
+        let start = clock.now
+        var fresh = 0
+        for _ in 0..<count {
+            let outcome = await refresher.refresh(pipeline, state: WidgetState(), now: now, respectBudget: false)
+            if outcome.snapshot.status == .fresh { fresh += 1 }
+        }
+        let wall = clock.now - start
+        let cpu = cpuSeconds() - cpuBefore
+        let wallSeconds = Double(wall.components.seconds) + Double(wall.components.attoseconds) * 1e-18
+        let size = (try? Data(contentsOf: server.url("/json?size=280")))?.count ?? 0
+        lines.append("  \(count) refreshes, \(fresh) fresh; payload \(size) bytes, \(state.lastGoodEntries.count) entry")
+        lines.append("  CPU time per refresh (this process): \(String(format: "%.3f", cpu / Double(count) * 1e3)) ms")
+        lines.append("  wall time per refresh: \(String(format: "%.3f", wallSeconds / Double(count) * 1e3)) ms")
+        semaphore.signal()
+    }
+    semaphore.wait()
+    for line in lines { emit(line) }
+}
+
+/// User plus system CPU time of this process, in seconds.
+func cpuSeconds() -> Double {
+    var usage = rusage()
+    #if canImport(Glibc)
+    getrusage(RUSAGE_SELF.rawValue, &usage)
+    #else
+    getrusage(RUSAGE_SELF, &usage)
+    #endif
+    let user = Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6
+    let system = Double(usage.ru_stime.tv_sec) + Double(usage.ru_stime.tv_usec) / 1e6
+    return user + system
+}
