@@ -109,10 +109,10 @@ public struct DefinitionReader: Sendable {
     ///   - data: the file's bytes.
     ///   - file: the file as the user named it, used in diagnostics; its base name is the default id.
     public func read(_ data: Data, file: String) -> Result {
+        // The fast reader first; locations are worked out only for a file that has problems.
         let value: WidgetValue
-        let map: SourceMap
         do {
-            (value, map) = try JSONReader.readWithLocations(data)
+            value = try JSONReader.read(data)
         } catch {
             let problem = Diagnostic(
                 file: file,
@@ -122,7 +122,7 @@ public struct DefinitionReader: Sendable {
             )
             return Result(widgets: [], diagnostics: [problem])
         }
-        var session = Session(file: file, map: map, reader: self, source: data)
+        var session = Session(file: file, reader: self, source: data)
         let definitions = session.readDefinitions(value)
         var widgets: [WidgetPipeline] = []
         for definition in definitions {
@@ -150,15 +150,15 @@ public struct DefinitionReader: Sendable {
 extension DefinitionReader {
     struct Session {
         let file: String
-        let map: SourceMap
         let reader: DefinitionReader
-        /// The file's bytes, to place columns inside strings that contain escapes.
+        /// The file's bytes, to locate problems and to place columns inside strings with escapes.
         let source: Data
         var diagnostics: [Diagnostic] = []
+        /// Where every key and value starts, read from `source` when the first problem is reported.
+        private var locations: SourceMap?
 
-        init(file: String, map: SourceMap, reader: DefinitionReader, source: Data = Data()) {
+        init(file: String, reader: DefinitionReader, source: Data) {
             self.file = file
-            self.map = map
             self.reader = reader
             self.source = source
         }
@@ -166,6 +166,8 @@ extension DefinitionReader {
         // MARK: Reporting
 
         mutating func report(_ path: ValuePath, _ message: String, atKey: Bool = false, column: Int? = nil) {
+            if locations == nil { locations = (try? JSONReader.readWithLocations(source))?.1 ?? SourceMap() }
+            let map = locations!
             var location = atKey ? map.keyLocation(of: path) : map.valueLocation(of: path)
             if let column, var base = location {
                 // Inside a string value: the opening quote, then the expression's column as written.
@@ -582,7 +584,7 @@ extension DefinitionReader {
         mutating func checkSecrets(_ value: WidgetValue, at path: ValuePath) {
             switch value {
             case .string(let text):
-                guard text.contains("{{"), text.contains("env"), let template = try? Template(text, filters: reader.filters),
+                guard text.containsBytes("{{"), text.containsBytes("env"), let template = try? Template(text, filters: reader.filters),
                     template.variables.contains("env")
                 else { return }
                 if !Self.secretsAllowed(at: path) {

@@ -106,9 +106,10 @@ struct JSONPathEvaluator {
         }
     }
 
+    /// The link to a child, built only when tracking (the component is not even formed otherwise).
     @inline(__always)
-    private func link(_ parent: JSONPathLink?, _ component: ValuePath.Component) -> JSONPathLink? {
-        tracking ? JSONPathLink(parent, component) : nil
+    private func link(_ parent: JSONPathLink?, _ component: @autoclosure () -> ValuePath.Component) -> JSONPathLink? {
+        tracking ? JSONPathLink(parent, component()) : nil
     }
 
     private func select(

@@ -111,26 +111,31 @@ private final class KeyTracker: @unchecked Sendable {
         var dynamic = false
     }
 
-    var containers: [String: Container] = [:]
+    var containers: [Container] = []
+    var byPath: [String: Int] = [:]
 
     @discardableResult
-    func open(_ object: WidgetObject, at path: [any CodingKey]) -> String {
-        let id = ValuePath(codingPath: path).description
-        if containers[id] == nil { containers[id] = Container(path: path, object: object) }
-        return id
+    func open(_ object: WidgetObject, at path: [any CodingKey]) -> Int {
+        let key = ValuePath(codingPath: path).description
+        if let id = byPath[key] { return id }
+        containers.append(Container(path: path, object: object))
+        byPath[key] = containers.count - 1
+        return containers.count - 1
     }
 
-    func ask(_ key: String, in id: String) {
-        containers[id]?.asked.insert(key)
+    func ask(_ key: String, in id: Int) {
+        containers[id].asked.insert(key)
     }
 
-    func markDynamic(_ id: String) {
-        containers[id]?.dynamic = true
+    func markDynamic(_ id: Int) {
+        containers[id].dynamic = true
     }
 
     /// An unknown key of the object at `path` that is a likely typo of the missing key `missing`.
     func misspelling(of missing: String, in path: [any CodingKey]) -> OptionsError? {
-        guard let container = containers[ValuePath(codingPath: path).description], !container.dynamic else { return nil }
+        guard let id = byPath[ValuePath(codingPath: path).description] else { return nil }
+        let container = containers[id]
+        guard !container.dynamic else { return nil }
         for key in container.object.keys where !container.asked.contains(key) {
             guard Suggestion.closest(to: key, among: [missing]) != nil else { continue }
             return OptionsError(
@@ -143,8 +148,9 @@ private final class KeyTracker: @unchecked Sendable {
     }
 
     func firstUnknownKey() -> OptionsError? {
-        for id in containers.keys.sorted() {
-            guard let container = containers[id], !container.dynamic else { continue }
+        for (_, id) in byPath.sorted(by: { $0.key < $1.key }) {
+            let container = containers[id]
+            guard !container.dynamic else { continue }
             for key in container.object.keys where !container.asked.contains(key) {
                 let hint = Suggestion.hint(for: key, among: container.asked.sorted())
                 let known = container.asked.sorted().map { "'\($0)'" }.joined(separator: ", ")
@@ -282,7 +288,7 @@ private struct ValueDecoder: Decoder {
 private struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     let decoder: ValueDecoder
     let object: WidgetObject
-    let id: String
+    let id: Int
 
     var codingPath: [any CodingKey] { decoder.codingPath }
 

@@ -22,7 +22,7 @@ public indirect enum TemplateTree: Sendable, Hashable, Decodable {
 
     private init(_ value: WidgetValue, filters: FilterRegistry, path: ValuePath) throws(OptionsError) {
         switch value {
-        case .string(let text) where text.contains("{{") || text.contains("{%"):
+        case .string(let text) where text.hasTemplateMarkup:
             do {
                 self = .template(try Template(text, filters: filters))
             } catch {
@@ -46,7 +46,7 @@ public indirect enum TemplateTree: Sendable, Hashable, Decodable {
     }
 
     public init(from decoder: any Decoder) throws {
-        let value = try WidgetValue(from: decoder)
+        let value = try decoder.singleValueContainer().decode(WidgetValue.self)
         let filters = decoder.userInfo[FilterRegistry.userInfoKey] as? FilterRegistry ?? .standard
         do {
             try self.init(value, filters: filters)
