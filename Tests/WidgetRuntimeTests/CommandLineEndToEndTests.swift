@@ -82,7 +82,7 @@ struct CommandLineEndToEndTests {
         let widgets = try #require(index["widgets"]?.array)
         #expect(widgets.map { $0["id"] } == ["down", "items", "portal", "slow"])
         #expect(widgets.map { $0["status"] } == ["placeholder", "fresh", "placeholder", "placeholder"])
-        #expect(widgets.map { $0["file"] } == ["down.json", "items.json", "portal.json", "slow.json", "widgetd.prom"])
+        #expect(widgets.map { $0["file"] } == ["down.json", "items.json", "portal.json", "slow.json"])
         #expect(widgets[1]["nextRefreshAt"] == items["nextRefreshAt"])
         #expect(folder.names(in: "out") == [".state", "down.json", "index.json", "items.json", "portal.json", "slow.json", "widgetd.prom"])
 

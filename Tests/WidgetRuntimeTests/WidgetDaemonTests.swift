@@ -424,7 +424,7 @@ struct WidgetDaemonTests {
 
             """)
         let metrics = try out.read("widgetd.prom").split(separator: "\n").map { line in
-            line.hasPrefix("widgetd_refresh_duration_seconds{")
+            line.hasPrefix("widgetd_refresh_duration_seconds{") || line.hasPrefix("widgetd_fetch_duration_seconds{")
                 ? line.split(separator: " ")[0] + " SECONDS" : line
         }
         #expect(metrics == [
@@ -455,6 +455,26 @@ struct WidgetDaemonTests {
             "# TYPE widgetd_refresh_duration_seconds gauge",
             #"widgetd_refresh_duration_seconds{widget="bad"} SECONDS"#,
             #"widgetd_refresh_duration_seconds{widget="good"} SECONDS"#,
+            "# HELP widgetd_refresh_failures_total Failed refreshes since the daemon started, by failing stage.",
+            "# TYPE widgetd_refresh_failures_total counter",
+            #"widgetd_refresh_failures_total{widget="bad",stage="source"} 1"#,
+            "# HELP widgetd_fetch_duration_seconds Time spent fetching in each widget's last successful refresh.",
+            "# TYPE widgetd_fetch_duration_seconds gauge",
+            #"widgetd_fetch_duration_seconds{widget="good"} SECONDS"#,
+            "# HELP widgetd_fetch_bytes Bytes fetched in each widget's last successful refresh.",
+            "# TYPE widgetd_fetch_bytes gauge",
+            #"widgetd_fetch_bytes{widget="good"} 12"#,
+            "# HELP widgetd_budget_used Refreshes used today, in the widget's zone.",
+            "# TYPE widgetd_budget_used gauge",
+            #"widgetd_budget_used{widget="bad"} 1"#,
+            #"widgetd_budget_used{widget="good"} 1"#,
+            "# HELP widgetd_budget_limit The most refreshes a day (maxPerDay).",
+            "# TYPE widgetd_budget_limit gauge",
+            #"widgetd_budget_limit{widget="bad"} 70"#,
+            #"widgetd_budget_limit{widget="good"} 70"#,
+            "# HELP widgetd_snapshot_age_seconds Age of the data each widget serves.",
+            "# TYPE widgetd_snapshot_age_seconds gauge",
+            #"widgetd_snapshot_age_seconds{widget="good"} 0"#,
             "# HELP widgetd_widgets Widgets loaded.",
             "# TYPE widgetd_widgets gauge",
             "widgetd_widgets 2",

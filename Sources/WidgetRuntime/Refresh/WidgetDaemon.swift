@@ -380,7 +380,7 @@ extension WidgetDaemon {
             for id in fetchBytes.keys.sorted() {
                 lines.append("widgetd_fetch_bytes{widget=\"\(label(id))\"} \(fetchBytes[id]!)")
             }
-            lines.append("# HELP widgetd_budget_used Refreshes used today (in the widget's zone) and the daily limit.")
+            lines.append("# HELP widgetd_budget_used Refreshes used today, in the widget's zone.")
             lines.append("# TYPE widgetd_budget_used gauge")
             for id in budgets.keys.sorted() {
                 lines.append("widgetd_budget_used{widget=\"\(label(id))\"} \(budgets[id]!.used)")
