@@ -54,25 +54,33 @@ public struct ValuePath: Sendable, Hashable, CustomStringConvertible {
             text += "."
             text += key
         } else {
-            text += "['"
-            for character in key.unicodeScalars {
-                switch character {
-                case "'": text += "\\'"
-                case "\\": text += "\\\\"
-                case "\n": text += "\\n"
-                case "\t": text += "\\t"
-                case "\r": text += "\\r"
-                default:
-                    if character.value < 0x20 {
-                        text += "\\u" + String(repeating: "0", count: 4 - String(character.value, radix: 16).count)
-                            + String(character.value, radix: 16)
-                    } else {
-                        text.unicodeScalars.append(character)
-                    }
+            appendQuoted(key: key, to: &text)
+        }
+    }
+
+    /// Appends `['key']` with RFC 9535's escapes (§2.7): `\'`, `\\`, `\n` and `\u00XX` for other
+    /// control characters.
+    public static func appendQuoted(key: String, to text: inout String) {
+        text += "['"
+        for scalar in key.unicodeScalars {
+            switch scalar {
+            case "\u{08}": text += "\\b"
+            case "\u{0C}": text += "\\f"
+            case "\n": text += "\\n"
+            case "\r": text += "\\r"
+            case "\t": text += "\\t"
+            case "'": text += "\\'"
+            case "\\": text += "\\\\"
+            default:
+                if scalar.value < 0x20 {
+                    let hex = String(scalar.value, radix: 16)
+                    text += "\\u00" + (hex.count == 1 ? "0" : "") + hex
+                } else {
+                    text.unicodeScalars.append(scalar)
                 }
             }
-            text += "']"
         }
+        text += "']"
     }
 
     private static func isIdentifier(_ key: String) -> Bool {

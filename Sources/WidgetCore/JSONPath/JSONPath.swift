@@ -91,15 +91,27 @@ extension JSONPath: Decodable {
     /// - Throws: `DecodingError.dataCorrupted` whose `underlyingError` is the ``ExpressionError`` (with its
     ///   column), or a type mismatch when the value is not a string.
     public init(from decoder: any Decoder) throws {
-        let container = try decoder.singleValueContainer()
-        let text = try container.decode(String.self)
+        self = try ExpressionError.decode(from: decoder, what: "JSONPath", JSONPath.init)
+    }
+}
+
+extension ExpressionError {
+    /// Decodes an expression written as a JSON string with `make`; a bad one becomes
+    /// `DecodingError.dataCorrupted` whose `underlyingError` is the ``ExpressionError``, so a loader can
+    /// show its column.
+    static func decode<Expression>(
+        from decoder: any Decoder,
+        what: String,
+        _ make: (String) throws(ExpressionError) -> Expression
+    ) throws -> Expression {
+        let text = try decoder.singleValueContainer().decode(String.self)
         do {
-            try self.init(text)
+            return try make(text)
         } catch {
             throw DecodingError.dataCorrupted(
                 DecodingError.Context(
                     codingPath: decoder.codingPath,
-                    debugDescription: "'\(text)' is not a valid JSONPath: \(error)",
+                    debugDescription: "'\(text)' is not a valid \(what): \(error)",
                     underlyingError: error))
         }
     }

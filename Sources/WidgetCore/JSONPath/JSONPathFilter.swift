@@ -47,16 +47,6 @@ extension JSONPathFilter: Decodable {
     ///
     /// - Throws: `DecodingError.dataCorrupted` whose `underlyingError` is the ``ExpressionError``.
     public init(from decoder: any Decoder) throws {
-        let container = try decoder.singleValueContainer()
-        let text = try container.decode(String.self)
-        do {
-            try self.init(text)
-        } catch {
-            throw DecodingError.dataCorrupted(
-                DecodingError.Context(
-                    codingPath: decoder.codingPath,
-                    debugDescription: "'\(text)' is not a valid JSONPath filter: \(error)",
-                    underlyingError: error))
-        }
+        self = try ExpressionError.decode(from: decoder, what: "JSONPath filter", JSONPathFilter.init)
     }
 }

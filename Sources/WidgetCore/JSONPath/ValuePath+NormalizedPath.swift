@@ -11,26 +11,7 @@ extension ValuePath {
             case .index(let index):
                 text += "[\(index)]"
             case .key(let key):
-                text += "['"
-                for scalar in key.unicodeScalars {
-                    switch scalar {
-                    case "\u{08}": text += "\\b"
-                    case "\u{0C}": text += "\\f"
-                    case "\n": text += "\\n"
-                    case "\r": text += "\\r"
-                    case "\t": text += "\\t"
-                    case "'": text += "\\'"
-                    case "\\": text += "\\\\"
-                    default:
-                        if scalar.value < 0x20 {
-                            let hex = String(scalar.value, radix: 16)
-                            text += "\\u00" + (hex.count == 1 ? "0" : "") + hex
-                        } else {
-                            text.unicodeScalars.append(scalar)
-                        }
-                    }
-                }
-                text += "']"
+                ValuePath.appendQuoted(key: key, to: &text)
             }
         }
         return text

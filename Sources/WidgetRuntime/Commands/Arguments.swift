@@ -23,27 +23,9 @@ public struct Arguments: Sendable {
     ///
     /// - Throws: ``UsageError`` when the option is given without a value, or twice.
     public mutating func option(_ name: String) throws(UsageError) -> String? {
-        known.append(name)
-        var value: String?
-        var index = 0
-        while index < remaining.count {
-            let argument = remaining[index]
-            if argument == name {
-                guard index + 1 < remaining.count, !remaining[index + 1].hasPrefix("--") else {
-                    throw UsageError("\(name) needs a value")
-                }
-                if value != nil { throw UsageError("\(name) is given twice") }
-                value = remaining[index + 1]
-                remaining.removeSubrange(index...(index + 1))
-            } else if argument.hasPrefix(name + "=") {
-                if value != nil { throw UsageError("\(name) is given twice") }
-                value = String(argument.dropFirst(name.count + 1))
-                remaining.remove(at: index)
-            } else {
-                index += 1
-            }
-        }
-        return value
+        let values = try options(name)
+        guard values.count <= 1 else { throw UsageError("\(name) is given twice") }
+        return values.first
     }
 
     /// Every value of a repeatable option `--name`, in order.
