@@ -1,0 +1,159 @@
+import Foundation
+
+/// Repairs the faults real feeds have that stop a conforming XML parser, before parsing:
+/// HTML entities XML does not declare (`&nbsp;`, `&eacute;`), bare ampersands (`Q&A`), a byte-order mark
+/// or blank lines before the XML declaration, and Windows-1252 bytes in a document declared as UTF-8.
+///
+/// Repairs cost nothing on a clean document: it is scanned once and returned as it is.
+enum FeedInputRepair {
+    /// `data` with undeclared entities and bare ampersands replaced (outside CDATA sections and comments),
+    /// and anything before the first `<` removed; `nil` when nothing needed repairing.
+    static func repairMarkup(_ data: Data) -> Data? {
+        data.withUnsafeBytes { (raw: UnsafeRawBufferPointer) -> Data? in
+            let bytes = raw.bindMemory(to: UInt8.self)
+            let end = bytes.count
+            var leading = 0
+            while leading < end, bytes[leading] != UInt8(ascii: "<") { leading += 1 }
+            var output: [UInt8]? = nil
+            var copiedUpTo = leading
+            if leading > 0 { output = [] }
+            var index = leading
+            while index < end {
+                let byte = bytes[index]
+                if byte == UInt8(ascii: "<") {
+                    if index + 8 < end, bytes[index + 1] == UInt8(ascii: "!") {
+                        if bytes[index + 2] == UInt8(ascii: "[") {  // <![CDATA[ … ]]>
+                            index = find(bytes, from: index + 9, "]]>") ?? end
+                            continue
+                        }
+                        if bytes[index + 2] == UInt8(ascii: "-") {  // <!-- … -->
+                            index = find(bytes, from: index + 4, "-->") ?? end
+                            continue
+                        }
+                        if bytes[index + 2] == UInt8(ascii: "D") {  // A DOCTYPE may declare its own entities.
+                            let close = find(bytes, from: index, ">") ?? end
+                            if find(bytes[index..<min(close + 4096, end)], "<!ENTITY") != nil { return nil }
+                        }
+                    }
+                    index += 1
+                    continue
+                }
+                guard byte == UInt8(ascii: "&") else {
+                    index += 1
+                    continue
+                }
+                let (replacement, length) = entityRepair(bytes, at: index)
+                if let replacement {
+                    if output == nil { output = [] ; output!.reserveCapacity(end + 64) }
+                    output!.append(contentsOf: bytes[copiedUpTo..<index])
+                    output!.append(contentsOf: replacement)
+                    copiedUpTo = index + length
+                }
+                index += max(length, 1)
+            }
+            guard var result = output else { return nil }
+            result.append(contentsOf: bytes[copiedUpTo..<end])
+            return Data(result)
+        }
+    }
+
+    /// What the `&` at `index` must become, if anything, and how many bytes it spans.
+    private static func entityRepair(_ bytes: UnsafeBufferPointer<UInt8>, at index: Int) -> ([UInt8]?, Int) {
+        let end = bytes.count
+        var cursor = index + 1
+        if cursor < end, bytes[cursor] == UInt8(ascii: "#") {
+            cursor += 1
+            let hex = cursor < end && (bytes[cursor] | 0x20) == UInt8(ascii: "x")
+            if hex { cursor += 1 }
+            let digitsStart = cursor
+            while cursor < end, cursor - digitsStart < 8,
+                bytes[cursor] >= 0x30 && bytes[cursor] <= 0x39 || hex && (bytes[cursor] | 0x20) >= 0x61 && (bytes[cursor] | 0x20) <= 0x66
+            {
+                cursor += 1
+            }
+            if cursor > digitsStart, cursor < end, bytes[cursor] == UInt8(ascii: ";") {
+                // Numbers XML forbids (control characters) become U+FFFD; Windows-1252 punctuation is mapped.
+                var value: UInt32 = 0
+                for position in digitsStart..<cursor {
+                    let byte = bytes[position] | (hex ? 0x20 : 0)
+                    value = value &* (hex ? 16 : 10) &+ UInt32(byte <= 0x39 ? byte - 0x30 : byte - 0x61 + 10)
+                }
+                if value == 0x9 || value == 0xA || value == 0xD || (value >= 0x20 && value < 0x80) || (value > 0x9F && value <= 0xD7FF)
+                    || (value >= 0xE000 && value <= 0x10FFFF && value != 0xFFFE && value != 0xFFFF)
+                {
+                    return (nil, cursor + 1 - index)
+                }
+                let mapped = HTMLText.decodeEntities(String(decoding: bytes[index...cursor], as: UTF8.self))
+                let scalar = mapped.unicodeScalars.first.map { $0.value } ?? 0xFFFD
+                let safe = (0x80...0x9F).contains(scalar) || scalar < 0x20 ? 0xFFFD : scalar
+                return (Array("&#\(safe);".utf8), cursor + 1 - index)
+            }
+            return (Array("&amp;".utf8), 1)
+        }
+        let nameStart = cursor
+        while cursor < end, cursor - nameStart < 32,
+            (bytes[cursor] | 0x20) >= 0x61 && (bytes[cursor] | 0x20) <= 0x7A || bytes[cursor] >= 0x30 && bytes[cursor] <= 0x39
+        {
+            cursor += 1
+        }
+        guard cursor > nameStart, cursor < end, bytes[cursor] == UInt8(ascii: ";") else {
+            return (Array("&amp;".utf8), 1)
+        }
+        let name = String(decoding: bytes[nameStart..<cursor], as: UTF8.self)
+        switch name {
+        case "amp", "lt", "gt", "quot", "apos":
+            return (nil, cursor + 1 - index)
+        default:
+            if let value = HTMLText.named[name] { return (Array("&#\(value);".utf8), cursor + 1 - index) }
+            return (Array("&amp;".utf8), 1)
+        }
+    }
+
+    private static func find(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int, _ needle: StaticString) -> Int? {
+        let pattern = needle.withUTF8Buffer { Array($0) }
+        var index = start
+        while index + pattern.count <= bytes.count {
+            if bytes[index] == pattern[0] {
+                var matched = true
+                for offset in 1..<max(pattern.count, 1) where bytes[index + offset] != pattern[offset] {
+                    matched = false
+                    break
+                }
+                if matched { return index + pattern.count }
+            }
+            index += 1
+        }
+        return nil
+    }
+
+    private static func find(_ bytes: Slice<UnsafeBufferPointer<UInt8>>, _ needle: StaticString) -> Int? {
+        find(UnsafeBufferPointer(rebasing: bytes), from: 0, needle)
+    }
+
+    // MARK: - Encoding
+
+    /// The `encoding` of the XML declaration, lowercased; `nil` when there is none.
+    static func declaredEncoding(_ data: Data) -> String? {
+        let head = String(decoding: data.prefix(200), as: UTF8.self)
+        guard head.hasPrefix("<?xml") || head.drop(while: { $0 != "<" }).hasPrefix("<?xml"),
+            let declarationEnd = head.range(of: "?>"), let key = head.range(of: "encoding")
+        else { return nil }
+        guard key.upperBound < declarationEnd.lowerBound else { return nil }
+        let rest = head[key.upperBound..<declarationEnd.lowerBound].drop { $0 == " " || $0 == "=" }
+        guard let quote = rest.first, quote == "\"" || quote == "'" else { return nil }
+        return String(rest.dropFirst().prefix { $0 != quote }).lowercased()
+    }
+
+    /// A document whose bytes are not what it declares, as UTF-8 with a matching declaration: bytes that
+    /// are not UTF-8 are read as Windows-1252 (what browsers and feedparser do); `nil` when the bytes are
+    /// valid UTF-8 already.
+    static func transcodeToUTF8(_ data: Data) -> Data? {
+        if String(validating: data, as: UTF8.self) != nil { return nil }
+        guard let text = String(data: data, encoding: .windowsCP1252) ?? String(data: data, encoding: .isoLatin1) else { return nil }
+        var result = text
+        if let declaration = result.range(of: "?>"), result.hasPrefix("<?xml") {
+            result.replaceSubrange(result.startIndex..<declaration.upperBound, with: "<?xml version=\"1.0\" encoding=\"utf-8\"?>")
+        }
+        return Data(result.utf8)
+    }
+}
