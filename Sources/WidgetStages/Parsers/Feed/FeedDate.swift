@@ -256,7 +256,7 @@ public enum FeedDate {
     }
 
     /// A zone at `index` in seconds east of UTC: `Z`, `+0100`, `-07:00`, `+05`, `GMT`, `EST`, `GMT+2`.
-    /// An unknown name is UTC.
+    /// An unknown name of up to four letters is UTC; anything after the zone (`(PST)`) is ignored.
     private static func zoneOffset(_ bytes: UnsafeBufferPointer<UInt8>, _ index: inout Int, _ end: Int) -> Int? {
         let first = bytes[index]
         if first == UInt8(ascii: "+") || first == UInt8(ascii: "-") {
@@ -276,10 +276,7 @@ public enum FeedDate {
         let nameStart = index
         while index < end, isLetter(bytes[index]) { index += 1 }
         var name: UInt32 = 0
-        guard index - nameStart <= 4 else {
-            index = end
-            return 0
-        }
+        guard index - nameStart <= 4 else { return nil }
         for position in nameStart..<index { name = name << 8 | UInt32(bytes[position] | 0x20) }
         var offset = namedZones[name] ?? 0
         if index < end, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") {
