@@ -262,7 +262,13 @@ public enum FeedDate {
         if first == UInt8(ascii: "+") || first == UInt8(ascii: "-") {
             let sign = first == UInt8(ascii: "-") ? -1 : 1
             index += 1
-            guard let hours = digits(bytes, &index, 2, end) else { return nil }
+            var hours = 0
+            let hoursStart = index
+            while index < end, index - hoursStart < 2, isDigit(bytes[index]) {
+                hours = hours * 10 + Int(bytes[index] - 0x30)
+                index += 1
+            }
+            guard index > hoursStart else { return nil }
             var minutes = 0
             if index < end, bytes[index] == UInt8(ascii: ":") { index += 1 }
             if index < end, isDigit(bytes[index]) {

@@ -64,12 +64,15 @@ public struct FeedParser: Parser {
             throw StageError("the payload from \(payload.origin) is not a feed: it starts with neither \"<\" (RSS, Atom) nor \"{\" (JSON Feed)")
         }
         let documentURL = payload.origin.hasPrefix("http") ? URL(string: payload.origin) : nil
-        let repaired = FeedInputRepair.repairMarkup(data) ?? data
-        var outcome = Self.readXML(repaired, documentURL: documentURL)
-        if outcome.error != nil, let transcoded = FeedInputRepair.transcodeToUTF8(repaired) {
+        // A clean document is read once; a broken one again after repairs.
+        var outcome = Self.readXML(data, documentURL: documentURL)
+        if outcome.error != nil, let repaired = FeedInputRepair.repairMarkup(data) {
+            outcome = Self.readXML(repaired, documentURL: documentURL)
+        }
+        if outcome.error != nil, let transcoded = FeedInputRepair.transcodeToUTF8(data) {
             outcome = Self.readXML(FeedInputRepair.repairMarkup(transcoded) ?? transcoded, documentURL: documentURL)
         }
-        let reader = outcome.reader
+        var reader = outcome.reader.state
         guard reader.sawFeedRoot else {
             if payload.contentType == "text/html" || data.prefix(512).range(of: Data("<html".utf8)) != nil
                 || data.prefix(512).range(of: Data("<!DOCTYPE html".utf8)) != nil

@@ -5,16 +5,47 @@ import FoundationXML
 
 /// Reads RSS 0.9x, RSS 1.0 (RDF), RSS 2.0 and Atom 0.3/1.0 with one pass of `XMLParser` (SAX).
 ///
+/// The delegate only forwards each event to ``FeedXMLState``: keeping the state in one struct costs one
+/// exclusivity check per event instead of one per field touched.
+final class FeedXMLReader: NSObject, XMLParserDelegate {
+    var state: FeedXMLState
+
+    init(documentURL: URL?) {
+        state = FeedXMLState(documentURL: documentURL)
+    }
+
+    func parser(
+        _ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?,
+        attributes: [String: String] = [:]
+    ) {
+        state.start(name, namespaceURI: namespaceURI, attributes: attributes)
+    }
+
+    func parser(_ parser: XMLParser, foundCharacters string: String) {
+        state.characters(string)
+    }
+
+    func parser(_ parser: XMLParser, foundCDATA CDATABlock: Data) {
+        state.characters(String(decoding: CDATABlock, as: UTF8.self))
+    }
+
+    func parser(_ parser: XMLParser, didEndElement name: String, namespaceURI: String?, qualifiedName: String?) {
+        state.end(name, namespaceURI: namespaceURI)
+    }
+}
+
+/// The state of a feed being read, element by element.
+///
 /// Memory is bounded by the item being built: finished items are appended to the result and the text
 /// buffer is reset at every element. Elements are told apart by namespace URI, not by prefix.
-final class FeedXMLReader: NSObject, XMLParserDelegate {
+struct FeedXMLState {
     /// Namespaces the reader understands.
     private enum Space {
         case plain, atom, rdf, content, dc, dcterms, media, itunes, xhtml, other
     }
 
     /// The item being built, with what is needed to finish it.
-    private struct Pending {
+    private final class Pending {
         var item = FeedItem()
         var description: String?
         var descriptionIsHTML = true
@@ -56,9 +87,17 @@ final class FeedXMLReader: NSObject, XMLParserDelegate {
         self.documentURL = documentURL
     }
 
-    private func space(_ uri: String?) -> Space {
+    private var lastURI = ""
+    private var lastSpace = Space.plain
+
+    private mutating func space(_ uri: String?) -> Space {
         guard let uri, !uri.isEmpty else { return .plain }
-        if let known = spaceCache[uri] { return known }
+        if uri == lastURI { return lastSpace }
+        lastURI = uri
+        if let known = spaceCache[uri] {
+            lastSpace = known
+            return known
+        }
         let space: Space
         switch uri {
         case "http://www.w3.org/2005/Atom", "http://purl.org/atom/ns#": space = .atom
@@ -75,6 +114,7 @@ final class FeedXMLReader: NSObject, XMLParserDelegate {
         default: space = .other
         }
         spaceCache[uri] = space
+        lastSpace = space
         return space
     }
 
@@ -96,12 +136,9 @@ final class FeedXMLReader: NSObject, XMLParserDelegate {
         attributes[name]
     }
 
-    // MARK: - XMLParserDelegate
+    // MARK: - Events
 
-    func parser(
-        _ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?,
-        attributes: [String: String] = [:]
-    ) {
+    mutating func start(_ name: String, namespaceURI: String?, attributes: [String: String]) {
         depth += 1
         if xhtmlDepth > 0 {
             text += "<" + name
@@ -206,7 +243,7 @@ final class FeedXMLReader: NSObject, XMLParserDelegate {
         }
     }
 
-    func parser(_ parser: XMLParser, foundCharacters string: String) {
+    mutating func characters(_ string: String) {
         if xhtmlDepth > 0 {
             text += Self.escape(string, quote: false)
         } else {
@@ -214,16 +251,7 @@ final class FeedXMLReader: NSObject, XMLParserDelegate {
         }
     }
 
-    func parser(_ parser: XMLParser, foundCDATA CDATABlock: Data) {
-        let string = String(decoding: CDATABlock, as: UTF8.self)
-        if xhtmlDepth > 0 {
-            text += Self.escape(string, quote: false)
-        } else {
-            text += string
-        }
-    }
-
-    func parser(_ parser: XMLParser, didEndElement name: String, namespaceURI: String?, qualifiedName: String?) {
+    mutating func end(_ name: String, namespaceURI: String?) {
         defer {
             if let last = bases.last, last.depth == depth { bases.removeLast() }
             depth -= 1
@@ -237,7 +265,6 @@ final class FeedXMLReader: NSObject, XMLParserDelegate {
             return
         }
         let space = space(namespaceURI)
-        var value: String { text }
         if xhtmlDepth == depth {
             xhtmlDepth = 0
             text = Self.unwrapDiv(text)
@@ -250,7 +277,7 @@ final class FeedXMLReader: NSObject, XMLParserDelegate {
         if authorDepth == depth { authorDepth = 0 }
     }
 
-    private func endInEntry(_ space: Space, _ name: String) {
+    private mutating func endInEntry(_ space: Space, _ name: String) {
         if depth == entryDepth {
             finishItem()
             return
@@ -313,7 +340,7 @@ final class FeedXMLReader: NSObject, XMLParserDelegate {
         }
     }
 
-    private func endInFeed(_ space: Space, _ name: String) {
+    private mutating func endInFeed(_ space: Space, _ name: String) {
         let value = text
         switch (space, name) {
         case (.plain, "title"), (.atom, "title"):
@@ -346,7 +373,7 @@ final class FeedXMLReader: NSObject, XMLParserDelegate {
         return HTMLText.decodeEntities(raw).trimmingWhitespace()
     }
 
-    private func finishItem() {
+    private mutating func finishItem() {
         guard let pending else { return }
         self.pending = nil
         var item = pending.item
@@ -380,7 +407,7 @@ final class FeedXMLReader: NSObject, XMLParserDelegate {
     }
 
     /// Finishes an item left open by a truncated document.
-    func finishTruncated() {
+    mutating func finishTruncated() {
         if pending != nil { finishItem() }
         if document.updated == nil { document.updated = channelDate }
     }

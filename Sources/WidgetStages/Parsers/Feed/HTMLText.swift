@@ -249,12 +249,34 @@ public enum HTMLText {
 }
 
 extension String {
-    /// The string without leading and trailing spaces, tabs, newlines and no-break spaces.
+    /// The string without leading and trailing ASCII whitespace and no-break spaces.
     func trimmingWhitespace() -> String {
-        let scalars = unicodeScalars
-        guard let first = scalars.firstIndex(where: { !$0.properties.isWhitespace }) else { return "" }
-        let last = scalars.lastIndex(where: { !$0.properties.isWhitespace })!
-        if first == scalars.startIndex, last == scalars.index(before: scalars.endIndex) { return self }
-        return String(scalars[first...last])
+        let bytes = utf8
+        var start = bytes.startIndex
+        var end = bytes.endIndex
+        func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 || byte == 0x0C }
+        while start < end {
+            let byte = bytes[start]
+            if isSpace(byte) {
+                start = bytes.index(after: start)
+            } else if byte == 0xC2, bytes.index(after: start) < end, bytes[bytes.index(after: start)] == 0xA0 {
+                start = bytes.index(start, offsetBy: 2)
+            } else {
+                break
+            }
+        }
+        while end > start {
+            let last = bytes.index(before: end)
+            let byte = bytes[last]
+            if isSpace(byte) {
+                end = last
+            } else if byte == 0xA0, last > start, bytes[bytes.index(before: last)] == 0xC2 {
+                end = bytes.index(before: last)
+            } else {
+                break
+            }
+        }
+        if start == bytes.startIndex, end == bytes.endIndex { return self }
+        return String(self[start..<end])
     }
 }

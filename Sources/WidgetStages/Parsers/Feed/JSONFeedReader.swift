@@ -44,7 +44,7 @@ enum JSONFeedReader {
             item.author = author(fields) ?? feedAuthor
             let html = fields["content_html"]?.string
             let text = fields["content_text"]?.string
-            item.content = html ?? text.map { FeedXMLReader.escape($0, quote: false) }
+            item.content = html ?? text.map { FeedXMLState.escape($0, quote: false) }
             if let summary = fields["summary"]?.string {
                 item.summary = summary
             } else if let html {
