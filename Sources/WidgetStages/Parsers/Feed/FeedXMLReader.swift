@@ -255,6 +255,8 @@ struct FeedXMLState {
         defer {
             if let last = bases.last, last.depth == depth { bases.removeLast() }
             depth -= 1
+            // Whitespace after this element must not be appended to a buffer an item now shares.
+            if xhtmlDepth == 0 { text = "" }
         }
         if xhtmlDepth > 0, depth > xhtmlDepth {
             text += "</\(name)>"

@@ -83,73 +83,101 @@ public enum HTMLText {
     /// `html` as plain text: tags, comments, scripts and styles removed, entities decoded, runs of
     /// whitespace collapsed to one space, trimmed. Block ends (`</p>`, `<br>`) become spaces.
     public static func plainText(_ html: String) -> String {
-        var output = [UInt8]()
-        let bytes = Array(html.utf8)
-        output.reserveCapacity(bytes.count)
-        var index = 0
-        let end = bytes.count
-        var pendingSpace = false
-        func lowercasedName(at start: Int) -> String {
-            var cursor = start
-            while cursor < end, (bytes[cursor] | 0x20) >= 0x61 && (bytes[cursor] | 0x20) <= 0x7A || (bytes[cursor] >= 0x30 && bytes[cursor] <= 0x39) {
-                cursor += 1
-            }
-            return String(decoding: bytes[start..<cursor], as: UTF8.self).lowercased()
-        }
-        func find(_ needle: [UInt8], from start: Int) -> Int? {
-            guard needle.count <= end else { return nil }
-            var cursor = start
-            while cursor + needle.count <= end {
-                if bytes[cursor] == needle[0] || bytes[cursor] | 0x20 == needle[0] {
+        var html = html
+        let stripped: [UInt8] = html.withUTF8 { bytes in
+            var output = [UInt8]()
+            output.reserveCapacity(bytes.count)
+            var index = 0
+            let end = bytes.count
+            var pendingSpace = false
+            func isLetter(_ byte: UInt8) -> Bool { (byte | 0x20) >= 0x61 && (byte | 0x20) <= 0x7A }
+            /// The index just after `needle` (ASCII, matched without case) at or after `start`, or `end`.
+            func skip(past needle: StaticString, from start: Int) -> Int {
+                let count = needle.utf8CodeUnitCount
+                let pattern = needle.utf8Start
+                var cursor = start
+                while cursor + count <= end {
                     var matched = true
-                    for offset in 1..<needle.count where bytes[cursor + offset] | 0x20 != needle[offset] | 0x20 {
+                    for offset in 0..<count where bytes[cursor + offset] | 0x20 != pattern[offset] | 0x20 {
                         matched = false
                         break
                     }
-                    if matched { return cursor }
+                    if matched { return cursor + count }
+                    cursor += 1
                 }
-                cursor += 1
+                return end
             }
-            return nil
-        }
-        while index < end {
-            let byte = bytes[index]
-            if byte == UInt8(ascii: "<"), index + 1 < end {
-                let next = bytes[index + 1]
-                if next == UInt8(ascii: "!") {
-                    let close = bytes[index...].starts(with: Array("<!--".utf8)) ? find(Array("-->".utf8), from: index + 4).map { $0 + 3 }
-                        : find([UInt8(ascii: ">")], from: index).map { $0 + 1 }
-                    index = close ?? end
-                    pendingSpace = true
-                    continue
-                }
-                let isClosing = next == UInt8(ascii: "/")
-                let nameStart = index + (isClosing ? 2 : 1)
-                if nameStart < end, (bytes[nameStart] | 0x20) >= 0x61 && (bytes[nameStart] | 0x20) <= 0x7A {
-                    let name = lowercasedName(at: nameStart)
-                    guard let close = find([UInt8(ascii: ">")], from: nameStart) else { index = end; break }
-                    index = close + 1
-                    if !isClosing, name == "script" || name == "style" {
-                        index = find(Array("</\(name)".utf8), from: index).flatMap { find([UInt8(ascii: ">")], from: $0) }.map { $0 + 1 } ?? end
+            func skipTag(from start: Int) -> Int {
+                var cursor = start
+                var quote: UInt8 = 0
+                while cursor < end {
+                    let byte = bytes[cursor]
+                    if quote != 0 {
+                        if byte == quote { quote = 0 }
+                    } else if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "'") {
+                        quote = byte
+                    } else if byte == UInt8(ascii: ">") {
+                        return cursor + 1
                     }
-                    if !inlineElements.contains(name) { pendingSpace = true }
+                    cursor += 1
+                }
+                return end
+            }
+            while index < end {
+                let byte = bytes[index]
+                if byte == UInt8(ascii: "<"), index + 1 < end {
+                    let next = bytes[index + 1]
+                    if next == UInt8(ascii: "!") {
+                        let isComment = index + 3 < end && bytes[index + 2] == UInt8(ascii: "-") && bytes[index + 3] == UInt8(ascii: "-")
+                        index = isComment ? skip(past: "-->", from: index + 4) : skipTag(from: index)
+                        pendingSpace = true
+                        continue
+                    }
+                    let isClosing = next == UInt8(ascii: "/")
+                    let nameStart = index + (isClosing ? 2 : 1)
+                    if nameStart < end, isLetter(bytes[nameStart]) {
+                        var code: UInt64 = 0
+                        var cursor = nameStart
+                        while cursor < end, isLetter(bytes[cursor]) || (bytes[cursor] >= 0x30 && bytes[cursor] <= 0x39) {
+                            if cursor - nameStart < 8 { code = code << 8 | UInt64(bytes[cursor] | 0x20) }
+                            cursor += 1
+                        }
+                        if cursor - nameStart > 8 { code = 0 }
+                        index = skipTag(from: cursor)
+                        if !isClosing, code == scriptCode { index = skip(past: "</script", from: index); index = skipTag(from: index) }
+                        if !isClosing, code == styleCode { index = skip(past: "</style", from: index); index = skipTag(from: index) }
+                        if !inlineCodes.contains(code) { pendingSpace = true }
+                        continue
+                    }
+                }
+                if byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D {
+                    pendingSpace = true
+                    index += 1
                     continue
                 }
-            }
-            if byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D {
-                pendingSpace = true
+                if pendingSpace, !output.isEmpty { output.append(0x20) }
+                pendingSpace = false
+                output.append(byte)
                 index += 1
-                continue
             }
-            if pendingSpace, !output.isEmpty { output.append(0x20) }
-            pendingSpace = false
-            output.append(byte)
-            index += 1
+            return output
         }
-        let stripped = decodeEntities(String(decoding: output, as: UTF8.self))
-        // Entities may have produced no-break spaces; they stay, but the ends are trimmed.
-        return stripped.trimmingWhitespace()
+        let text = String(decoding: stripped, as: UTF8.self)
+        return decodeEntities(text).trimmingWhitespace()
     }
+
+    private static func code(_ name: String) -> UInt64 {
+        name.utf8.reduce(0) { $0 << 8 | UInt64($1) }
+    }
+
+    private static let scriptCode = code("script")
+    private static let styleCode = code("style")
+
+    /// Elements that do not break words: no space is put where they start or end.
+    private static let inlineCodes: [UInt64] = [
+        "a", "abbr", "b", "bdi", "bdo", "cite", "code", "data", "dfn", "em", "font", "i", "kbd", "mark", "q", "s",
+        "samp", "small", "span", "strong", "sub", "sup", "time", "u", "var", "wbr",
+    ].map(code)
 
     /// Whether `text` holds markup: a tag or a character reference.
     public static func looksLikeHTML(_ text: String) -> Bool {
@@ -182,11 +210,6 @@ public enum HTMLText {
         let url = decodeEntities(String(value)).trimmingWhitespace()
         return url.isEmpty ? nil : url
     }
-
-    private static let inlineElements: Set<String> = [
-        "a", "abbr", "b", "bdi", "bdo", "cite", "code", "data", "dfn", "em", "font", "i", "kbd", "mark", "q", "s",
-        "samp", "small", "span", "strong", "sub", "sup", "time", "u", "var", "wbr",
-    ]
 
     private static let windows1252: [UInt32: UInt32] = [
         0x80: 0x20AC, 0x82: 0x201A, 0x83: 0x0192, 0x84: 0x201E, 0x85: 0x2026, 0x86: 0x2020, 0x87: 0x2021,
