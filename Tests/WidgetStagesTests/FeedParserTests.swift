@@ -193,6 +193,19 @@ struct FeedParserTests {
         #expect(numbers.items[1].title == "Numbers ’quoted”")
     }
 
+    @Test func invalidUTF8InANameIsReadAsWindows1252() throws {
+        // Found by fuzzing: XMLParser traps on this byte sequence inside an element name.
+        var data = Data("<feed xmlns=\"http://www.w3.org/2005/Atom\"><title>T</title><li".utf8)
+        data.append(contentsOf: [0xCF])
+        data.append(contentsOf: Data("k href=\"https://x.example/\"/><entry><title>E</title></entry></feed>".utf8))
+        let document = try FeedParser().read(Payload(data: data, origin: "fuzz"))
+        #expect(document.items.map(\.title) == ["E"])
+        #expect(FeedInputRepair.isValidUTF8(Data("café ✓ 𝄞".utf8)))
+        #expect(!FeedInputRepair.isValidUTF8(Data([0xC0, 0x80])))
+        #expect(!FeedInputRepair.isValidUTF8(Data([0xED, 0xA0, 0x80])))
+        #expect(!FeedInputRepair.isValidUTF8(Data([0xE2, 0x82])))
+    }
+
     @Test func jsonFeedItemsHaveTheSameShape() throws {
         let document = try read("jsonfeed11.json")
         #expect(document.title == "My Example Feed")

@@ -38,7 +38,11 @@ public struct XMLValueParser: Parser {
 
     public func parse(_ payload: Payload, context: StageContext) throws -> WidgetValue {
         let builder = XMLValueBuilder(forceList: forceList)
-        let parser = XMLParser(data: FeedInputRepair.repairMarkup(payload.data) ?? payload.data)
+        var data = payload.data
+        if FeedInputRepair.needsTranscoding(data), let transcoded = FeedInputRepair.transcodeToUTF8(data) {
+            data = transcoded
+        }
+        let parser = XMLParser(data: FeedInputRepair.repairMarkup(data) ?? data)
         parser.shouldProcessNamespaces = false
         parser.shouldResolveExternalEntities = false
         parser.delegate = builder

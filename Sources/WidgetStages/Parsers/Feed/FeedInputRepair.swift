@@ -148,12 +148,66 @@ enum FeedInputRepair {
     /// are not UTF-8 are read as Windows-1252 (what browsers and feedparser do); `nil` when the bytes are
     /// valid UTF-8 already.
     static func transcodeToUTF8(_ data: Data) -> Data? {
-        if String(validating: data, as: UTF8.self) != nil { return nil }
+        if isValidUTF8(data) { return nil }
         guard let text = String(data: data, encoding: .windowsCP1252) ?? String(data: data, encoding: .isoLatin1) else { return nil }
         var result = text
         if let declaration = result.range(of: "?>"), result.hasPrefix("<?xml") {
             result.replaceSubrange(result.startIndex..<declaration.upperBound, with: "<?xml version=\"1.0\" encoding=\"utf-8\"?>")
         }
         return Data(result.utf8)
+    }
+
+    /// Whether `data` is valid UTF-8 (or declares another encoding, which the XML parser converts itself).
+    ///
+    /// Foundation's `XMLParser` traps on invalid UTF-8 inside names, so bytes that are not what a UTF-8
+    /// document promises are transcoded before parsing, not after a failure.
+    static func needsTranscoding(_ data: Data) -> Bool {
+        if let declared = declaredEncoding(data), declared != "utf-8", declared != "utf8" { return false }
+        return !isValidUTF8(data)
+    }
+
+    /// Whether `data` is well-formed UTF-8: ASCII eight bytes at a time, other sequences checked in full
+    /// (no overlong forms, no surrogates, nothing above U+10FFFF).
+    static func isValidUTF8(_ data: Data) -> Bool {
+        data.withUnsafeBytes { (raw: UnsafeRawBufferPointer) -> Bool in
+            let bytes = raw.bindMemory(to: UInt8.self)
+            let end = bytes.count
+            var index = 0
+            while index < end {
+                if index + 8 <= end {
+                    let word = raw.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+                    if word & 0x8080_8080_8080_8080 == 0 {
+                        index += 8
+                        continue
+                    }
+                }
+                let lead = bytes[index]
+                if lead < 0x80 {
+                    index += 1
+                    continue
+                }
+                let length: Int
+                var lower: UInt8 = 0x80
+                var upper: UInt8 = 0xBF
+                switch lead {
+                case 0xC2...0xDF: length = 2
+                case 0xE0: length = 3; lower = 0xA0
+                case 0xE1...0xEC, 0xEE...0xEF: length = 3
+                case 0xED: length = 3; upper = 0x9F
+                case 0xF0: length = 4; lower = 0x90
+                case 0xF1...0xF3: length = 4
+                case 0xF4: length = 4; upper = 0x8F
+                default: return false
+                }
+                guard index + length <= end else { return false }
+                let second = bytes[index + 1]
+                guard second >= lower, second <= upper else { return false }
+                for offset in 2..<max(length, 2) where bytes[index + offset] & 0xC0 != 0x80 {
+                    return false
+                }
+                index += length
+            }
+            return true
+        }
     }
 }

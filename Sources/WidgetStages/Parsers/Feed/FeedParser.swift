@@ -53,7 +53,7 @@ public struct FeedParser: Parser {
     /// - Throws: A ``StageError`` when the payload is no feed at all (an HTML page, JSON that is not a JSON
     ///   Feed, XML whose root is not `rss`, `rdf:RDF` or `feed`).
     public func read(_ payload: Payload) throws -> FeedDocument {
-        let data = payload.data
+        var data = payload.data
         guard let first = data.first(where: { $0 != 0x20 && $0 != 0x0A && $0 != 0x0D && $0 != 0x09 && $0 != 0xEF && $0 != 0xBB && $0 != 0xBF }) else {
             throw StageError("the feed from \(payload.origin) is empty")
         }
@@ -64,13 +64,14 @@ public struct FeedParser: Parser {
             throw StageError("the payload from \(payload.origin) is not a feed: it starts with neither \"<\" (RSS, Atom) nor \"{\" (JSON Feed)")
         }
         let documentURL = payload.origin.hasPrefix("http") ? URL(string: payload.origin) : nil
-        // A clean document is read once; a broken one again after repairs.
+        // Bytes that are not the UTF-8 they claim to be are read as Windows-1252 first (XMLParser traps on
+        // some invalid sequences). A clean document is then read once; a broken one again after repairs.
+        if FeedInputRepair.needsTranscoding(data), let transcoded = FeedInputRepair.transcodeToUTF8(data) {
+            data = transcoded
+        }
         var outcome = Self.readXML(data, documentURL: documentURL)
         if outcome.error != nil, let repaired = FeedInputRepair.repairMarkup(data) {
             outcome = Self.readXML(repaired, documentURL: documentURL)
-        }
-        if outcome.error != nil, let transcoded = FeedInputRepair.transcodeToUTF8(data) {
-            outcome = Self.readXML(FeedInputRepair.repairMarkup(transcoded) ?? transcoded, documentURL: documentURL)
         }
         var reader = outcome.reader.state
         guard reader.sawFeedRoot else {
