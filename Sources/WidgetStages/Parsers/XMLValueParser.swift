@@ -39,7 +39,7 @@ public struct XMLValueParser: Parser {
     public func parse(_ payload: Payload, context: StageContext) throws -> WidgetValue {
         let builder = XMLValueBuilder(forceList: forceList)
         var data = payload.data
-        if FeedInputRepair.needsTranscoding(data), let transcoded = FeedInputRepair.transcodeToUTF8(data) {
+        if let transcoded = FeedInputRepair.transcodeToUTF8(data) {
             data = transcoded
         }
         let parser = XMLParser(data: FeedInputRepair.repairMarkup(data) ?? data)

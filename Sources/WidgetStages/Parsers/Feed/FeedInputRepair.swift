@@ -144,26 +144,32 @@ enum FeedInputRepair {
         return String(rest.dropFirst().prefix { $0 != quote }).lowercased()
     }
 
-    /// A document whose bytes are not what it declares, as UTF-8 with a matching declaration: bytes that
-    /// are not UTF-8 are read as Windows-1252 (what browsers and feedparser do); `nil` when the bytes are
-    /// valid UTF-8 already.
+    /// A document that is not UTF-8, as UTF-8 with a matching declaration, or `nil` when it is UTF-8
+    /// already. The bytes are read as UTF-16 after a byte-order mark, else in the declared encoding when
+    /// Foundation knows it, else as Windows-1252 (what browsers and feedparser do with mislabelled bytes).
+    ///
+    /// Foundation's `XMLParser` traps on some invalid UTF-8 (inside names, or under an encoding libxml2
+    /// does not know), so every document that is not UTF-8 is converted before it is parsed.
     static func transcodeToUTF8(_ data: Data) -> Data? {
         if isValidUTF8(data) { return nil }
-        guard let text = String(data: data, encoding: .windowsCP1252) ?? String(data: data, encoding: .isoLatin1) else { return nil }
-        var result = text
-        if let declaration = result.range(of: "?>"), result.hasPrefix("<?xml") {
+        var candidates: [String.Encoding] = []
+        if data.starts(with: [0xFF, 0xFE]) || data.starts(with: [0xFE, 0xFF]) { candidates.append(.utf16) }
+        switch declaredEncoding(data) {
+        case "iso-8859-1", "latin1", "latin-1", "iso8859-1": candidates.append(.isoLatin1)
+        case "iso-8859-2", "latin2": candidates.append(.isoLatin2)
+        case "shift_jis", "shift-jis", "sjis": candidates.append(.shiftJIS)
+        case "euc-jp": candidates.append(.japaneseEUC)
+        case "windows-1251", "cp1251": candidates.append(.windowsCP1251)
+        case "windows-1250", "cp1250": candidates.append(.windowsCP1250)
+        default: break
+        }
+        candidates += [.windowsCP1252, .isoLatin1]
+        guard let text = candidates.lazy.compactMap({ String(data: data, encoding: $0) }).first else { return nil }
+        var result = text.hasPrefix("\u{FEFF}") ? String(text.dropFirst()) : text
+        if result.hasPrefix("<?xml"), let declaration = result.range(of: "?>") {
             result.replaceSubrange(result.startIndex..<declaration.upperBound, with: "<?xml version=\"1.0\" encoding=\"utf-8\"?>")
         }
         return Data(result.utf8)
-    }
-
-    /// Whether `data` is valid UTF-8 (or declares another encoding, which the XML parser converts itself).
-    ///
-    /// Foundation's `XMLParser` traps on invalid UTF-8 inside names, so bytes that are not what a UTF-8
-    /// document promises are transcoded before parsing, not after a failure.
-    static func needsTranscoding(_ data: Data) -> Bool {
-        if let declared = declaredEncoding(data), declared != "utf-8", declared != "utf8" { return false }
-        return !isValidUTF8(data)
     }
 
     /// Whether `data` is well-formed UTF-8: ASCII eight bytes at a time, other sequences checked in full

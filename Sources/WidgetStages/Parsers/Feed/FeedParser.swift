@@ -64,9 +64,9 @@ public struct FeedParser: Parser {
             throw StageError("the payload from \(payload.origin) is not a feed: it starts with neither \"<\" (RSS, Atom) nor \"{\" (JSON Feed)")
         }
         let documentURL = payload.origin.hasPrefix("http") ? URL(string: payload.origin) : nil
-        // Bytes that are not the UTF-8 they claim to be are read as Windows-1252 first (XMLParser traps on
-        // some invalid sequences). A clean document is then read once; a broken one again after repairs.
-        if FeedInputRepair.needsTranscoding(data), let transcoded = FeedInputRepair.transcodeToUTF8(data) {
+        // A document that is not UTF-8 is converted first (XMLParser traps on some invalid sequences). A
+        // clean document is then read once; a broken one again after repairs.
+        if let transcoded = FeedInputRepair.transcodeToUTF8(data) {
             data = transcoded
         }
         var outcome = Self.readXML(data, documentURL: documentURL)
