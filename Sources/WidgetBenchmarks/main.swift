@@ -1,2 +1,1 @@
 print("bench")
-runFeedBenchmarks()
