@@ -30,13 +30,27 @@ private let fuzzDocument: WidgetValue = {
 /// | 0 | `JSONReader.read` (the raw bytes) |
 /// | 1 | `JSONPath(_:)`, then `select` and `locate` on a fixed document |
 /// | 2 | `JSONPathFilter(_:)`, then `matches` on each value of the fixed document |
-/// | 3 | reserved for the template parser |
+/// | 3 | `Template(_:)`, then `render` with the fixed document's members as variables |
 /// | 4 | `FeedParser().read` (the raw bytes: RSS, Atom or JSON Feed), then the value of the result |
 /// | 5 | `FeedDate.parse` (the bytes as text), then `FeedDate.iso8601` of the date found |
 ///
 /// Cases 4 and 5 are compiled in fuzzing builds where this target depends on `WidgetStages`. Any other
 /// first byte is ignored. Errors thrown for bad input are expected; only crashes, hangs and
 /// sanitizer reports are findings.
+///
+/// Build and run from the package root (seeds are in `Tests/Fixtures/fuzz-corpus`, each starting with its
+/// selector byte; new inputs go to the first folder):
+///
+/// ```
+/// swift build --scratch-path .build-fuzz -c release --product widgetd-fuzz --sanitize=fuzzer \
+///     -Xswiftc -sanitize=fuzzer,address -Xswiftc -DFUZZING
+/// mkdir -p /tmp/corpus
+/// SWIFT_BACKTRACE=enable=no LSAN_OPTIONS=suppressions=<(echo leak:_CFRegularExpressionCreate) \
+///     .build-fuzz/release/widgetd-fuzz /tmp/corpus Tests/Fixtures/fuzz-corpus -max_total_time=60 -max_len=512
+/// ```
+///
+/// The suppression hides a leak inside Foundation on Linux: `NSRegularExpression` copies a pattern longer
+/// than 256 UTF-16 units to the heap and never frees the copy.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     guard size > 0 else { return 0 }
@@ -58,7 +72,13 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
             collect(fuzzDocument, into: &values)
             for value in values { _ = filter.matches(value, root: fuzzDocument) }
         }
-    // case 3: the template parser goes here.
+    case 3:
+        let text = String(decoding: payload, as: UTF8.self)
+        if let template = try? Template(text) {
+            let scope = TemplateScope(globals: fuzzDocument.object ?? [:], item: fuzzDocument["store"], now: Date(timeIntervalSince1970: 1_800_000_000))
+            _ = try? template.render(scope)
+            _ = template.variables
+        }
     #if FUZZING && canImport(WidgetStages)
     case 4:
         if let document = try? FeedParser().read(Payload(data: Data(payload), origin: "fuzz")) {
