@@ -34,8 +34,8 @@ private let fuzzDocument: WidgetValue = {
 /// | 4 | `FeedParser().read` (the raw bytes: RSS, Atom or JSON Feed), then the value of the result |
 /// | 5 | `FeedDate.parse` (the bytes as text), then `FeedDate.iso8601` of the date found |
 ///
-/// Cases 4 and 5 are compiled in fuzzing builds where this target depends on `WidgetStages`. Any other
-/// first byte is ignored. Errors thrown for bad input are expected; only crashes, hangs and
+/// Cases 4 and 5 are compiled in fuzzing builds where this target depends on `WidgetStages`; their seeds
+/// are in `Tests/Fixtures/fuzz-corpus-formats` (pass that folder too). Any other first byte is ignored. Errors thrown for bad input are expected; only crashes, hangs and
 /// sanitizer reports are findings.
 ///
 /// Build and run from the package root (seeds are in `Tests/Fixtures/fuzz-corpus`, each starting with its

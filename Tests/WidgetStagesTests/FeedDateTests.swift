@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import WidgetCore
 
 @testable import WidgetStages
 
@@ -46,6 +47,21 @@ struct FeedDateTests {
     ])
     func rejectsWhatIsNoDate(input: String) {
         #expect(FeedDate.parse(input) == nil)
+    }
+
+    @Test func fuzzSeedsAreFeedsAndDates() throws {
+        let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Fixtures/fuzz-corpus-formats")
+        let files = try FileManager.default.contentsOfDirectory(at: folder, includingPropertiesForKeys: nil)
+        #expect(files.count >= 10)
+        for file in files {
+            let bytes = [UInt8](try Data(contentsOf: file))
+            switch bytes.first {
+            case 4: _ = try FeedParser().read(Payload(data: Data(bytes.dropFirst()), origin: file.lastPathComponent))
+            case 5: #expect(FeedDate.parse(String(decoding: bytes.dropFirst(), as: UTF8.self)) != nil, "\(file.lastPathComponent)")
+            default: Issue.record("\(file.lastPathComponent) starts with \(bytes.first ?? 0), not the feed (4) or date (5) selector")
+            }
+        }
     }
 
     @Test func agreesWithFoundationOnRFC3339() throws {
