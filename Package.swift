@@ -29,7 +29,7 @@ let package = Package(
             name: "WidgetBenchmarks",
             dependencies: ["WidgetCore", "WidgetStages", "WidgetRuntime", "WidgetTesting"]
         ),
-        .executableTarget(name: "WidgetFuzz", dependencies: ["WidgetCore"]),
+        .executableTarget(name: "WidgetFuzz", dependencies: ["WidgetCore", "WidgetStages"]),
         .testTarget(name: "WidgetCoreTests", dependencies: ["WidgetCore", "WidgetTesting"]),
         .testTarget(name: "WidgetStagesTests", dependencies: ["WidgetCore", "WidgetStages", "WidgetTesting"]),
         .testTarget(

@@ -1,5 +1,8 @@
 import Foundation
 import WidgetCore
+#if canImport(WidgetStages)
+import WidgetStages
+#endif
 
 /// The document JSONPath inputs are evaluated against: every kind of value, nesting, odd keys.
 private let fuzzDocument: WidgetValue = {
@@ -28,8 +31,11 @@ private let fuzzDocument: WidgetValue = {
 /// | 1 | `JSONPath(_:)`, then `select` and `locate` on a fixed document |
 /// | 2 | `JSONPathFilter(_:)`, then `matches` on each value of the fixed document |
 /// | 3 | `Template(_:)`, then `render` with the fixed document's members as variables |
+/// | 4 | `FeedParser().read` (the raw bytes: RSS, Atom or JSON Feed), then the value of the result |
+/// | 5 | `FeedDate.parse` (the bytes as text), then `FeedDate.iso8601` of the date found |
 ///
-/// Any other first byte is ignored. Errors thrown for bad input are expected; only crashes, hangs and
+/// Cases 4 and 5 are compiled in fuzzing builds where this target depends on `WidgetStages`; their seeds
+/// are in `Tests/Fixtures/fuzz-corpus` with the others. Any other first byte is ignored. Errors thrown for bad input are expected; only crashes, hangs and
 /// sanitizer reports are findings.
 ///
 /// Build and run from the package root (seeds are in `Tests/Fixtures/fuzz-corpus`, each starting with its
@@ -73,6 +79,15 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
             _ = try? template.render(scope)
             _ = template.variables
         }
+    #if canImport(WidgetStages)
+    case 4:
+        if let document = try? FeedParser().read(Payload(data: Data(payload), origin: "fuzz")) {
+            _ = document.value
+        }
+    case 5:
+        let text = String(decoding: payload, as: UTF8.self)
+        if let date = FeedDate.parse(text) { _ = FeedDate.iso8601(date) }
+    #endif
     default:
         break
     }

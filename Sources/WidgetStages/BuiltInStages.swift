@@ -27,6 +27,10 @@ extension StageRegistry.Builder {
         register(FilterTransform.self)
         register(SortTransform.self)
         register(EachTimeline.self)
+        register(FeedParser.self)
+        register(XMLValueParser.self)
+        register(FirestoreParser.self)
+        register(AssetsTransform.self)
     }
 }
 

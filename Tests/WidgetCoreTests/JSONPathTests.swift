@@ -234,6 +234,7 @@ struct JSONPathTests {
             case 1: _ = try JSONPath(text)
             case 2: _ = try JSONPathFilter(text)
             case 3: _ = try Template(text)
+            case 4, 5: break  // feeds and dates, some broken on purpose; the feed tests replay them
             default: Issue.record("\(file.lastPathComponent) starts with an unknown selector byte.")
             }
         }

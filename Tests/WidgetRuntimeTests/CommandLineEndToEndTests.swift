@@ -130,7 +130,7 @@ struct CommandLineEndToEndTests {
         #"Tests/Fixtures/broken-definitions/bad-id.json:2:9: $.id: "Weather Now" is not a valid id; an id is 1 to 64 characters: lowercase letters, digits, '.', '_' or '-', starting with a letter or digit"#,
         "Tests/Fixtures/broken-definitions/truncated.json:4:28: the file is not valid JSON: unexpected end of the document inside a string; fix the syntax at this place",
         "Tests/Fixtures/broken-definitions/unknown-key.json:4:3: $.staleAftr: unknown key 'staleAftr'; did you mean 'staleAfter'?",
-        "Tests/Fixtures/broken-definitions/unknown-parser.json:3:13: $.parser: unknown parser type 'jsn'; did you mean 'json'? known: 'json', 'text'",
+        "Tests/Fixtures/broken-definitions/unknown-parser.json:3:13: $.parser: unknown parser type 'jsn'; did you mean 'json'? known: 'feed', 'firestore', 'json', 'text', 'xml'",
     ]
 
     @Test func validateReportsEveryProblemOfEveryFileWithItsPlace() async throws {

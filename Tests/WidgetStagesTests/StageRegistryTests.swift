@@ -74,12 +74,13 @@ struct StageRegistryTests {
     @Test func builtInRegistryListsEveryBuiltInStage() {
         let registry = StageRegistry.builtIn
         #expect(registry.typeNames(of: .fetcher) == ["file", "http"])
-        #expect(registry.typeNames(of: .parser) == ["json", "text"])
-        #expect(registry.typeNames(of: .transformer) == ["filter", "limit", "map", "select", "sort"])
+        #expect(registry.typeNames(of: .parser) == ["feed", "firestore", "json", "text", "xml"])
+        #expect(registry.typeNames(of: .transformer) == ["assets", "filter", "limit", "map", "select", "sort"])
         #expect(registry.typeNames(of: .timeline) == ["each", "single"])
         #expect(registry.allEntries.map { "\($0.kind) \($0.typeName)" } == [
-            "source file", "source http", "parser json", "parser text", "transform filter", "transform limit",
-            "transform map", "transform select", "transform sort", "timeline each", "timeline single",
+            "source file", "source http", "parser feed", "parser firestore", "parser json", "parser text", "parser xml",
+            "transform assets", "transform filter", "transform limit", "transform map", "transform select",
+            "transform sort", "timeline each", "timeline single",
         ])
     }
 
@@ -90,13 +91,13 @@ struct StageRegistryTests {
             _ = try StageRegistry.builtIn.makeStage(.parser, typeName: "yaml", options: [:])
             Issue.record("an unknown parser was made")
         } catch {
-            #expect(error.description == "$.type: unknown parser type 'yaml'; known: 'json', 'text'")
+            #expect(error.description == "$.type: unknown parser type 'yaml'; known: 'feed', 'firestore', 'json', 'text', 'xml'")
         }
         do {
             _ = try StageRegistry.builtIn.makeStage(.transformer, typeName: "limt", options: [:])
             Issue.record("an unknown transform was made")
         } catch {
-            #expect(error.description == "$.type: unknown transform type 'limt'; did you mean 'limit'? known: 'filter', 'limit', 'map', 'select', 'sort'")
+            #expect(error.description == "$.type: unknown transform type 'limt'; did you mean 'limit'? known: 'assets', 'filter', 'limit', 'map', 'select', 'sort'")
         }
         do {
             _ = try StageRegistry.empty.makeStage(.timeline, typeName: "single", options: [:])

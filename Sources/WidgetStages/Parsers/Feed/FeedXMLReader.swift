@@ -1,0 +1,445 @@
+import Foundation
+#if canImport(FoundationXML)
+import FoundationXML
+#endif
+
+/// Reads RSS 0.9x, RSS 1.0 (RDF), RSS 2.0 and Atom 0.3/1.0 with one pass of `XMLParser` (SAX).
+///
+/// The delegate only forwards each event to ``FeedXMLState``: keeping the state in one struct costs one
+/// exclusivity check per event instead of one per field touched.
+final class FeedXMLReader: NSObject, XMLParserDelegate {
+    var state: FeedXMLState
+
+    init(documentURL: URL?) {
+        state = FeedXMLState(documentURL: documentURL)
+    }
+
+    func parser(
+        _ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?,
+        attributes: [String: String] = [:]
+    ) {
+        state.start(name, namespaceURI: namespaceURI, attributes: attributes)
+    }
+
+    func parser(_ parser: XMLParser, foundCharacters string: String) {
+        state.characters(string)
+    }
+
+    func parser(_ parser: XMLParser, foundCDATA CDATABlock: Data) {
+        state.characters(String(decoding: CDATABlock, as: UTF8.self))
+    }
+
+    func parser(_ parser: XMLParser, didEndElement name: String, namespaceURI: String?, qualifiedName: String?) {
+        state.end(name, namespaceURI: namespaceURI)
+    }
+}
+
+/// The state of a feed being read, element by element.
+///
+/// Memory is bounded by the item being built: finished items are appended to the result and the text
+/// buffer is reset at every element. Elements are told apart by namespace URI, not by prefix.
+struct FeedXMLState {
+    /// Namespaces the reader understands.
+    private enum Space {
+        case plain, atom, rdf, content, dc, dcterms, media, itunes, xhtml, other
+    }
+
+    /// The item being built, with what is needed to finish it.
+    private final class Pending {
+        var item = FeedItem()
+        var description: String?
+        var descriptionIsHTML = true
+        var guidIsPermaLink = true
+        var guid: String?
+        var rdfAbout: String?
+        var thumbnail: String?
+        var mediaImage: String?
+        var itunesImage: String?
+        var itunesSummary: String?
+        var dcCreator: String?
+        var itunesAuthor: String?
+        var authorName: String?
+        var authorEmail: String?
+        var dcDate: String?
+    }
+
+    private(set) var document = FeedDocument()
+    private(set) var sawFeedRoot = false
+    private var documentURL: URL?
+
+    private var depth = 0
+    private var bases: [(depth: Int, url: URL)] = []
+    private var text = ""
+    private var pending: Pending?
+    private var entryDepth = 0
+    /// Depth of an element whose children are skipped (channel image, textinput, atom source…).
+    private var skipDepth = 0
+    private var authorDepth = 0
+    private var textType = "text"
+    /// Depth of the Atom element holding inline XHTML, or 0.
+    private var xhtmlDepth = 0
+    private var feedDescriptionIsHTML = false
+    private var channelDate: String?
+
+    private var spaceCache: [String: Space] = [:]
+
+    init(documentURL: URL?) {
+        self.documentURL = documentURL
+    }
+
+    private var lastURI = ""
+    private var lastSpace = Space.plain
+
+    private mutating func space(_ uri: String?) -> Space {
+        guard let uri, !uri.isEmpty else { return .plain }
+        if uri == lastURI { return lastSpace }
+        lastURI = uri
+        if let known = spaceCache[uri] {
+            lastSpace = known
+            return known
+        }
+        let space: Space
+        switch uri {
+        case "http://www.w3.org/2005/Atom", "http://purl.org/atom/ns#": space = .atom
+        case "http://purl.org/rss/1.0/", "http://my.netscape.com/rdf/simple/0.9/", "http://backend.userland.com/rss2",
+            "http://backend.userland.com/rss", "http://purl.org/net/rss1.1#":
+            space = .plain
+        case "http://www.w3.org/1999/02/22-rdf-syntax-ns#": space = .rdf
+        case "http://purl.org/rss/1.0/modules/content/": space = .content
+        case "http://purl.org/dc/elements/1.1/": space = .dc
+        case "http://purl.org/dc/terms/": space = .dcterms
+        case "http://search.yahoo.com/mrss/", "http://search.yahoo.com/mrss": space = .media
+        case "http://www.itunes.com/dtds/podcast-1.0.dtd", "http://www.itunes.com/DTDs/Podcast-1.0.dtd": space = .itunes
+        case "http://www.w3.org/1999/xhtml": space = .xhtml
+        default: space = .other
+        }
+        spaceCache[uri] = space
+        lastSpace = space
+        return space
+    }
+
+    // MARK: - URLs
+
+    private var base: URL? {
+        bases.last?.url ?? documentURL ?? document.link.flatMap(URL.init(string:))
+    }
+
+    /// `link` made absolute against `xml:base`, the document's URL or the feed's link.
+    private func resolve(_ link: String) -> String {
+        let trimmed = link.trimmingWhitespace()
+        if trimmed.hasPrefix("http://") || trimmed.hasPrefix("https://") || trimmed.isEmpty { return trimmed }
+        guard let base, let url = URL(string: trimmed, relativeTo: base) else { return trimmed }
+        return url.absoluteString
+    }
+
+    private func attribute(_ attributes: [String: String], _ name: String) -> String? {
+        attributes[name]
+    }
+
+    // MARK: - Events
+
+    mutating func start(_ name: String, namespaceURI: String?, attributes: [String: String]) {
+        depth += 1
+        if xhtmlDepth > 0 {
+            text += "<" + name
+            for (key, value) in attributes where !key.hasPrefix("xmlns") {
+                text += " \(key)=\"\(Self.escape(value, quote: true))\""
+            }
+            text += ">"
+            return
+        }
+        if let xmlBase = attributes["xml:base"] ?? (attributes.isEmpty ? nil : attributes["base"]),
+            let url = URL(string: xmlBase.trimmingWhitespace(), relativeTo: base)?.absoluteURL
+        {
+            bases.append((depth, url))
+        }
+        text = ""
+        if skipDepth > 0 { return }
+        let space = space(namespaceURI)
+
+        if depth == 1 {
+            sawFeedRoot = true
+            switch (space, name) {
+            case (.plain, "rss"):
+                let version = attributes["version"] ?? "2.0"
+                document.format = version.hasPrefix("0.9") ? "rss\(version)" : "rss2.0"
+            case (.rdf, "RDF"):
+                document.format = namespaceURI == nil ? "rss1.0" : "rss1.0"
+            case (.atom, "feed"):
+                document.format = namespaceURI == "http://purl.org/atom/ns#" ? "atom0.3" : "atom1.0"
+            case (_, "rss"), (_, "RDF"):
+                document.format = "rss2.0"
+            case (_, "feed"):
+                document.format = "atom1.0"
+            default:
+                sawFeedRoot = false
+            }
+            return
+        }
+
+        switch (space, name) {
+        case (.plain, "item"), (.atom, "entry"):
+            if pending == nil {
+                pending = Pending()
+                entryDepth = depth
+                pending?.rdfAbout = attributes["rdf:about"] ?? attributes["about"]
+            }
+        case (.plain, "image"), (.plain, "textinput"), (.plain, "textInput"), (.atom, "source"), (.rdf, "Seq"),
+            (.plain, "items"):
+            if space == .plain, name == "image", pending != nil {
+                break  // An item's own <image>, read as text.
+            }
+            skipDepth = depth
+        case (.plain, "guid"):
+            pending?.guidIsPermaLink = attributes["isPermaLink"]?.lowercased() != "false"
+        case (.plain, "enclosure"):
+            if let url = attributes["url"], !url.isEmpty {
+                pending?.item.enclosures.append(
+                    FeedEnclosure(url: resolve(url), type: attributes["type"], length: attributes["length"].flatMap { Int($0) }))
+            }
+        case (.atom, "link"):
+            let rel = attributes["rel"] ?? "alternate"
+            guard let href = attributes["href"] ?? attributes["url"] else { break }
+            if rel == "alternate" {
+                // Like feedparser: an HTML alternate replaces an earlier one; others only fill a gap.
+                let type = attributes["type"]?.lowercased()
+                let isHTML = type == nil || type == "text/html" || type == "application/xhtml+xml"
+                if pending != nil {
+                    if isHTML || pending?.item.link == nil { pending?.item.link = resolve(href) }
+                } else if document.link == nil {
+                    document.link = resolve(href)
+                }
+            } else if rel == "enclosure", pending != nil {
+                pending?.item.enclosures.append(
+                    FeedEnclosure(url: resolve(href), type: attributes["type"], length: attributes["length"].flatMap { Int($0) }))
+            }
+        case (.atom, "author"), (.atom, "contributor"):
+            if name == "author" { authorDepth = depth } else { skipDepth = depth }
+        case (.atom, "title"), (.atom, "summary"), (.atom, "content"), (.atom, "subtitle"), (.atom, "tagline"):
+            textType = (attributes["type"] ?? "text").lowercased()
+            if attributes["mode"] == "escaped" { textType = "html" }
+            if textType == "xhtml" || textType == "application/xhtml+xml" { xhtmlDepth = depth }
+        case (.atom, "category"):
+            if let term = attributes["term"] ?? attributes["label"], !term.isEmpty { pending?.item.categories.append(term) }
+        case (.media, "thumbnail"):
+            if pending?.thumbnail == nil, let url = attributes["url"] { pending?.thumbnail = resolve(url) }
+        case (.media, "content"):
+            guard pending != nil, let url = attributes["url"], !url.isEmpty else { break }
+            let type = attributes["type"]
+            let resolved = resolve(url)
+            if attributes["medium"] == "image" || type?.hasPrefix("image/") == true, pending?.mediaImage == nil {
+                pending?.mediaImage = resolved
+            }
+            if pending?.item.enclosures.contains(where: { $0.url == resolved }) == false {
+                pending?.item.enclosures.append(
+                    FeedEnclosure(url: resolved, type: type, length: attributes["fileSize"].flatMap { Int($0) }))
+            }
+        case (.itunes, "image"):
+            if let href = attributes["href"], pending != nil, pending?.itunesImage == nil {
+                pending?.itunesImage = resolve(href)
+            }
+        default:
+            break
+        }
+    }
+
+    mutating func characters(_ string: String) {
+        if xhtmlDepth > 0 {
+            text += Self.escape(string, quote: false)
+        } else {
+            text += string
+        }
+    }
+
+    mutating func end(_ name: String, namespaceURI: String?) {
+        defer {
+            if let last = bases.last, last.depth == depth { bases.removeLast() }
+            depth -= 1
+            // Whitespace after this element must not be appended to a buffer an item now shares.
+            if xhtmlDepth == 0 { text = "" }
+        }
+        if xhtmlDepth > 0, depth > xhtmlDepth {
+            text += "</\(name)>"
+            return
+        }
+        if skipDepth > 0 {
+            if depth == skipDepth { skipDepth = 0 }
+            return
+        }
+        let space = space(namespaceURI)
+        if xhtmlDepth == depth {
+            xhtmlDepth = 0
+            text = Self.unwrapDiv(text)
+        }
+        if pending != nil {
+            endInEntry(space, name)
+        } else {
+            endInFeed(space, name)
+        }
+        if authorDepth == depth { authorDepth = 0 }
+    }
+
+    private mutating func endInEntry(_ space: Space, _ name: String) {
+        if depth == entryDepth {
+            finishItem()
+            return
+        }
+        let value = text
+        switch (space, name) {
+        case (.plain, "title"), (.atom, "title"):
+            if pending?.item.title == nil { pending?.item.title = textValue(value, atom: space == .atom) }
+        case (.dc, "title"):
+            if pending?.item.title == nil { pending?.item.title = textValue(value, atom: false) }
+        case (.plain, "link"):
+            let link = value.trimmingWhitespace()
+            if !link.isEmpty, pending?.item.link == nil { pending?.item.link = resolve(HTMLText.decodeEntities(link)) }
+        case (.plain, "guid"):
+            let guid = value.trimmingWhitespace()
+            if !guid.isEmpty { pending?.guid = guid }
+        case (.atom, "id"):
+            let id = value.trimmingWhitespace()
+            if !id.isEmpty, authorDepth == 0 { pending?.item.id = id }
+        case (.plain, "pubDate"), (.atom, "published"), (.atom, "issued"), (.dcterms, "issued"), (.dcterms, "created"),
+            (.atom, "created"):
+            if pending?.item.published == nil { pending?.item.published = FeedDate.normalize(value) }
+        case (.dc, "date"):
+            pending?.dcDate = FeedDate.normalize(value)
+        case (.atom, "updated"), (.atom, "modified"), (.dcterms, "modified"):
+            if pending?.item.updated == nil { pending?.item.updated = FeedDate.normalize(value) }
+        case (.plain, "description"):
+            pending?.description = value
+        case (.atom, "summary"):
+            pending?.description = value
+            pending?.descriptionIsHTML = textType != "text" && textType != "text/plain"
+        case (.content, "encoded"):
+            pending?.item.content = value.trimmingWhitespace()
+        case (.atom, "content"):
+            if pending?.item.content == nil {
+                let content = value.trimmingWhitespace()
+                pending?.item.content = textType == "text" || textType == "text/plain" ? Self.escape(content, quote: false) : content
+            }
+        case (.plain, "author"):
+            let author = HTMLText.decodeEntities(value.trimmingWhitespace())
+            if !author.isEmpty, pending?.item.author == nil { pending?.item.author = author }
+        case (.atom, "name"):
+            if authorDepth > 0, pending?.authorName == nil { pending?.authorName = HTMLText.decodeEntities(value.trimmingWhitespace()) }
+        case (.atom, "email"):
+            if authorDepth > 0, pending?.authorEmail == nil { pending?.authorEmail = value.trimmingWhitespace() }
+        case (.dc, "creator"):
+            if pending?.dcCreator == nil { pending?.dcCreator = HTMLText.decodeEntities(value.trimmingWhitespace()) }
+        case (.itunes, "author"):
+            pending?.itunesAuthor = HTMLText.decodeEntities(value.trimmingWhitespace())
+        case (.itunes, "summary"):
+            pending?.itunesSummary = value
+        case (.plain, "category"), (.dc, "subject"):
+            let category = HTMLText.decodeEntities(value.trimmingWhitespace())
+            if !category.isEmpty { pending?.item.categories.append(category) }
+        case (.plain, "image"):
+            let url = value.trimmingWhitespace()
+            if !url.isEmpty, pending?.mediaImage == nil { pending?.mediaImage = resolve(url) }
+        default:
+            break
+        }
+    }
+
+    private mutating func endInFeed(_ space: Space, _ name: String) {
+        let value = text
+        switch (space, name) {
+        case (.plain, "title"), (.atom, "title"):
+            if document.title == nil, depth <= 3 { document.title = textValue(value, atom: space == .atom) }
+        case (.plain, "link"):
+            let link = value.trimmingWhitespace()
+            if document.link == nil, !link.isEmpty { document.link = resolve(link) }
+        case (.plain, "description"), (.atom, "subtitle"), (.atom, "tagline"):
+            if document.description == nil {
+                let html = space == .plain || (textType != "text" && textType != "text/plain")
+                document.description = html ? HTMLText.plainText(value) : value.trimmingWhitespace()
+            }
+        case (.plain, "lastBuildDate"), (.atom, "updated"), (.atom, "modified"), (.dcterms, "modified"):
+            if document.updated == nil { document.updated = FeedDate.normalize(value) }
+        case (.plain, "pubDate"), (.dc, "date"):
+            if channelDate == nil { channelDate = FeedDate.normalize(value) }
+        case (.plain, "channel"), (.atom, "feed"), (.rdf, "RDF"), (.plain, "rss"):
+            if document.updated == nil { document.updated = channelDate }
+        default:
+            break
+        }
+    }
+
+    /// A title-like field: entities decoded; markup removed when the feed says (or shows) it is HTML.
+    private func textValue(_ raw: String, atom: Bool) -> String {
+        if atom, textType == "text" || textType == "text/plain" {
+            return raw.trimmingWhitespace()
+        }
+        if HTMLText.looksLikeHTML(raw) { return HTMLText.plainText(raw) }
+        return HTMLText.decodeEntities(raw).trimmingWhitespace()
+    }
+
+    private mutating func finishItem() {
+        guard let pending else { return }
+        self.pending = nil
+        var item = pending.item
+        if item.published == nil { item.published = pending.dcDate }
+        if item.id == nil { item.id = pending.guid }
+        if item.link == nil, let guid = pending.guid, pending.guidIsPermaLink,
+            guid.hasPrefix("http://") || guid.hasPrefix("https://")
+        {
+            item.link = guid
+        }
+        if item.link == nil, let about = pending.rdfAbout { item.link = resolve(about) }
+        if item.id == nil { item.id = pending.rdfAbout }
+        if item.author == nil {
+            if let name = pending.authorName, !name.isEmpty {
+                item.author = name
+            } else {
+                item.author = pending.authorEmail ?? pending.dcCreator ?? pending.itunesAuthor
+            }
+        }
+        if let description = pending.description ?? pending.itunesSummary {
+            item.summary = pending.descriptionIsHTML ? HTMLText.plainText(description) : description.trimmingWhitespace()
+        } else if let content = item.content {
+            item.summary = HTMLText.plainText(content)
+        }
+        if item.summary?.isEmpty == true { item.summary = nil }
+        item.image = pending.thumbnail ?? pending.mediaImage ?? pending.itunesImage
+            ?? item.enclosures.first { $0.type?.hasPrefix("image/") == true }?.url
+            ?? (item.content ?? pending.description).flatMap(HTMLText.firstImageSource).map(resolve)
+        if item.title?.isEmpty == true { item.title = nil }
+        document.items.append(item)
+    }
+
+    /// Finishes an item left open by a truncated document.
+    mutating func finishTruncated() {
+        if pending != nil { finishItem() }
+        if document.updated == nil { document.updated = channelDate }
+    }
+
+    // MARK: - Helpers
+
+    static func escape(_ text: String, quote: Bool) -> String {
+        guard text.utf8.contains(where: { $0 == UInt8(ascii: "<") || $0 == UInt8(ascii: "&") || $0 == UInt8(ascii: ">") || (quote && $0 == UInt8(ascii: "\"")) }) else {
+            return text
+        }
+        var result = ""
+        for character in text.unicodeScalars {
+            switch character {
+            case "<": result += "&lt;"
+            case ">": result += "&gt;"
+            case "&": result += "&amp;"
+            case "\"" where quote: result += "&quot;"
+            default: result.unicodeScalars.append(character)
+            }
+        }
+        return result
+    }
+
+    /// Inline XHTML without the `<div>` that Atom requires around it.
+    static func unwrapDiv(_ markup: String) -> String {
+        let trimmed = markup.trimmingWhitespace()
+        guard trimmed.hasPrefix("<div"), trimmed.hasSuffix("</div>"), let open = trimmed.firstIndex(of: ">") else {
+            return trimmed
+        }
+        let inner = trimmed[trimmed.index(after: open)..<trimmed.index(trimmed.endIndex, offsetBy: -6)]
+        return String(inner).trimmingWhitespace()
+    }
+}

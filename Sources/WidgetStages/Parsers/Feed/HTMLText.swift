@@ -1,0 +1,305 @@
+import Foundation
+
+/// HTML text helpers for feeds: entity decoding and markup stripping.
+///
+/// Feeds put HTML in places meant for text, escaped once, twice, or raw inside CDATA. These helpers turn
+/// it into plain text: `decodeEntities` replaces named (`&eacute;`, `&nbsp;`, `&hellip;` …: HTML 4's full
+/// set and HTML5's common additions) and numeric (`&#8217;`, `&#x2019;`) references; `plainText` also
+/// removes tags, comments, scripts and styles and collapses whitespace.
+///
+/// ```swift
+/// HTMLText.plainText("<p>Caf&eacute; <b>opens</b>&nbsp;today</p>")   // "Café opens today"
+/// ```
+public enum HTMLText {
+    /// `text` with its character references replaced. Unknown names stay as written.
+    public static func decodeEntities(_ text: String) -> String {
+        guard text.utf8.contains(UInt8(ascii: "&")) else { return text }
+        var output = [UInt8]()
+        var bytes = Array(text.utf8)
+        bytes.withUnsafeMutableBufferPointer { buffer in
+            output.reserveCapacity(buffer.count)
+            var index = 0
+            let end = buffer.count
+            while index < end {
+                let byte = buffer[index]
+                guard byte == UInt8(ascii: "&"), let (scalar, length) = reference(buffer, at: index) else {
+                    output.append(byte)
+                    index += 1
+                    continue
+                }
+                appendUTF8(scalar, to: &output)
+                index += length
+            }
+        }
+        return String(decoding: output, as: UTF8.self)
+    }
+
+    /// The character reference starting at `index` (an `&`), as a scalar and the bytes it spans.
+    static func reference(_ buffer: UnsafeMutableBufferPointer<UInt8>, at index: Int) -> (Unicode.Scalar, Int)? {
+        let end = buffer.count
+        var cursor = index + 1
+        guard cursor < end else { return nil }
+        if buffer[cursor] == UInt8(ascii: "#") {
+            cursor += 1
+            var value: UInt32 = 0
+            var digits = 0
+            let hex = cursor < end && (buffer[cursor] | 0x20) == UInt8(ascii: "x")
+            if hex { cursor += 1 }
+            while cursor < end, digits < 8 {
+                let byte = buffer[cursor]
+                if byte >= 0x30 && byte <= 0x39 {
+                    value = value * (hex ? 16 : 10) + UInt32(byte - 0x30)
+                } else if hex, (byte | 0x20) >= 0x61 && (byte | 0x20) <= 0x66 {
+                    value = value * 16 + UInt32((byte | 0x20) - 0x61 + 10)
+                } else {
+                    break
+                }
+                digits += 1
+                cursor += 1
+            }
+            guard digits > 0 else { return nil }
+            if cursor < end, buffer[cursor] == UInt8(ascii: ";") { cursor += 1 }
+            // Windows-1252 numbers that feeds use for punctuation (&#146; for ’), as browsers read them.
+            if (0x80...0x9F).contains(value), let mapped = windows1252[value] { value = mapped }
+            let scalar = Unicode.Scalar(value) ?? "\u{FFFD}"
+            return (value == 0 ? "\u{FFFD}" : scalar, cursor - index)
+        }
+        let nameStart = cursor
+        while cursor < end, cursor - nameStart < 32 {
+            let byte = buffer[cursor]
+            guard (byte | 0x20) >= 0x61 && (byte | 0x20) <= 0x7A || byte >= 0x30 && byte <= 0x39 else { break }
+            cursor += 1
+        }
+        guard cursor > nameStart, cursor < end, buffer[cursor] == UInt8(ascii: ";") else { return nil }
+        let name = String(decoding: UnsafeBufferPointer(rebasing: buffer[nameStart..<cursor]), as: UTF8.self)
+        guard let value = named[name], let scalar = Unicode.Scalar(value) else { return nil }
+        return (scalar, cursor + 1 - index)
+    }
+
+    static func appendUTF8(_ scalar: Unicode.Scalar, to output: inout [UInt8]) {
+        for unit in UTF8.encode(scalar)! { output.append(unit) }
+    }
+
+    /// `html` as plain text: tags, comments, scripts and styles removed, entities decoded, runs of
+    /// whitespace collapsed to one space, trimmed. Block ends (`</p>`, `<br>`) become spaces.
+    public static func plainText(_ html: String) -> String {
+        var html = html
+        let stripped: [UInt8] = html.withUTF8 { bytes in
+            var output = [UInt8]()
+            output.reserveCapacity(bytes.count)
+            var index = 0
+            let end = bytes.count
+            var pendingSpace = false
+            func isLetter(_ byte: UInt8) -> Bool { (byte | 0x20) >= 0x61 && (byte | 0x20) <= 0x7A }
+            /// The index just after `needle` (ASCII, matched without case) at or after `start`, or `end`.
+            func skip(past needle: StaticString, from start: Int) -> Int {
+                let count = needle.utf8CodeUnitCount
+                let pattern = needle.utf8Start
+                var cursor = start
+                while cursor + count <= end {
+                    var matched = true
+                    for offset in 0..<count where bytes[cursor + offset] | 0x20 != pattern[offset] | 0x20 {
+                        matched = false
+                        break
+                    }
+                    if matched { return cursor + count }
+                    cursor += 1
+                }
+                return end
+            }
+            func skipTag(from start: Int) -> Int {
+                var cursor = start
+                var quote: UInt8 = 0
+                while cursor < end {
+                    let byte = bytes[cursor]
+                    if quote != 0 {
+                        if byte == quote { quote = 0 }
+                    } else if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "'") {
+                        quote = byte
+                    } else if byte == UInt8(ascii: ">") {
+                        return cursor + 1
+                    }
+                    cursor += 1
+                }
+                return end
+            }
+            while index < end {
+                let byte = bytes[index]
+                if byte == UInt8(ascii: "<"), index + 1 < end {
+                    let next = bytes[index + 1]
+                    if next == UInt8(ascii: "!") {
+                        let isComment = index + 3 < end && bytes[index + 2] == UInt8(ascii: "-") && bytes[index + 3] == UInt8(ascii: "-")
+                        index = isComment ? skip(past: "-->", from: index + 4) : skipTag(from: index)
+                        pendingSpace = true
+                        continue
+                    }
+                    let isClosing = next == UInt8(ascii: "/")
+                    let nameStart = index + (isClosing ? 2 : 1)
+                    if nameStart < end, isLetter(bytes[nameStart]) {
+                        var code: UInt64 = 0
+                        var cursor = nameStart
+                        while cursor < end, isLetter(bytes[cursor]) || (bytes[cursor] >= 0x30 && bytes[cursor] <= 0x39) {
+                            if cursor - nameStart < 8 { code = code << 8 | UInt64(bytes[cursor] | 0x20) }
+                            cursor += 1
+                        }
+                        if cursor - nameStart > 8 { code = 0 }
+                        index = skipTag(from: cursor)
+                        if !isClosing, code == scriptCode { index = skip(past: "</script", from: index); index = skipTag(from: index) }
+                        if !isClosing, code == styleCode { index = skip(past: "</style", from: index); index = skipTag(from: index) }
+                        if !inlineCodes.contains(code) { pendingSpace = true }
+                        continue
+                    }
+                }
+                if byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D {
+                    pendingSpace = true
+                    index += 1
+                    continue
+                }
+                if pendingSpace, !output.isEmpty { output.append(0x20) }
+                pendingSpace = false
+                output.append(byte)
+                index += 1
+            }
+            return output
+        }
+        let text = String(decoding: stripped, as: UTF8.self)
+        return decodeEntities(text).trimmingWhitespace()
+    }
+
+    private static func code(_ name: String) -> UInt64 {
+        name.utf8.reduce(0) { $0 << 8 | UInt64($1) }
+    }
+
+    private static let scriptCode = code("script")
+    private static let styleCode = code("style")
+
+    /// Elements that do not break words: no space is put where they start or end.
+    private static let inlineCodes: [UInt64] = [
+        "a", "abbr", "b", "bdi", "bdo", "cite", "code", "data", "dfn", "em", "font", "i", "kbd", "mark", "q", "s",
+        "samp", "small", "span", "strong", "sub", "sup", "time", "u", "var", "wbr",
+    ].map(code)
+
+    /// Whether `text` holds markup: a tag or a character reference.
+    public static func looksLikeHTML(_ text: String) -> Bool {
+        var previousWasOpen = false
+        for byte in text.utf8 {
+            if previousWasOpen, (byte | 0x20) >= 0x61 && (byte | 0x20) <= 0x7A || byte == UInt8(ascii: "/") || byte == UInt8(ascii: "!") {
+                return true
+            }
+            previousWasOpen = byte == UInt8(ascii: "<")
+        }
+        return false
+    }
+
+    /// The `src` of the first `<img>` in `html`, if any.
+    public static func firstImageSource(_ html: String) -> String? {
+        guard let tag = html.range(of: "<img", options: .caseInsensitive) else { return nil }
+        let rest = html[tag.upperBound...]
+        guard let close = rest.firstIndex(of: ">") else { return nil }
+        let attributes = rest[..<close]
+        guard let src = attributes.range(of: "src=", options: .caseInsensitive) else { return nil }
+        var value = attributes[src.upperBound...]
+        guard let quote = value.first else { return nil }
+        if quote == "\"" || quote == "'" {
+            value = value.dropFirst()
+            guard let endQuote = value.firstIndex(of: quote) else { return nil }
+            value = value[..<endQuote]
+        } else {
+            value = value.prefix { !$0.isWhitespace && $0 != ">" }
+        }
+        let url = decodeEntities(String(value)).trimmingWhitespace()
+        return url.isEmpty ? nil : url
+    }
+
+    private static let windows1252: [UInt32: UInt32] = [
+        0x80: 0x20AC, 0x82: 0x201A, 0x83: 0x0192, 0x84: 0x201E, 0x85: 0x2026, 0x86: 0x2020, 0x87: 0x2021,
+        0x88: 0x02C6, 0x89: 0x2030, 0x8A: 0x0160, 0x8B: 0x2039, 0x8C: 0x0152, 0x8E: 0x017D, 0x91: 0x2018,
+        0x92: 0x2019, 0x93: 0x201C, 0x94: 0x201D, 0x95: 0x2022, 0x96: 0x2013, 0x97: 0x2014, 0x98: 0x02DC,
+        0x99: 0x2122, 0x9A: 0x0161, 0x9B: 0x203A, 0x9C: 0x0153, 0x9E: 0x017E, 0x9F: 0x0178,
+    ]
+
+    /// Named character references: HTML 4's complete set and HTML5's common additions.
+    static let named: [String: UInt32] = [
+        "AElig": 0xC6, "AMP": 0x26, "Aacute": 0xC1, "Acirc": 0xC2, "Agrave": 0xC0, "Alpha": 0x391, "Aring": 0xC5,
+        "Atilde": 0xC3, "Auml": 0xC4, "Beta": 0x392, "COPY": 0xA9, "Ccedil": 0xC7, "Chi": 0x3A7, "Dagger": 0x2021,
+        "Delta": 0x394, "ETH": 0xD0, "Eacute": 0xC9, "Ecirc": 0xCA, "Egrave": 0xC8, "Epsilon": 0x395, "Eta": 0x397,
+        "Euml": 0xCB, "GT": 0x3E, "Gamma": 0x393, "Hat": 0x5E, "Iacute": 0xCD, "Icirc": 0xCE, "Igrave": 0xCC,
+        "Iota": 0x399, "Iuml": 0xCF, "Kappa": 0x39A, "LT": 0x3C, "Lambda": 0x39B, "MediumSpace": 0x205F, "Mu": 0x39C,
+        "NewLine": 0xA, "NoBreak": 0x2060, "Ntilde": 0xD1, "Nu": 0x39D, "OElig": 0x152, "Oacute": 0xD3,
+        "Ocirc": 0xD4, "Ograve": 0xD2, "Omega": 0x3A9, "Omicron": 0x39F, "Oslash": 0xD8, "Otilde": 0xD5,
+        "Ouml": 0xD6, "Phi": 0x3A6, "Pi": 0x3A0, "Prime": 0x2033, "Psi": 0x3A8, "QUOT": 0x22, "REG": 0xAE,
+        "Rho": 0x3A1, "Scaron": 0x160, "Sigma": 0x3A3, "THORN": 0xDE, "TRADE": 0x2122, "Tab": 0x9, "Tau": 0x3A4,
+        "Theta": 0x398, "Uacute": 0xDA, "Ucirc": 0xDB, "Ugrave": 0xD9, "Upsilon": 0x3A5, "Uuml": 0xDC, "Xi": 0x39E,
+        "Yacute": 0xDD, "Yuml": 0x178, "ZeroWidthSpace": 0x200B, "Zeta": 0x396, "aacute": 0xE1, "acirc": 0xE2,
+        "acute": 0xB4, "aelig": 0xE6, "agrave": 0xE0, "alefsym": 0x2135, "alpha": 0x3B1, "amp": 0x26, "and": 0x2227,
+        "ang": 0x2220, "apos": 0x27, "aring": 0xE5, "ast": 0x2A, "asymp": 0x2248, "atilde": 0xE3, "auml": 0xE4,
+        "bdquo": 0x201E, "beta": 0x3B2, "bigstar": 0x2605, "brvbar": 0xA6, "bsol": 0x5C, "bull": 0x2022,
+        "bullet": 0x2022, "cap": 0x2229, "caret": 0x2041, "ccedil": 0xE7, "cedil": 0xB8, "cent": 0xA2,
+        "check": 0x2713, "chi": 0x3C7, "circ": 0x2C6, "clubs": 0x2663, "colon": 0x3A, "comma": 0x2C, "commat": 0x40,
+        "cong": 0x2245, "copy": 0xA9, "crarr": 0x21B5, "cross": 0x2717, "cup": 0x222A, "curren": 0xA4,
+        "dArr": 0x21D3, "dagger": 0x2020, "darr": 0x2193, "dash": 0x2010, "deg": 0xB0, "delta": 0x3B4,
+        "diams": 0x2666, "divide": 0xF7, "dollar": 0x24, "eacute": 0xE9, "ecirc": 0xEA, "egrave": 0xE8,
+        "empty": 0x2205, "emsp": 0x2003, "ensp": 0x2002, "epsilon": 0x3B5, "equals": 0x3D, "equiv": 0x2261,
+        "eta": 0x3B7, "eth": 0xF0, "euml": 0xEB, "euro": 0x20AC, "excl": 0x21, "exist": 0x2203, "female": 0x2640,
+        "flat": 0x266D, "fnof": 0x192, "forall": 0x2200, "frac12": 0xBD, "frac13": 0x2153, "frac14": 0xBC,
+        "frac23": 0x2154, "frac34": 0xBE, "frasl": 0x2044, "gamma": 0x3B3, "ge": 0x2265, "grave": 0x60, "gt": 0x3E,
+        "hArr": 0x21D4, "hairsp": 0x200A, "half": 0xBD, "harr": 0x2194, "hearts": 0x2665, "hellip": 0x2026,
+        "horbar": 0x2015, "hyphen": 0x2010, "iacute": 0xED, "icirc": 0xEE, "iexcl": 0xA1, "igrave": 0xEC,
+        "image": 0x2111, "infin": 0x221E, "int": 0x222B, "iota": 0x3B9, "iquest": 0xBF, "isin": 0x2208, "iuml": 0xEF,
+        "kappa": 0x3BA, "lArr": 0x21D0, "lambda": 0x3BB, "lang": 0x2329, "laquo": 0xAB, "larr": 0x2190,
+        "lceil": 0x2308, "lcub": 0x7B, "ldquo": 0x201C, "le": 0x2264, "lfloor": 0x230A, "lowast": 0x2217,
+        "lowbar": 0x5F, "loz": 0x25CA, "lpar": 0x28, "lrm": 0x200E, "lsaquo": 0x2039, "lsqb": 0x5B, "lsquo": 0x2018,
+        "lsquor": 0x201A, "lt": 0x3C, "macr": 0xAF, "male": 0x2642, "mdash": 0x2014, "micro": 0xB5, "middot": 0xB7,
+        "minus": 0x2212, "mldr": 0x2026, "mu": 0x3BC, "nabla": 0x2207, "natural": 0x266E, "nbsp": 0xA0,
+        "ndash": 0x2013, "ne": 0x2260, "ni": 0x220B, "not": 0xAC, "notin": 0x2209, "nsub": 0x2284, "ntilde": 0xF1,
+        "nu": 0x3BD, "num": 0x23, "numsp": 0x2007, "oacute": 0xF3, "ocirc": 0xF4, "oelig": 0x153, "ograve": 0xF2,
+        "oline": 0x203E, "omega": 0x3C9, "omicron": 0x3BF, "oplus": 0x2295, "or": 0x2228, "ordf": 0xAA, "ordm": 0xBA,
+        "oslash": 0xF8, "otilde": 0xF5, "otimes": 0x2297, "ouml": 0xF6, "para": 0xB6, "part": 0x2202, "percnt": 0x25,
+        "period": 0x2E, "permil": 0x2030, "perp": 0x22A5, "phi": 0x3C6, "phone": 0x260E, "pi": 0x3C0, "piv": 0x3D6,
+        "plus": 0x2B, "plusmn": 0xB1, "pound": 0xA3, "prime": 0x2032, "prod": 0x220F, "prop": 0x221D, "psi": 0x3C8,
+        "puncsp": 0x2008, "quest": 0x3F, "quot": 0x22, "rArr": 0x21D2, "radic": 0x221A, "rang": 0x232A,
+        "raquo": 0xBB, "rarr": 0x2192, "rceil": 0x2309, "rcub": 0x7D, "rdquo": 0x201D, "real": 0x211C, "reg": 0xAE,
+        "rfloor": 0x230B, "rho": 0x3C1, "rlm": 0x200F, "rpar": 0x29, "rsaquo": 0x203A, "rsqb": 0x5D, "rsquo": 0x2019,
+        "rsquor": 0x2019, "sbquo": 0x201A, "scaron": 0x161, "sdot": 0x22C5, "sect": 0xA7, "semi": 0x3B,
+        "sharp": 0x266F, "shy": 0xAD, "sigma": 0x3C3, "sigmaf": 0x3C2, "sim": 0x223C, "sol": 0x2F, "spades": 0x2660,
+        "star": 0x2606, "starf": 0x2605, "sub": 0x2282, "sube": 0x2286, "sum": 0x2211, "sup": 0x2283, "sup1": 0xB9,
+        "sup2": 0xB2, "sup3": 0xB3, "supe": 0x2287, "szlig": 0xDF, "tau": 0x3C4, "there4": 0x2234, "theta": 0x3B8,
+        "thetasym": 0x3D1, "thinsp": 0x2009, "thorn": 0xFE, "tilde": 0x2DC, "times": 0xD7, "trade": 0x2122,
+        "uArr": 0x21D1, "uacute": 0xFA, "uarr": 0x2191, "ucirc": 0xFB, "ugrave": 0xF9, "uml": 0xA8, "upsih": 0x3D2,
+        "upsilon": 0x3C5, "uuml": 0xFC, "verbar": 0x7C, "vert": 0x7C, "weierp": 0x2118, "xi": 0x3BE, "yacute": 0xFD,
+        "yen": 0xA5, "yuml": 0xFF, "zeta": 0x3B6, "zwj": 0x200D, "zwnj": 0x200C
+    ]
+}
+
+extension String {
+    /// The string without leading and trailing ASCII whitespace and no-break spaces.
+    func trimmingWhitespace() -> String {
+        let bytes = utf8
+        var start = bytes.startIndex
+        var end = bytes.endIndex
+        func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 || byte == 0x0C }
+        while start < end {
+            let byte = bytes[start]
+            if isSpace(byte) {
+                start = bytes.index(after: start)
+            } else if byte == 0xC2, bytes.index(after: start) < end, bytes[bytes.index(after: start)] == 0xA0 {
+                start = bytes.index(start, offsetBy: 2)
+            } else {
+                break
+            }
+        }
+        while end > start {
+            let last = bytes.index(before: end)
+            let byte = bytes[last]
+            if isSpace(byte) {
+                end = last
+            } else if byte == 0xA0, last > start, bytes[bytes.index(before: last)] == 0xC2 {
+                end = bytes.index(before: last)
+            } else {
+                break
+            }
+        }
+        if start == bytes.startIndex, end == bytes.endIndex { return self }
+        return String(self[start..<end])
+    }
+}
