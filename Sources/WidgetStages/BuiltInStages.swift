@@ -26,6 +26,7 @@ extension StageRegistry.Builder {
         register(SelectTransform.self)
         register(FilterTransform.self)
         register(SortTransform.self)
+        register(CommandTransform.self)
         register(EachTimeline.self)
         register(FeedParser.self)
         register(XMLValueParser.self)

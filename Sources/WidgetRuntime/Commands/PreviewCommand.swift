@@ -1,12 +1,13 @@
 import Foundation
 import WidgetCore
+import WidgetStages
 
 /// `widgetd preview ID --config DIR`: runs one widget now and prints its snapshot.
 public struct PreviewCommand: WidgetCommand {
     public static let name = "preview"
     public static let summary = "Run one widget's pipeline now and print the snapshot; writes nothing."
     public static let help = """
-        Usage: widgetd preview ID [--config DIR] [--allow-path DIR]…
+        Usage: widgetd preview ID [--config DIR] [--allow-path DIR]… [--rewrite-origin FROM=TO]…
 
         Runs the pipeline of widget ID now (fetch, parse, transforms, timeline) and prints the snapshot
         it would write to standard output. Nothing is written and no state is used or changed, so a
@@ -14,6 +15,9 @@ public struct PreviewCommand: WidgetCommand {
 
         Options:
           --config DIR   the folder of widget definitions (default: widgets.d)
+          --rewrite-origin FROM=TO
+                         send HTTP requests whose URL starts with FROM to TO instead (repeatable),
+                         e.g. to try definitions against a local server with recorded payloads
           --allow-path DIR
                          let "path" sources read files in DIR too (repeatable)
         """
@@ -22,16 +26,26 @@ public struct PreviewCommand: WidgetCommand {
     public var config: String
     /// Folders `path` sources may read besides the definitions' folder.
     public var allowedPaths: [String]
+    /// `FROM=TO` prefixes HTTP sources' URLs are rewritten with.
+    public var originRewrites: [String]
 
     public init(arguments: inout Arguments) throws(UsageError) {
         config = try arguments.option("--config") ?? "widgets.d"
         allowedPaths = try arguments.options("--allow-path")
+        originRewrites = try arguments.options("--rewrite-origin")
+        do {
+            _ = try OriginRewrites(arguments: originRewrites)
+        } catch {
+            throw UsageError(error.message)
+        }
         guard let id = arguments.positional() else { throw UsageError("preview needs the id of a widget") }
         self.id = id
     }
 
     public func run(_ environment: CommandEnvironment) async -> Int32 {
         let environment = environment.allowingPaths(allowedPaths)
+        let rewritten = try? environment.rewritingOrigins(originRewrites)
+        guard let environment = rewritten else { return 2 }
         let result = DefinitionDirectory(path: config).load(reader: environment.reader)
         guard let widget = result.widgets.first(where: { $0.id == id }) else {
             return WidgetLookup.reportMissing(id, in: result, config: config, environment: environment)

@@ -1,12 +1,13 @@
 import Foundation
 import WidgetCore
+import WidgetStages
 
 /// `widgetd run --config DIR [--out DIR] [--once]`: the daemon.
 public struct RunCommand: WidgetCommand {
     public static let name = "run"
     public static let summary = "Keep every widget's snapshot fresh (the daemon); --once refreshes each once."
     public static let help = """
-        Usage: widgetd run [--config DIR] [--out DIR] [--once] [--allow-path DIR]…
+        Usage: widgetd run [--config DIR] [--out DIR] [--once] [--allow-path DIR]… [--rewrite-origin FROM=TO]…
 
         Runs every widget defined in DIR and keeps OUT/<id>.json, OUT/index.json and OUT/widgetd.prom
         current. Each snapshot is replaced atomically, so a reader never sees a half-written file.
@@ -16,6 +17,9 @@ public struct RunCommand: WidgetCommand {
           --out DIR      the output folder (default: out)
           --once         refresh every widget once, write the snapshots and exit;
                          exit code 1 when a definition is invalid or a widget is not fresh
+          --rewrite-origin FROM=TO
+                         send HTTP requests whose URL starts with FROM to TO instead (repeatable),
+                         e.g. to try definitions against a local server with recorded payloads
           --allow-path DIR
                          let "path" sources read files in DIR too (repeatable); by default they
                          may read only inside the folder of their definition
@@ -28,18 +32,28 @@ public struct RunCommand: WidgetCommand {
     public var config: String
     /// Folders `path` sources may read besides the definitions' folder.
     public var allowedPaths: [String]
+    /// `FROM=TO` prefixes HTTP sources' URLs are rewritten with.
+    public var originRewrites: [String]
     public var out: String
     public var once: Bool
 
     public init(arguments: inout Arguments) throws(UsageError) {
         config = try arguments.option("--config") ?? "widgets.d"
         allowedPaths = try arguments.options("--allow-path")
+        originRewrites = try arguments.options("--rewrite-origin")
+        do {
+            _ = try OriginRewrites(arguments: originRewrites)
+        } catch {
+            throw UsageError(error.message)
+        }
         out = try arguments.option("--out") ?? "out"
         once = arguments.flag("--once")
     }
 
     public func run(_ environment: CommandEnvironment) async -> Int32 {
         let environment = environment.allowingPaths(allowedPaths)
+        let rewritten = try? environment.rewritingOrigins(originRewrites)
+        guard let environment = rewritten else { return 2 }
         let store = SnapshotStore(directory: URL(fileURLWithPath: out, isDirectory: true))
         let log: @Sendable (String) -> Void = { line in
             environment.printError("\(Timestamp.string(environment.clock.now())) \(line)")

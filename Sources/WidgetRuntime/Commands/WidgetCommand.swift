@@ -61,6 +61,20 @@ public struct CommandEnvironment: Sendable {
         DefinitionReader(registry: registry, filters: filters, environment: secrets)
     }
 
+    /// This environment with HTTP sources' URLs rewritten by `rules` (`FROM=TO`).
+    ///
+    /// - Throws: ``UsageError`` for a rule without `=`.
+    public func rewritingOrigins(_ rules: [String]) throws(UsageError) -> CommandEnvironment {
+        guard !rules.isEmpty else { return self }
+        var copy = self
+        do {
+            copy.resources.insert(try OriginRewrites(arguments: rules))
+        } catch {
+            throw UsageError("\(error)")
+        }
+        return copy
+    }
+
     /// This environment with `path` sources also allowed to read `folders`.
     public func allowingPaths(_ folders: [String]) -> CommandEnvironment {
         guard !folders.isEmpty else { return self }

@@ -172,7 +172,8 @@ public struct HTTPFetcher: Fetcher {
                 throw StageError("the \(what) template failed: \(error)")
             }
         }
-        let text = try rendered(url, "url").trimmingCharacters(in: .whitespaces)
+        var text = try rendered(url, "url").trimmingCharacters(in: .whitespaces)
+        if let rewrites = context.resources[OriginRewrites.self] { text = rewrites.apply(to: text) }
         guard let target = URL(string: text), let scheme = target.scheme?.lowercased(), scheme == "http" || scheme == "https",
             target.host != nil
         else {
