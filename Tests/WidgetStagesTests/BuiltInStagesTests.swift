@@ -22,6 +22,7 @@ struct BuiltInStagesTests {
             "xml": StageConformance.check(XMLValueParser.self, options: ["forceList": ["item"]]),
             "firestore": StageConformance.check(FirestoreParser.self),
             "assets": StageConformance.check(AssetsTransform.self, options: ["path": "$.items[*].image"]),
+            "command": StageConformance.check(CommandTransform.self, options: ["run": ["cat"]]),
         ]
         for (name, found) in problems.sorted(by: { $0.key < $1.key }) {
             #expect(found.isEmpty, "\(name): \(found)")
@@ -46,6 +47,7 @@ struct BuiltInStagesTests {
             (.parser, "xml", ["forceList": ["item"]]),
             (.parser, "firestore", [:]),
             (.transformer, "assets", ["path": "$.items[*].image"]),
+            (.transformer, "command", ["run": ["cat"]]),
         ]
         for (kind, name, options) in examples {
             _ = try StageRegistry.builtIn.makeStage(kind, typeName: name, options: options, decoder: OptionsDecoder())

@@ -108,6 +108,7 @@ public struct CommandTransform: Transformer {
         }
         let collected = Collected()
         let finished = DispatchSemaphore(value: 0)
+        let outputEnded = DispatchSemaphore(value: 0)
         let stdoutReader = Thread {
             let reader = stdout.fileHandleForReading
             while let chunk = try? reader.read(upToCount: 65_536), !chunk.isEmpty {
@@ -118,7 +119,7 @@ public struct CommandTransform: Transformer {
                     break
                 }
             }
-            finished.signal()
+            outputEnded.signal()
         }
         let stderrReader = Thread {
             collected.errors = (try? stderr.fileHandleForReading.read(upToCount: 65_536)) ?? nil ?? Data()
@@ -126,8 +127,9 @@ public struct CommandTransform: Transformer {
         }
         stdoutReader.start()
         stderrReader.start()
-        let inTime = finished.wait(timeout: deadline) == .success && finished.wait(timeout: deadline) == .success
-        guard inTime else {
+        let outputInTime = outputEnded.wait(timeout: deadline) == .success
+        if outputInTime, collected.tooLarge { throw StageError("\(name) printed more than the \(maxBytes)-byte limit") }
+        guard outputInTime, finished.wait(timeout: deadline) == .success else {
             kill(process.processIdentifier, SIGKILL)
             throw StageError("\(name) did not finish within \(Int(timeout)) s")
         }
