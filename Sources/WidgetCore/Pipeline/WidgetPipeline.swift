@@ -186,8 +186,11 @@ public struct WidgetPipeline: Sendable {
         let value = try await attempt(stage == "source" ? "parser" : "\(stage).parser", .parser) {
             try parser.parse(payload, context: fetchContext)
         }
-        let validators = payload.metadata.filter { $0.key == "etag" || $0.key == "last-modified" }
-        if !validators.isEmpty { result.cache[stage] = CachedFetch(validators: validators, value: value) }
+        // `request` is the fetcher's fingerprint of the request the validators belong to.
+        let validators = payload.metadata.filter { ["etag", "last-modified", "request"].contains($0.key) }
+        if validators["etag"] != nil || validators["last-modified"] != nil {
+            result.cache[stage] = CachedFetch(validators: validators, value: value)
+        }
         return value
     }
 

@@ -88,9 +88,20 @@ public struct HTTPFetcher: Fetcher {
 
     public func fetch(context: StageContext) async throws -> Payload {
         var request = try makeRequest(context: context)
-        if let etag = context.validators["etag"] { request.headers.replaceOrAdd(name: "If-None-Match", value: etag) }
-        if let modified = context.validators["last-modified"] {
-            request.headers.replaceOrAdd(name: "If-Modified-Since", value: modified)
+        // Validators belong to the request that earned them: a URL that changed since (its template reads
+        // `inputs` or `now`, or the definition was edited) names another resource, whose answer to the old
+        // validators would be meaningless.
+        let fingerprint = requestFingerprint(context: context)
+        var sentValidators = false
+        if context.validators["request"] == fingerprint {
+            if let etag = context.validators["etag"] {
+                request.headers.replaceOrAdd(name: "If-None-Match", value: etag)
+                sentValidators = true
+            }
+            if let modified = context.validators["last-modified"] {
+                request.headers.replaceOrAdd(name: "If-Modified-Since", value: modified)
+                sentValidators = true
+            }
         }
         let client = context.resources[HTTPClient.self] ?? HTTPFetcher.sharedClient
         let coalescer = context.resources[FetchCoalescer.self]
@@ -100,7 +111,7 @@ public struct HTTPFetcher: Fetcher {
             retry.headers.replaceOrAdd(name: handshake.header, value: token)
             response = try await send(retry, client: client, coalescer: coalescer)
         }
-        if response.status == 304, !context.validators.isEmpty {
+        if response.status == 304, sentValidators {
             return Payload(data: Data(), origin: origin(of: request, context: context), metadata: ["status": "304"])
         }
         guard response.isSuccess else {
@@ -111,6 +122,7 @@ public struct HTTPFetcher: Fetcher {
         var metadata = ["status": "\(response.status)"]
         if let etag = response.headers["ETag"] { metadata["etag"] = etag }
         if let modified = response.headers["Last-Modified"] { metadata["last-modified"] = modified }
+        if metadata["etag"] != nil || metadata["last-modified"] != nil { metadata["request"] = fingerprint }
         if let maxAge = HTTPFetcher.freshness(response) { metadata["max-age"] = "\(maxAge)" }
         return Payload(
             data: response.body,
@@ -150,6 +162,26 @@ public struct HTTPFetcher: Fetcher {
         let masked = try? url.renderString(scope).trimmingCharacters(in: .whitespaces)
         guard let masked, let target = URL(string: masked) else { return request.hostDescription }
         return HTTPRequest(url: target).redactedURL
+    }
+
+    /// A fingerprint of the request's method, URL (query included) and body, with every `env` value
+    /// replaced by `***` before hashing: it tells whether stored validators belong to this request, and
+    /// neither it nor the state that keeps it reveals a secret or the URL.
+    func requestFingerprint(context: StageContext) -> String {
+        var scope = context.templateScope()
+        if case .object(let secrets) = context.secrets.value {
+            scope.globals["env"] = .object(WidgetObject(secrets.map { ($0.key, WidgetValue.string("***")) }))
+        }
+        var text = method + " " + ((try? url.renderString(scope)) ?? url.source)
+        if let body, let value = try? body.render(scope) { text += "\n" + JSONWriter.string(value) }
+        // FNV-1a, 64 bits: stable across runs and platforms, unlike `Hasher`.
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in text.utf8 {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x100_0000_01b3
+        }
+        let digits = String(hash, radix: 16)
+        return String(repeating: "0", count: 16 - digits.count) + digits
     }
 
     private func send(_ request: HTTPRequest, client: HTTPClient, coalescer: FetchCoalescer?) async throws -> HTTPResponse {
