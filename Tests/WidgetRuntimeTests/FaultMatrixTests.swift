@@ -74,6 +74,8 @@ struct FaultMatrixTests {
                 id: "gzip-over-cap", source: http("/gzip?bytes=5000", #", "maxBytes": 1000"#),
                 error: "source: the response from \(host) exceeded the 1000-byte limit"
             ),
+            // The same, small enough once inflated: compressed bodies are read, and their inflated size counts.
+            Fault(id: "gzip-under-cap", source: http("/gzip?bytes=500", #", "maxBytes": 1000"#), error: nil),
             Fault(
                 id: "redirect-loop", source: http("/loop"),
                 error: "source: the request to \(host) was redirected more than 5 times, the limit"
@@ -149,6 +151,7 @@ struct FaultMatrixTests {
             #expect(Self.matches(error, fault.error), "\(fault.id): \(error ?? "no error")")
             if fault.error == nil {
                 #expect(status == "fresh", "\(fault.id)")
+                #expect(snapshot["entries"]?.array?.count == 1, "\(fault.id)")
             } else {
                 #expect(status == "placeholder", "\(fault.id)")
                 #expect(snapshot["entries"]?.array?.map { $0["content"] } == [["text": "Loading…"]], "\(fault.id)")

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import WidgetCore
 import WidgetRuntime
+import WidgetStages
 import WidgetTesting
 
 /// A secret given to the built `widgetd` through the environment and used in a source's URL path, query,
@@ -10,13 +11,16 @@ import WidgetTesting
 @Suite(.timeLimit(.minutes(2)))
 struct SecretsCanaryTests {
     static let canary = "CANARY-5f3a9c"
-    static let environment = ["WIDGETD_TEST_TOKEN": canary]
+    /// A host written as one decimal number: it is read locally (accepted or refused by the URL loader),
+    /// never looked up on a name server.
+    static let hostCanary = "2130706433"
+    static let environment = ["WIDGETD_TEST_TOKEN": canary, "WIDGETD_TEST_HOST": hostCanary]
 
     /// A widget that sends the secret in the path, the query, a header and the body of a request for
     /// `route` (a route of the server, behind its `/secret/<s>/` prefix, which checks the secret arrived and
     /// never sends it back), with `extra` options.
     static func widget(_ server: TestHTTPServer, route: String, extra: String = "") -> String {
-        let base = server.url("/").absoluteString
+        let base = server.baseURL.absoluteString
         let separator = route.contains("?") ? "&" : "?"
         return """
             {"source": {"url": "\(base)secret/{{ env.WIDGETD_TEST_TOKEN }}\(route)\(separator)key={{ env.WIDGETD_TEST_TOKEN }}",
@@ -44,7 +48,11 @@ struct SecretsCanaryTests {
                 {"source": {"url": "http://127.0.0.1:\(closedPort)/{{ env.WIDGETD_TEST_TOKEN }}?key={{ env.WIDGETD_TEST_TOKEN }}"},
                  "parser": "json"}
                 """,
-            // Filters that fail on the secret's value must not quote it.
+            // A secret host: errors name the host, so they must mask it.
+            "secrethost": """
+                {"source": {"url": "http://{{ env.WIDGETD_TEST_HOST }}:\(closedPort)/json"}, "parser": "json"}
+                """,
+            // Filters given the secret's value where they expect a number or a date must not quote it.
             "arithmetic": """
                 {"source": {"url": "\(server.url("/json").absoluteString)", "headers": {"X-Count": "{{ env.WIDGETD_TEST_TOKEN | plus: 1 }}"}},
                  "parser": "json"}
@@ -79,10 +87,15 @@ struct SecretsCanaryTests {
         #expect(try OutputFolder.snapshot("redirected", in: out)["status"] == "fresh")
         #expect(try OutputFolder.snapshot("unavailable", in: out)["status"] == "placeholder")
 
+        let counts = try JSONReader.read(try await HTTPClient().send(HTTPRequest(url: server.url("/count"))).body)
+        #expect(counts["targets"]?["/secret/\(Self.canary)/json?key=\(Self.canary)"] != nil)
+
         var leaks: [String] = []
         for (command, output) in outputs {
-            if output.stdout.contains(Self.canary) { leaks.append("stdout of widgetd \(command)") }
-            if output.stderr.contains(Self.canary) { leaks.append("stderr of widgetd \(command)") }
+            for canary in [Self.canary, Self.hostCanary] {
+                if output.stdout.contains(canary) { leaks.append("\(canary) in the output of widgetd \(command)") }
+                if output.stderr.contains(canary) { leaks.append("\(canary) in the errors of widgetd \(command)") }
+            }
         }
         let files = OutputFolder.files(in: out)
         #expect(files.contains("index.json"))
@@ -90,13 +103,15 @@ struct SecretsCanaryTests {
         #expect(files.contains { $0.hasPrefix(".state/") })
         for name in files {
             let data = try Data(contentsOf: out.appendingPathComponent(name))
-            if data.range(of: Data(Self.canary.utf8)) != nil { leaks.append(name) }
+            for canary in [Self.canary, Self.hostCanary] where data.range(of: Data(canary.utf8)) != nil {
+                leaks.append("\(canary) in \(name)")
+            }
         }
         #expect(leaks == [])
 
         // What the failing widgets say instead.
         let host = "127.0.0.1:\(server.port)"
-        let masked = server.url("/").absoluteString + "secret/***"
+        let masked = server.baseURL.absoluteString + "secret/***"
         let expected: [String: String] = [
             "unavailable": "source: \(host) answered 503 Service Unavailable",
             "portal": "parser: \(masked)/html-error sent an HTML page (text/html) where JSON was expected",
@@ -109,9 +124,14 @@ struct SecretsCanaryTests {
         for (id, error) in expected.sorted(by: { $0.key < $1.key }) {
             #expect(try OutputFolder.snapshot(id, in: out)["error"] == .string(error), "\(id)")
         }
-        for id in ["arithmetic", "dated", "notaurl"] {
-            let error = try OutputFolder.snapshot(id, in: out)["error"]?.string
-            #expect(error?.hasPrefix("source: ") == true, "\(id): \(error ?? "no error")")
-        }
+        let secretHost = try OutputFolder.snapshot("secrethost", in: out)["error"]?.string
+        #expect(secretHost?.hasPrefix("source: ") == true && secretHost?.contains("***:\(closedPort)") == true, "\(secretHost ?? "no error")")
+        // Liquid's filters pass a value they cannot use through unchanged, so these two still fetch.
+        #expect(try OutputFolder.snapshot("arithmetic", in: out)["status"] == "fresh")
+        #expect(try OutputFolder.snapshot("dated", in: out)["status"] == "fresh")
+        #expect(
+            try OutputFolder.snapshot("notaurl", in: out)["error"]
+                == "source: the url template did not give an http or https URL; check the values it reads"
+        )
     }
 }

@@ -56,6 +56,8 @@ public struct HTTPFetcher: Fetcher {
     public let maxBytes: Int
     public let maxRedirects: Int
     public let handshake: Handshake?
+    /// The `env` names the url, header and body templates read: their values are masked in every error.
+    let secretNames: [String]
 
     public init(options: Options) throws {
         url = options.url
@@ -71,6 +73,17 @@ public struct HTTPFetcher: Fetcher {
         maxBytes = options.maxBytes ?? HTTPRequest.defaultMaxBytes
         maxRedirects = options.maxRedirects ?? HTTPRequest.defaultMaxRedirects
         handshake = options.handshake
+        var sources = [options.url.source] + (options.headers ?? [:]).values.map(\.source)
+        func collect(_ tree: TemplateTree) {
+            switch tree {
+            case .literal: break
+            case .template(let template): sources.append(template.source)
+            case .array(let elements): elements.forEach(collect)
+            case .object(let members): members.forEach { collect($0.value) }
+            }
+        }
+        if let body = options.body { collect(body) }
+        secretNames = Array(Set(sources.flatMap(DefinitionReader.secretNames(in:)))).sorted()
         guard timeout > 0, connectTimeout > 0 else { throw StageError("\"timeout\" and \"connectTimeout\" must be above 0s", option: "timeout") }
         guard maxBytes > 0 else { throw StageError("\"maxBytes\" must be above 0", option: "maxBytes") }
         guard (0...5).contains(maxRedirects) else { throw StageError("\"maxRedirects\" must be from 0 to 5", option: "maxRedirects") }
@@ -87,6 +100,27 @@ public struct HTTPFetcher: Fetcher {
     static let sharedClient = HTTPClient()
 
     public func fetch(context: StageContext) async throws -> Payload {
+        do {
+            return try await exchange(context: context)
+        } catch var error as StageError {
+            // Messages name the host, which a template may take from a secret too.
+            error.message = masked(error.message, context: context)
+            throw error
+        }
+    }
+
+    /// `text` with the value of every secret the templates read replaced by `***` (values shorter than
+    /// 4 characters are left alone: masking them would garble the message and hide nothing).
+    func masked(_ text: String, context: StageContext) -> String {
+        var text = text
+        for name in secretNames {
+            guard let value = context.secrets[name], value.count >= 4 else { continue }
+            text = text.replacingOccurrences(of: value, with: "***", options: .caseInsensitive)
+        }
+        return text
+    }
+
+    private func exchange(context: StageContext) async throws -> Payload {
         var request = try makeRequest(context: context)
         // Validators belong to the request that earned them: a URL that changed since (its template reads
         // `inputs` or `now`, or the definition was edited) names another resource, whose answer to the old
