@@ -132,6 +132,20 @@ struct PoliteHTTPTests {
         #expect(second != first)
     }
 
+    @Test func valueCachedByAnotherParserIsNotReusedAfterAnEdit() async throws {
+        let server = try Self.sharedServer.get()
+        let url = server.url("/conditional?etag=\(UUID().uuidString)")
+        let folder = try TemporaryFolder()
+        try folder.write("widgets.d/edited.json", Self.widget(url))
+        #expect(try await Self.runOnce(folder).status == 0)
+        #expect(try Self.snapshot("edited", folder)["entries"]?[0]?["content"]?["served"]?.number != nil)
+        // The same request, now read as text: a 304 would hand the text parser the JSON parser's value.
+        try folder.write("widgets.d/edited.json", Self.widget(url).replacingOccurrences(of: #""parser": "json""#, with: #""parser": "text""#))
+        #expect(try await Self.runOnce(folder).status == 0)
+        let text = try Self.snapshot("edited", folder)["entries"]?[0]?["content"]?.string
+        #expect(text?.hasPrefix(#"{"served": "#) == true, "\(text ?? "not a string")")
+    }
+
     // MARK: - Cache-Control
 
     @Test func maxAgeMinusAgeIsTheEarliestNextRefresh() async throws {
