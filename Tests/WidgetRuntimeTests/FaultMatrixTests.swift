@@ -4,6 +4,11 @@ import WidgetCore
 import WidgetRuntime
 import WidgetStages
 import WidgetTesting
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// The built `widgetd run --once` against a server that fails in every way a real one does, one faulty
 /// widget per fault beside a healthy one. Every fault must end in the expected status and error sentence,
@@ -171,6 +176,33 @@ struct FaultMatrixTests {
 
         let index = try OutputFolder.snapshot("index", in: out)
         #expect(index["widgets"]?.array?.count == faults.count + 1)
+    }
+
+    @Test func daemonSurvivesEveryFaultAndStopsCleanly() async throws {
+        let server = try Self.sharedServer.get()
+        let closedPort = try #require(ClosedPort.make())
+        let faults = Self.faults(server, closedPort: closedPort)
+        let folder = try TemporaryFolder()
+        try folder.write("widgets.d/healthy.json", Self.healthy(server))
+        for fault in faults { try folder.write("widgets.d/\(fault.id).json", Self.definition(fault)) }
+        let daemon = try RunningWidgetd(["run", "--config", "widgets.d", "--out", "out"], in: folder.url)
+
+        // Every widget logs one line per refresh: "<time> <id>: <status>, …".
+        var waiting = Set(faults.map(\.id) + ["healthy"])
+        while !waiting.isEmpty, let line = await daemon.line(containing: ": ") {
+            let words = line.split(separator: " ")
+            if words.count > 2, words[1].hasSuffix(":") { waiting.remove(String(words[1].dropLast())) }
+        }
+        #expect(waiting == [], "\(daemon.log)")
+        #expect(daemon.log.contains { $0.contains(" healthy: fresh, 1 entry in ") })
+        for fault in faults where fault.error != nil {
+            #expect(daemon.log.contains { $0.contains(" \(fault.id): placeholder, 1 entry — source: ") || $0.contains(" \(fault.id): placeholder, 1 entry — parser: ") }, "\(fault.id)")
+        }
+        #expect(OutputFolder.unreadableJSON(in: folder.file("out")) == [])
+
+        daemon.send(SIGTERM)
+        #expect(await daemon.line(containing: "stopping") != nil)
+        #expect(await daemon.waitForExit() == 0)
     }
 
     // MARK: - After a good run
