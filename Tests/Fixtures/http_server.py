@@ -52,6 +52,11 @@ Routes (query parameters are optional unless marked):
                             200 answers /conditional has given, so a client that parsed a new body shows it.
   /cache-control?value=V&age=A
                             200 /json with `Cache-Control: V` (default "max-age=60") and, when given, `Age: A`.
+  /wait?target=T&count=N&timeout=S
+                            waits until the server has received N (default 1) requests for the full target T
+                            ("path?query", as /count lists it), at most S seconds (default 10); answers 200
+                            {"received": n}, or 504 with it when the time ran out. Not counted itself: a test
+                            waits here, instead of sleeping, for a request to be under way.
   /secret/<s>/<route>       serves /<route> (query kept) and never sends <s> back: first checks that the
                             request's `Authorization` header, when present, is `Bearer <s>` and that its
                             body, when not empty, contains <s>; 403 {"error": "secret mismatch"} if not.
@@ -169,7 +174,7 @@ class Handler(BaseHTTPRequestHandler):
         path = split.path
         self.query = parse_qs(split.query, keep_blank_values=True)
         body = self.read_body()
-        counted = path not in ("/count", "/stats")
+        counted = path not in ("/count", "/stats", "/wait")
         if counted:
             STATS.begin(path, self.path)
         try:
@@ -270,6 +275,15 @@ class Handler(BaseHTTPRequestHandler):
             # Waits for the client to hang up (the socket turns readable at end of file), at most S seconds.
             select.select([self.connection], [], [], float(self.param("seconds", "30")))
             self.close_connection = True
+        elif path == "/wait":
+            target = self.param("target", "")
+            count = int(self.param("count", "1"))
+            deadline = time.monotonic() + float(self.param("timeout", "10"))
+            received = STATS.counts()["targets"].get(target, 0)
+            while received < count and time.monotonic() < deadline:
+                time.sleep(0.01)
+                received = STATS.counts()["targets"].get(target, 0)
+            self.send_json(200 if received >= count else 504, {"received": received})
         elif path == "/loop":
             self.send_body(302, b"", "text/plain", [("Location", "/loop" + ("?" + query if query else ""))])
         elif path == "/gzip":

@@ -205,6 +205,28 @@ struct FaultMatrixTests {
         #expect(await daemon.waitForExit() == 0)
     }
 
+    @Test(.timeLimit(.minutes(1))) func stopDuringAStalledFetchEndsTheDaemonWithoutWaitingForTheServer() async throws {
+        let server = try Self.sharedServer.get()
+        let target = "/stall?seconds=600&tag=\(UUID().uuidString)"
+        let source = #"{"url": "\#(server.url(target).absoluteString)", "timeout": "600s", "connectTimeout": "600s"}"#
+        let folder = try TemporaryFolder()
+        // Two widgets with the same request: they share one fetch.
+        try folder.write("widgets.d/first.json", Self.definition(Fault(id: "first", source: source)))
+        try folder.write("widgets.d/second.json", Self.definition(Fault(id: "second", source: source)))
+        let daemon = try RunningWidgetd(["run", "--config", "widgets.d", "--out", "out"], in: folder.url)
+        #expect(await daemon.line(containing: "widgetd running") != nil)
+        let encoded = try #require(target.addingPercentEncoding(withAllowedCharacters: .alphanumerics))
+        let waited = try await HTTPClient().send(HTTPRequest(url: server.url("/wait?target=\(encoded)&count=1")))
+        #expect(waited.status == 200)
+
+        // The server would hold the request for ten minutes; the stop must not wait for it.
+        daemon.send(SIGTERM)
+        #expect(await daemon.line(containing: "stopping") != nil)
+        #expect(await daemon.waitForExit() == 0)
+        #expect(daemon.log.contains { $0.hasSuffix("first: refresh interrupted by the stop; its last snapshot stays") })
+        #expect(daemon.log.contains { $0.hasSuffix("second: refresh interrupted by the stop; its last snapshot stays") })
+    }
+
     // MARK: - After a good run
 
     @Test func faultAfterAGoodRunServesTheLastGoodEntriesAsCached() async throws {
