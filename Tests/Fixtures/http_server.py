@@ -39,15 +39,39 @@ Routes (query parameters are optional unless marked):
   /stats                    {"current": c, "maxConcurrent": m, "total": t}: requests being served now, the
                             most served at once, and the total, except /count and /stats. ?reset=1 resets.
   /file/<name>              the file <name> from the --root folder (404 when missing or outside it).
+  /stall?seconds=S          200 announcing 100 bytes, then sends nothing until the client hangs up or S
+                            seconds pass (default 30): a server that stalls after its headers.
+  /loop                     302 to /loop (query kept), forever: a redirect loop.
+  /gzip?bytes=N             200 application/json with `Content-Encoding: gzip`: {"padding": "xxx…"} with N
+                            "x" (default 1000), gzip-compressed, so the body on the wire is far smaller than
+                            the inflated one.
+  /conditional?etag=E&modified=HTTP-DATE
+                            sends `ETag: "E"` and/or `Last-Modified` for the parameters given (no Cache-Control);
+                            `If-None-Match` with the ETag (or, without one, `If-Modified-Since` not earlier than
+                            Last-Modified) answers 304 with no body; otherwise 200 {"served": n}, n counting the
+                            200 answers /conditional has given, so a client that parsed a new body shows it.
+  /cache-control?value=V&age=A
+                            200 /json with `Cache-Control: V` (default "max-age=60") and, when given, `Age: A`.
+  /wait?target=T&count=N&timeout=S
+                            waits until the server has received N (default 1) requests for the full target T
+                            ("path?query", as /count lists it), at most S seconds (default 10); answers 200
+                            {"received": n}, or 504 with it when the time ran out. Not counted itself: a test
+                            waits here, instead of sleeping, for a request to be under way.
+  /secret/<s>/<route>       serves /<route> (query kept) and never sends <s> back: first checks that the
+                            request's `Authorization` header, when present, is `Bearer <s>` and that its
+                            body, when not empty, contains <s>; 403 {"error": "secret mismatch"} if not.
+                            (Do not combine with /echo, which would echo it.)
 
 Anything else is 404 with {"error": "..."}.
 """
 
 import argparse
 import email.utils
+import gzip
 import json
 import mimetypes
 import os
+import select
 import sys
 import threading
 import time
@@ -95,6 +119,8 @@ class Stats:
 STATS = Stats()
 ROOT = None
 DEFAULT_MODIFIED = "Sun, 06 Nov 1994 08:49:37 GMT"
+SERVED = {}
+SERVED_LOCK = threading.Lock()
 
 
 def json_document(count):
@@ -148,7 +174,7 @@ class Handler(BaseHTTPRequestHandler):
         path = split.path
         self.query = parse_qs(split.query, keep_blank_values=True)
         body = self.read_body()
-        counted = path not in ("/count", "/stats")
+        counted = path not in ("/count", "/stats", "/wait")
         if counted:
             STATS.begin(path, self.path)
         try:
@@ -240,6 +266,38 @@ class Handler(BaseHTTPRequestHandler):
             self.send_json(200, STATS.snapshot())
         elif head == "file" and len(parts) >= 2:
             self.file("/".join(parts[1:]))
+        elif path == "/stall":
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", "100")
+            self.end_headers()
+            self.wfile.flush()
+            # Waits for the client to hang up (the socket turns readable at end of file), at most S seconds.
+            select.select([self.connection], [], [], float(self.param("seconds", "30")))
+            self.close_connection = True
+        elif path == "/wait":
+            target = self.param("target", "")
+            count = int(self.param("count", "1"))
+            deadline = time.monotonic() + float(self.param("timeout", "10"))
+            received = STATS.counts()["targets"].get(target, 0)
+            while received < count and time.monotonic() < deadline:
+                time.sleep(0.01)
+                received = STATS.counts()["targets"].get(target, 0)
+            self.send_json(200 if received >= count else 504, {"received": received})
+        elif path == "/loop":
+            self.send_body(302, b"", "text/plain", [("Location", "/loop" + ("?" + query if query else ""))])
+        elif path == "/gzip":
+            document = json.dumps({"padding": "x" * int(self.param("bytes", "1000"))}).encode("utf-8")
+            self.send_body(200, gzip.compress(document), "application/json", [("Content-Encoding", "gzip")])
+        elif path == "/conditional":
+            self.conditional()
+        elif path == "/cache-control":
+            headers = [("Cache-Control", self.param("value", "max-age=60"))]
+            if self.param("age") is not None:
+                headers.append(("Age", self.param("age")))
+            self.send_json(200, json_document(2), headers)
+        elif head == "secret" and len(parts) >= 3:
+            self.secret(parts[1], "/" + "/".join(parts[2:]), query, body)
         else:
             self.send_json(404, {"error": "no route for %s" % path})
 
@@ -295,6 +353,41 @@ class Handler(BaseHTTPRequestHandler):
             self.send_body(304, b"", headers=headers)
         else:
             self.send_json(200, {"etag": tag, "modified": modified, "items": json_document(2)["items"]}, headers)
+
+    def conditional(self):
+        tag = self.param("etag")
+        modified = self.param("modified")
+        headers = []
+        if tag is not None:
+            headers.append(("ETag", '"%s"' % tag))
+        if modified is not None:
+            headers.append(("Last-Modified", modified))
+        if_none_match = self.headers.get("If-None-Match")
+        if_modified_since = self.headers.get("If-Modified-Since")
+        not_modified = False
+        if tag is not None and if_none_match is not None:
+            not_modified = '"%s"' % tag in [t.strip() for t in if_none_match.split(",")]
+        elif modified is not None and if_modified_since is not None and if_none_match is None:
+            try:
+                since = email.utils.parsedate_to_datetime(if_modified_since)
+                not_modified = since >= email.utils.parsedate_to_datetime(modified)
+            except (TypeError, ValueError):
+                not_modified = False
+        if not_modified:
+            self.send_body(304, b"", headers=headers)
+            return
+        with SERVED_LOCK:
+            SERVED["/conditional"] = SERVED.get("/conditional", 0) + 1
+            served = SERVED["/conditional"]
+        self.send_json(200, {"served": served}, headers)
+
+    def secret(self, secret, path, query, body):
+        authorization = self.headers.get("Authorization")
+        if (authorization is not None and authorization != "Bearer " + secret) or \
+                (body and secret.encode("utf-8") not in body):
+            self.send_json(403, {"error": "secret mismatch"})
+            return
+        self.route(path, query, body)
 
     def file(self, name):
         if ROOT is None:

@@ -137,12 +137,14 @@ public struct WidgetPipeline: Sendable {
     ) async throws(PipelineError) -> (value: WidgetValue, context: StageContext) {
         var context = context
         context.params = definition.params
-        for input in inputs {
+        for (index, input) in inputs.enumerated() {
             let value = try await fetchAndParse(
-                "inputs.\(input.name)", input.fetcher, input.parser, context: context, cache: cache, result: &result)
+                "inputs.\(input.name)", input.fetcher, input.parser, parserKey: Self.key(of: definition.inputs[index].parser),
+                context: context, cache: cache, result: &result)
             context.inputs[input.name] = value
         }
-        var value = try await fetchAndParse("source", fetcher, parser, context: context, cache: cache, result: &result)
+        var value = try await fetchAndParse(
+            "source", fetcher, parser, parserKey: Self.key(of: definition.parser), context: context, cache: cache, result: &result)
         for (index, transformer) in transformers.enumerated() {
             let name = "transforms[\(index)] (\(type(of: transformer).typeName))"
             let input = value
@@ -155,12 +157,14 @@ public struct WidgetPipeline: Sendable {
         _ stage: String,
         _ fetcher: any Fetcher,
         _ parser: any Parser,
+        parserKey: String,
         context: StageContext,
         cache: [String: CachedFetch],
         result: inout PipelineResult
     ) async throws(PipelineError) -> WidgetValue {
         var context = context
-        let cached = cache[stage]
+        // A value parsed by another parser (the definition changed) is not what this one would give.
+        let cached = cache[stage].flatMap { $0.validators["parser"] == parserKey ? $0 : nil }
         context.validators = cached?.validators ?? [:]
         let fetchContext = context
         let started = ContinuousClock.now
@@ -186,9 +190,19 @@ public struct WidgetPipeline: Sendable {
         let value = try await attempt(stage == "source" ? "parser" : "\(stage).parser", .parser) {
             try parser.parse(payload, context: fetchContext)
         }
-        let validators = payload.metadata.filter { $0.key == "etag" || $0.key == "last-modified" }
-        if !validators.isEmpty { result.cache[stage] = CachedFetch(validators: validators, value: value) }
+        // `request` is the fetcher's fingerprint of the request the validators belong to.
+        var validators = payload.metadata.filter { ["etag", "last-modified", "request"].contains($0.key) }
+        if validators["etag"] != nil || validators["last-modified"] != nil {
+            validators["parser"] = parserKey
+            result.cache[stage] = CachedFetch(validators: validators, value: value)
+        }
         return value
+    }
+
+    /// The parser's type and options as one string, stored with a cached value: a value is reused only
+    /// by the parser that produced it.
+    static func key(of parser: StageSpec) -> String {
+        parser.typeName + " " + JSONWriter.string(.object(parser.options))
     }
 
     /// Lays `value` out as entries with the timeline stage, then applies `relevance`, `url` and `limit`.
@@ -260,7 +274,8 @@ public struct PipelineResult: Sendable {
     }
 }
 
-/// A fetch's validators (`etag`, `last-modified`) and the value its payload parsed to.
+/// A fetch's validators (`etag`, `last-modified`, and the fetcher's fingerprint of the request as
+/// `request`), the parser that read the payload (`parser`), and the value it parsed to.
 public struct CachedFetch: Sendable, Hashable {
     public var validators: [String: String]
     public var value: WidgetValue

@@ -56,6 +56,8 @@ public struct HTTPFetcher: Fetcher {
     public let maxBytes: Int
     public let maxRedirects: Int
     public let handshake: Handshake?
+    /// The `env` names the url, header and body templates read: their values are masked in every error.
+    let secretNames: [String]
 
     public init(options: Options) throws {
         url = options.url
@@ -71,6 +73,17 @@ public struct HTTPFetcher: Fetcher {
         maxBytes = options.maxBytes ?? HTTPRequest.defaultMaxBytes
         maxRedirects = options.maxRedirects ?? HTTPRequest.defaultMaxRedirects
         handshake = options.handshake
+        var sources = [options.url.source] + (options.headers ?? [:]).values.map(\.source)
+        func collect(_ tree: TemplateTree) {
+            switch tree {
+            case .literal: break
+            case .template(let template): sources.append(template.source)
+            case .array(let elements): elements.forEach(collect)
+            case .object(let members): members.forEach { collect($0.value) }
+            }
+        }
+        if let body = options.body { collect(body) }
+        secretNames = Array(Set(sources.flatMap(DefinitionReader.secretNames(in:)))).sorted()
         guard timeout > 0, connectTimeout > 0 else { throw StageError("\"timeout\" and \"connectTimeout\" must be above 0s", option: "timeout") }
         guard maxBytes > 0 else { throw StageError("\"maxBytes\" must be above 0", option: "maxBytes") }
         guard (0...5).contains(maxRedirects) else { throw StageError("\"maxRedirects\" must be from 0 to 5", option: "maxRedirects") }
@@ -87,10 +100,42 @@ public struct HTTPFetcher: Fetcher {
     static let sharedClient = HTTPClient()
 
     public func fetch(context: StageContext) async throws -> Payload {
+        do {
+            return try await exchange(context: context)
+        } catch var error as StageError {
+            // Messages name the host, which a template may take from a secret too.
+            error.message = masked(error.message, context: context)
+            throw error
+        }
+    }
+
+    /// `text` with the value of every secret the templates read replaced by `***` (values shorter than
+    /// 4 characters are left alone: masking them would garble the message and hide nothing).
+    func masked(_ text: String, context: StageContext) -> String {
+        var text = text
+        for name in secretNames {
+            guard let value = context.secrets[name], value.count >= 4 else { continue }
+            text = text.replacingOccurrences(of: value, with: "***", options: .caseInsensitive)
+        }
+        return text
+    }
+
+    private func exchange(context: StageContext) async throws -> Payload {
         var request = try makeRequest(context: context)
-        if let etag = context.validators["etag"] { request.headers.replaceOrAdd(name: "If-None-Match", value: etag) }
-        if let modified = context.validators["last-modified"] {
-            request.headers.replaceOrAdd(name: "If-Modified-Since", value: modified)
+        // Validators belong to the request that earned them: a URL that changed since (its template reads
+        // `inputs` or `now`, or the definition was edited) names another resource, whose answer to the old
+        // validators would be meaningless.
+        let fingerprint = requestFingerprint(context: context)
+        var sentValidators = false
+        if context.validators["request"] == fingerprint {
+            if let etag = context.validators["etag"] {
+                request.headers.replaceOrAdd(name: "If-None-Match", value: etag)
+                sentValidators = true
+            }
+            if let modified = context.validators["last-modified"] {
+                request.headers.replaceOrAdd(name: "If-Modified-Since", value: modified)
+                sentValidators = true
+            }
         }
         let client = context.resources[HTTPClient.self] ?? HTTPFetcher.sharedClient
         let coalescer = context.resources[FetchCoalescer.self]
@@ -100,7 +145,7 @@ public struct HTTPFetcher: Fetcher {
             retry.headers.replaceOrAdd(name: handshake.header, value: token)
             response = try await send(retry, client: client, coalescer: coalescer)
         }
-        if response.status == 304, !context.validators.isEmpty {
+        if response.status == 304, sentValidators {
             return Payload(data: Data(), origin: origin(of: request, context: context), metadata: ["status": "304"])
         }
         guard response.isSuccess else {
@@ -111,6 +156,7 @@ public struct HTTPFetcher: Fetcher {
         var metadata = ["status": "\(response.status)"]
         if let etag = response.headers["ETag"] { metadata["etag"] = etag }
         if let modified = response.headers["Last-Modified"] { metadata["last-modified"] = modified }
+        if metadata["etag"] != nil || metadata["last-modified"] != nil { metadata["request"] = fingerprint }
         if let maxAge = HTTPFetcher.freshness(response) { metadata["max-age"] = "\(maxAge)" }
         return Payload(
             data: response.body,
@@ -150,6 +196,26 @@ public struct HTTPFetcher: Fetcher {
         let masked = try? url.renderString(scope).trimmingCharacters(in: .whitespaces)
         guard let masked, let target = URL(string: masked) else { return request.hostDescription }
         return HTTPRequest(url: target).redactedURL
+    }
+
+    /// A fingerprint of the request's method, URL (query included) and body, with every `env` value
+    /// replaced by `***` before hashing: it tells whether stored validators belong to this request, and
+    /// neither it nor the state that keeps it reveals a secret or the URL.
+    func requestFingerprint(context: StageContext) -> String {
+        var scope = context.templateScope()
+        if case .object(let secrets) = context.secrets.value {
+            scope.globals["env"] = .object(WidgetObject(secrets.map { ($0.key, WidgetValue.string("***")) }))
+        }
+        var text = method + " " + ((try? url.renderString(scope)) ?? url.source)
+        if let body, let value = try? body.render(scope) { text += "\n" + JSONWriter.string(value) }
+        // FNV-1a, 64 bits: stable across runs and platforms, unlike `Hasher`.
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in text.utf8 {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x100_0000_01b3
+        }
+        let digits = String(hash, radix: 16)
+        return String(repeating: "0", count: 16 - digits.count) + digits
     }
 
     private func send(_ request: HTTPRequest, client: HTTPClient, coalescer: FetchCoalescer?) async throws -> HTTPResponse {

@@ -5,6 +5,11 @@ public import WidgetCore
 ///
 /// Numbers keep their digits; a payload that is an HTML page (an error page sent with status 200) is
 /// reported as such rather than as a syntax error at its first `<`.
+///
+/// The body decides, not its label: JSON sent as `text/plain`, `application/octet-stream` or even
+/// `text/html` (a common default of server frameworks) parses, since rejecting it would break working
+/// APIs for no gain. A body that does not parse is reported as an HTML page when it is labelled
+/// `text/html` or starts with `<`, and as invalid JSON otherwise; an empty body is invalid JSON.
 public struct JSONParser: Parser {
     public struct Options: Decodable, Sendable {
         public init() {}

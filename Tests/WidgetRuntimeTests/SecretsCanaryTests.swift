@@ -1,0 +1,137 @@
+import Foundation
+import Testing
+import WidgetCore
+import WidgetRuntime
+import WidgetStages
+import WidgetTesting
+
+/// A secret given to the built `widgetd` through the environment and used in a source's URL path, query,
+/// headers and body must reach the server and nothing else: no snapshot, index, metrics or state file, and
+/// no output of any command, whether the refreshes succeed or fail.
+@Suite(.timeLimit(.minutes(2)))
+struct SecretsCanaryTests {
+    static let canary = "CANARY-5f3a9c"
+    /// A host written as one decimal number: it is read locally (accepted or refused by the URL loader),
+    /// never looked up on a name server.
+    static let hostCanary = "2130706433"
+    static let environment = ["WIDGETD_TEST_TOKEN": canary, "WIDGETD_TEST_HOST": hostCanary]
+
+    /// A widget that sends the secret in the path, the query, a header and the body of a request for
+    /// `route` (a route of the server, behind its `/secret/<s>/` prefix, which checks the secret arrived and
+    /// never sends it back), with `extra` options.
+    static func widget(_ server: TestHTTPServer, route: String, extra: String = "") -> String {
+        let base = server.baseURL.absoluteString
+        let separator = route.contains("?") ? "&" : "?"
+        return """
+            {"source": {"url": "\(base)secret/{{ env.WIDGETD_TEST_TOKEN }}\(route)\(separator)key={{ env.WIDGETD_TEST_TOKEN }}",
+              "headers": {"Authorization": "Bearer {{ env.WIDGETD_TEST_TOKEN }}"},
+              "body": {"token": "{{ env.WIDGETD_TEST_TOKEN }}"}\(extra)},
+             "parser": "json", "timeline": "single", "placeholder": {"text": "Loading…"}}
+            """
+    }
+
+    @Test func secretReachesTheServerAndNoOutputFileLogOrCommand() async throws {
+        let server = try TestHTTPServer()
+        let closedPort = try #require(ClosedPort.make())
+        let folder = try TemporaryFolder()
+        let widgets: [String: String] = [
+            "good": Self.widget(server, route: "/json"),
+            "tagged": Self.widget(server, route: "/conditional?etag=t1"),
+            "unavailable": Self.widget(server, route: "/status/503?retry-after=60"),
+            "portal": Self.widget(server, route: "/html-error"),
+            "broken": Self.widget(server, route: "/truncated"),
+            "slow": Self.widget(server, route: "/slow?delay=5", extra: #", "timeout": "1s""#),
+            "redirected": Self.widget(server, route: "/redirect/2"),
+            "loop": Self.widget(server, route: "/loop"),
+            "capped": Self.widget(server, route: "/huge?bytes=5000", extra: #", "maxBytes": 100"#),
+            "refused": """
+                {"source": {"url": "http://127.0.0.1:\(closedPort)/{{ env.WIDGETD_TEST_TOKEN }}?key={{ env.WIDGETD_TEST_TOKEN }}"},
+                 "parser": "json"}
+                """,
+            // A secret host: errors name the host, so they must mask it.
+            "secrethost": """
+                {"source": {"url": "http://{{ env.WIDGETD_TEST_HOST }}:\(closedPort)/json"}, "parser": "json"}
+                """,
+            // Filters given the secret's value where they expect a number or a date must not quote it.
+            "arithmetic": """
+                {"source": {"url": "\(server.url("/json").absoluteString)", "headers": {"X-Count": "{{ env.WIDGETD_TEST_TOKEN | plus: 1 }}"}},
+                 "parser": "json"}
+                """,
+            "dated": """
+                {"source": {"url": "\(server.url("/json").absoluteString)?at={{ env.WIDGETD_TEST_TOKEN | date: '%Y' }}"},
+                 "parser": "json"}
+                """,
+            "notaurl": """
+                {"source": {"url": "{{ env.WIDGETD_TEST_TOKEN }}"}, "parser": "json"}
+                """,
+        ]
+        for (id, text) in widgets { try folder.write("widgets.d/\(id).json", text) }
+
+        var outputs: [(String, Widgetd.Output)] = []
+        func run(_ arguments: [String]) async throws {
+            let output = try await Widgetd.run(arguments, in: folder.url, environment: Self.environment)
+            outputs.append((arguments.joined(separator: " "), output))
+        }
+        try await run(["validate", "--config", "widgets.d"])
+        try await run(["run", "--config", "widgets.d", "--out", "out", "--once"])
+        try await run(["run", "--config", "widgets.d", "--out", "out", "--once"])
+        try await run(["status", "--out", "out"])
+        try await run(["list", "--config", "widgets.d", "--out", "out"])
+        for id in widgets.keys.sorted() { try await run(["preview", id, "--config", "widgets.d"]) }
+
+        // The secret did travel: the server accepted it in the path, query, header and body.
+        let out = folder.file("out")
+        let good = try OutputFolder.snapshot("good", in: out)
+        #expect(good["status"] == "fresh", "\(good["error"] ?? .null)")
+        #expect(try OutputFolder.snapshot("tagged", in: out)["status"] == "fresh")
+        #expect(try OutputFolder.snapshot("redirected", in: out)["status"] == "fresh")
+        #expect(try OutputFolder.snapshot("unavailable", in: out)["status"] == "placeholder")
+
+        let counts = try JSONReader.read(try await HTTPClient().send(HTTPRequest(url: server.url("/count"))).body)
+        #expect(counts["targets"]?["/secret/\(Self.canary)/json?key=\(Self.canary)"] != nil)
+
+        var leaks: [String] = []
+        for (command, output) in outputs {
+            for canary in [Self.canary, Self.hostCanary] {
+                if output.stdout.contains(canary) { leaks.append("\(canary) in the output of widgetd \(command)") }
+                if output.stderr.contains(canary) { leaks.append("\(canary) in the errors of widgetd \(command)") }
+            }
+        }
+        let files = OutputFolder.files(in: out)
+        #expect(files.contains("index.json"))
+        #expect(files.contains("widgetd.prom"))
+        #expect(files.contains { $0.hasPrefix(".state/") })
+        for name in files {
+            let data = try Data(contentsOf: out.appendingPathComponent(name))
+            for canary in [Self.canary, Self.hostCanary] where data.range(of: Data(canary.utf8)) != nil {
+                leaks.append("\(canary) in \(name)")
+            }
+        }
+        #expect(leaks == [])
+
+        // What the failing widgets say instead.
+        let host = "127.0.0.1:\(server.port)"
+        let masked = server.baseURL.absoluteString + "secret/***"
+        let expected: [String: String] = [
+            "unavailable": "source: \(host) answered 503 Service Unavailable",
+            "portal": "parser: \(masked)/html-error sent an HTML page (text/html) where JSON was expected",
+            "broken": "source: the response from \(host) ended after 10 of the 100 announced bytes",
+            "slow": "source: \(host) did not answer within 1 s",
+            "loop": "source: the request to \(host) was redirected more than 5 times, the limit",
+            "capped": "source: the response from \(host) announced 5000 bytes, more than the 100-byte limit",
+            "refused": "source: the connection to 127.0.0.1:\(closedPort) was refused",
+        ]
+        for (id, error) in expected.sorted(by: { $0.key < $1.key }) {
+            #expect(try OutputFolder.snapshot(id, in: out)["error"] == .string(error), "\(id)")
+        }
+        let secretHost = try OutputFolder.snapshot("secrethost", in: out)["error"]?.string
+        #expect(secretHost?.hasPrefix("source: ") == true && secretHost?.contains("***:\(closedPort)") == true, "\(secretHost ?? "no error")")
+        // Liquid's filters pass a value they cannot use through unchanged, so these two still fetch.
+        #expect(try OutputFolder.snapshot("arithmetic", in: out)["status"] == "fresh")
+        #expect(try OutputFolder.snapshot("dated", in: out)["status"] == "fresh")
+        #expect(
+            try OutputFolder.snapshot("notaurl", in: out)["error"]
+                == "source: the url template did not give an http or https URL; check the values it reads"
+        )
+    }
+}
