@@ -3,5 +3,7 @@ import WidgetCore
 import WidgetRuntime
 import WidgetStages
 
+// A reader that goes away (`widgetd list | head`) must not end the daemon or a command with SIGPIPE.
+_ = signal(SIGPIPE, SIG_IGN)
 let environment = CommandEnvironment(registry: .builtIn)
 exit(await WidgetCommandLine.main(CommandLine.arguments.dropFirst(), environment: environment))
