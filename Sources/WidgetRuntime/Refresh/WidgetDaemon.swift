@@ -6,7 +6,8 @@ import WidgetStages
 ///
 /// At start, a widget whose snapshot is missing or stale, or whose refresh was due while the daemon was
 /// down, refreshes at once (once, however many runs were missed); the others wait for their due time,
-/// which survives restarts in the state folder. The loop sleeps until the earliest due time or an event
+/// which survives restarts in the state folder. `widgetd reload` requests for a widget within a second
+/// after a manual refresh of it are merged into that refresh. The loop sleeps until the earliest due time or an event
 /// (a reload of the definitions, a `widgetd reload` request), so an idle daemon costs nothing. Due
 /// widgets refresh concurrently, a bounded number at a time; one widget's failure never stops another.
 ///
@@ -67,6 +68,10 @@ public final class WidgetDaemon: Sendable {
         self.configuration = configuration
         (refreshStream, refreshContinuation) = AsyncStream.makeStream(bufferingPolicy: .unbounded)
     }
+
+    /// `widgetd reload` requests for a widget that arrive within this many seconds after a manual
+    /// refresh of it started are merged into that refresh.
+    public static let reloadCoalescingInterval: Double = 1
 
     /// Every refresh the daemon finishes, in order: for tests and embedders that wait for work.
     public var refreshes: AsyncStream<RefreshReport> { refreshStream }
@@ -135,13 +140,20 @@ public final class WidgetDaemon: Sendable {
                     reload(into: &book, startup: false)
                     book.writeIndexAndMetrics(now: configuration.clock.now(), log: configuration.log)
                 case .reloadRequested:
+                    let now = configuration.clock.now()
                     for id in takeReloadRequests() {
-                        if book.widgets[id] != nil {
-                            book.dueAt[id] = configuration.clock.now()
-                            configuration.log("\(id): reload requested")
-                        } else {
+                        guard book.widgets[id] != nil else {
                             configuration.log("\(id): reload requested for an unknown widget; ignored")
+                            continue
                         }
+                        // Requests within a second of the last manual refresh are merged into it.
+                        if let last = book.manualRefreshAt[id], now.timeIntervalSince(last) < WidgetDaemon.reloadCoalescingInterval {
+                            configuration.log("\(id): reload requested again within a second; merged into the last one")
+                            continue
+                        }
+                        book.manualRefreshAt[id] = now
+                        book.dueAt[id] = now
+                        configuration.log("\(id): reload requested")
                     }
                 }
             }
@@ -244,6 +256,8 @@ extension WidgetDaemon {
         let store: SnapshotStore
         var widgets: [String: WidgetPipeline] = [:]
         var dueAt: [String: Date] = [:]
+        /// When each widget's last manual refresh (`widgetd reload`) was asked for.
+        var manualRefreshAt: [String: Date] = [:]
         var snapshots: [String: Snapshot] = [:]
         var refreshCounts: [String: [Snapshot.Status: Int]] = [:]
         var lastDurations: [String: Double] = [:]
@@ -280,6 +294,7 @@ extension WidgetDaemon {
         mutating func remove(_ id: String) {
             widgets[id] = nil
             dueAt[id] = nil
+            manualRefreshAt[id] = nil
             snapshots[id] = nil
             store.removeSnapshot(for: id)
         }
