@@ -50,6 +50,7 @@ func runSchedulerBenchmarks() {
 
     let semaphore = DispatchSemaphore(value: 0)
     nonisolated(unsafe) var phases: [SchedulerPhase] = []
+    nonisolated(unsafe) var pipelinesOnly = 0
     Task {
         for (folder, output, widgets) in [(emptyConfig, emptyOut, 0), (config, out, count)] {
             let daemon = WidgetDaemon(configuration: .init(
@@ -61,6 +62,11 @@ func runSchedulerBenchmarks() {
             ))
             phases.append(await measureIdleDaemon(daemon, widgets: widgets, idle: idle))
         }
+        // The loaded definitions alone, without a daemon: how much of a widget's memory is its pipeline.
+        let loaded = DefinitionDirectory(path: config.path).load(reader: reader)
+        releaseFreedMemory()
+        pipelinesOnly = residentBytes()
+        withExtendedLifetime(loaded) {}
         semaphore.signal()
     }
     semaphore.wait()
@@ -77,6 +83,8 @@ func runSchedulerBenchmarks() {
     let (empty, full) = (phases[0], phases[1])
     let residentPerWidget = Double(full.residentBytes - empty.residentBytes) / Double(count)
     emit("  memory per scheduled widget: \(String(format: "%.0f", residentPerWidget)) bytes of RSS (goal: at most 2,048)")
+    emit("    of which the loaded definition and pipeline alone (no daemon): "
+        + "\(String(format: "%.0f", Double(pipelinesOnly - empty.residentBytes) / Double(count))) bytes")
     emit("  idle CPU with \(count) widgets: \(String(format: "%.4f", full.idleCPUSeconds / full.idleWallSeconds * 100))% of a core "
         + "(goal: at most 0.1%); with none: \(String(format: "%.4f", empty.idleCPUSeconds / empty.idleWallSeconds * 100))%")
 }

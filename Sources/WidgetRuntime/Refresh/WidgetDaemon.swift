@@ -258,6 +258,8 @@ extension WidgetDaemon {
         var dueAt: [String: Date] = [:]
         /// When each widget's last manual refresh (`widgetd reload`) was asked for.
         var manualRefreshAt: [String: Date] = [:]
+        /// Each widget's last snapshot without its entries: the index and the metrics need only its
+        /// status and dates, and the entries are on disk.
         var snapshots: [String: Snapshot] = [:]
         var refreshCounts: [String: [Snapshot.Status: Int]] = [:]
         var lastDurations: [String: Double] = [:]
@@ -275,7 +277,7 @@ extension WidgetDaemon {
             widgets[id] = widget
             let state = store.state(for: id)
             let snapshot = store.snapshot(for: id)
-            if let snapshot { snapshots[id] = snapshot }
+            if let snapshot { snapshots[id] = Book.summary(of: snapshot) }
             var stale = snapshot == nil || state.lastSuccessAt == nil
             if let staleAfter = widget.definition.staleAfter, let last = state.lastSuccessAt,
                 now.timeIntervalSince(last) > staleAfter.timeInterval
@@ -289,6 +291,13 @@ extension WidgetDaemon {
             } else {
                 dueAt[id] = nil
             }
+        }
+
+        /// `snapshot` without its entries.
+        static func summary(of snapshot: Snapshot) -> Snapshot {
+            var summary = snapshot
+            summary.entries = []
+            return summary
         }
 
         mutating func remove(_ id: String) {
@@ -308,7 +317,7 @@ extension WidgetDaemon {
         mutating func record(_ outcome: WidgetRefresher.Outcome, for widget: WidgetPipeline, duration: Duration, log: (String) -> Void) {
             let id = widget.id
             let snapshot = outcome.snapshot
-            snapshots[id] = snapshot
+            snapshots[id] = Book.summary(of: snapshot)
             dueAt[id] = outcome.state.nextDueAt
             refreshCounts[id, default: [:]][snapshot.status, default: 0] += 1
             let seconds = Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
