@@ -2,14 +2,16 @@ import Foundation
 public import WidgetCore
 import WidgetStages
 
-/// The long-running service behind `widgetd run`: one loop over the widgets' due times.
+/// The long-running service behind `widgetd run`: one loop over a priority queue of the widgets' due
+/// times (no task or timer per widget).
 ///
 /// At start, a widget whose snapshot is missing or stale, or whose refresh was due while the daemon was
 /// down, refreshes at once (once, however many runs were missed); the others wait for their due time,
-/// which survives restarts in the state folder. `widgetd reload` requests for a widget within a second
-/// after a manual refresh of it are merged into that refresh. The loop sleeps until the earliest due time or an event
+/// which survives restarts in the state folder. The loop sleeps until the earliest due time or an event
 /// (a reload of the definitions, a `widgetd reload` request), so an idle daemon costs nothing. Due
 /// widgets refresh concurrently, a bounded number at a time; one widget's failure never stops another.
+/// `widgetd reload` requests for a widget within a second after a manual refresh of it are merged into
+/// that refresh.
 ///
 /// ```swift
 /// let daemon = WidgetDaemon(configuration: configuration)
@@ -255,7 +257,7 @@ extension WidgetDaemon {
     struct Book {
         let store: SnapshotStore
         var widgets: [String: WidgetPipeline] = [:]
-        var dueAt: [String: Date] = [:]
+        var dueAt = DueQueue()
         /// When each widget's last manual refresh (`widgetd reload`) was asked for.
         var manualRefreshAt: [String: Date] = [:]
         /// Each widget's last snapshot without its entries: the index and the metrics need only its
@@ -308,11 +310,14 @@ extension WidgetDaemon {
             store.removeSnapshot(for: id)
         }
 
-        func due(at now: Date) -> [WidgetPipeline] {
-            dueAt.filter { $0.value <= now }.keys.sorted().compactMap { widgets[$0] }
+        /// The widgets due at `now`, sorted by id.
+        mutating func due(at now: Date) -> [WidgetPipeline] {
+            dueAt.popDue(at: now).compactMap { widgets[$0] }
         }
 
-        var earliestDue: Date? { dueAt.values.min() }
+        var earliestDue: Date? {
+            mutating get { dueAt.earliest }
+        }
 
         mutating func record(_ outcome: WidgetRefresher.Outcome, for widget: WidgetPipeline, duration: Duration, log: (String) -> Void) {
             let id = widget.id
