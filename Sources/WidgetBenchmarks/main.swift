@@ -8,6 +8,7 @@ let suites: [Benchmarks.Suite] = [
     Benchmarks.Suite(name: "definitions", run: runDefinitionBenchmarks),
     Benchmarks.Suite(name: "refresh", run: runRefreshBenchmarks),
     Benchmarks.Suite(name: "feed", run: runFeedBenchmarks),
+    Benchmarks.Suite(name: "scheduler", run: runSchedulerBenchmarks),
 ]
 
 let filters = CommandLine.arguments.dropFirst().map { $0.lowercased() }

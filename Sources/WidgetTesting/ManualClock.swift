@@ -65,6 +65,22 @@ public final class ManualClock: WidgetClock {
         }
     }
 
+    /// The earliest moment a task sleeping on this clock waits for, or `nil` when none sleeps.
+    ///
+    /// With ``waitForSleeper()`` this drives a scheduler through simulated days: wait until it idles,
+    /// then jump to the moment it waits for.
+    ///
+    /// ```swift
+    /// while true {
+    ///     await clock.waitForSleeper()
+    ///     guard let next = clock.earliestDeadline, next < end else { break }
+    ///     clock.advance(to: next)
+    /// }
+    /// ```
+    public var earliestDeadline: Date? {
+        state.withLock { $0.sleepers.map(\.deadline).min() }
+    }
+
     /// Returns once at least one task sleeps on this clock (at once if one already does).
     public func waitForSleeper() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in

@@ -180,6 +180,17 @@ public struct CronExpression: Sendable, Hashable, CustomStringConvertible {
         var dayStart = calendar.startOfDay(for: date)
         for _ in 0..<(366 * 8) {
             let parts = calendar.dateComponents([.year, .month, .day, .weekday], from: dayStart)
+            if !months.contains(parts.month!) {
+                // Skip the rest of a month that is not chosen (`0 12 29 2 *` looks at Februaries only).
+                var firstOfNext = DateComponents()
+                firstOfNext.year = parts.year
+                firstOfNext.month = parts.month! + 1
+                firstOfNext.day = 1
+                firstOfNext.hour = 12
+                guard let noon = calendar.date(from: firstOfNext) else { return nil }
+                dayStart = calendar.startOfDay(for: noon)
+                continue
+            }
             // The next day's start, which is not always at the same local time: a day that starts at
             // 01:00 because midnight was skipped is followed by one that starts at 00:00.
             guard let following = calendar.date(byAdding: .day, value: 1, to: dayStart) else { return nil }
@@ -207,15 +218,25 @@ public struct CronExpression: Sendable, Hashable, CustomStringConvertible {
             let seconds = instant.timeIntervalSinceReferenceDate
             instant = Date(timeIntervalSinceReferenceDate: (seconds / 60).rounded(.down) * 60)
             if instant <= date { instant += 60 }
+            let sorted = minutes.sorted()
+            // A change of offset moves the minute hand (by 30 minutes on Lord Howe Island): never jump
+            // past one, look again at the first instant after it.
+            var transition = calendar.timeZone.nextDaylightSavingTimeTransition(after: instant.addingTimeInterval(-1))
             while instant < nextDay {
                 let minute = calendar.component(.minute, from: instant)
                 if minutes.contains(minute) { return instant }
                 // Jump to the next matching minute within this hour, or the next hour.
-                if let next = minutes.sorted().first(where: { $0 > minute }) {
-                    instant += Double(next - minute) * 60
+                var target: Date
+                if let next = sorted.first(where: { $0 > minute }) {
+                    target = instant + Double(next - minute) * 60
                 } else {
-                    instant += Double(60 - minute + (minutes.min() ?? 0)) * 60
+                    target = instant + Double(60 - minute + (sorted.first ?? 0)) * 60
                 }
+                if let change = transition, change > instant, change < target {
+                    target = change
+                    transition = calendar.timeZone.nextDaylightSavingTimeTransition(after: change)
+                }
+                instant = target
             }
             return nil
         }

@@ -14,8 +14,9 @@ public struct ReloadCommand: WidgetCommand {
         Usage: widgetd reload ID [--out DIR]
 
         Leaves a request in DIR/.state/requests and signals the daemon writing to DIR (SIGUSR1).
-        Requests for the same widget made before the daemon gets to them are merged into one refresh,
-        which counts against the widget's daily budget.
+        Requests for the same widget made before the daemon gets to them, or within a second after
+        it started a refresh asked for this way, are merged into one refresh, which counts against the
+        widget's daily budget.
 
         Options:
           --out DIR   the daemon's output folder (default: out)

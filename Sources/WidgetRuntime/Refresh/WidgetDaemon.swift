@@ -2,13 +2,16 @@ import Foundation
 public import WidgetCore
 import WidgetStages
 
-/// The long-running service behind `widgetd run`: one loop over the widgets' due times.
+/// The long-running service behind `widgetd run`: one loop over a priority queue of the widgets' due
+/// times (no task or timer per widget).
 ///
 /// At start, a widget whose snapshot is missing or stale, or whose refresh was due while the daemon was
 /// down, refreshes at once (once, however many runs were missed); the others wait for their due time,
 /// which survives restarts in the state folder. The loop sleeps until the earliest due time or an event
 /// (a reload of the definitions, a `widgetd reload` request), so an idle daemon costs nothing. Due
 /// widgets refresh concurrently, a bounded number at a time; one widget's failure never stops another.
+/// `widgetd reload` requests for a widget within a second after a manual refresh of it are merged into
+/// that refresh.
 ///
 /// ```swift
 /// let daemon = WidgetDaemon(configuration: configuration)
@@ -67,6 +70,10 @@ public final class WidgetDaemon: Sendable {
         self.configuration = configuration
         (refreshStream, refreshContinuation) = AsyncStream.makeStream(bufferingPolicy: .unbounded)
     }
+
+    /// `widgetd reload` requests for a widget that arrive within this many seconds after a manual
+    /// refresh of it started are merged into that refresh.
+    public static let reloadCoalescingInterval: Double = 1
 
     /// Every refresh the daemon finishes, in order: for tests and embedders that wait for work.
     public var refreshes: AsyncStream<RefreshReport> { refreshStream }
@@ -135,13 +142,20 @@ public final class WidgetDaemon: Sendable {
                     reload(into: &book, startup: false)
                     book.writeIndexAndMetrics(now: configuration.clock.now(), log: configuration.log)
                 case .reloadRequested:
+                    let now = configuration.clock.now()
                     for id in takeReloadRequests() {
-                        if book.widgets[id] != nil {
-                            book.dueAt[id] = configuration.clock.now()
-                            configuration.log("\(id): reload requested")
-                        } else {
+                        guard book.widgets[id] != nil else {
                             configuration.log("\(id): reload requested for an unknown widget; ignored")
+                            continue
                         }
+                        // Requests within a second of the last manual refresh are merged into it.
+                        if let last = book.manualRefreshAt[id], now.timeIntervalSince(last) < WidgetDaemon.reloadCoalescingInterval {
+                            configuration.log("\(id): reload requested again within a second; merged into the last one")
+                            continue
+                        }
+                        book.manualRefreshAt[id] = now
+                        book.dueAt[id] = now
+                        configuration.log("\(id): reload requested")
                     }
                 }
             }
@@ -243,7 +257,11 @@ extension WidgetDaemon {
     struct Book {
         let store: SnapshotStore
         var widgets: [String: WidgetPipeline] = [:]
-        var dueAt: [String: Date] = [:]
+        var dueAt = DueQueue()
+        /// When each widget's last manual refresh (`widgetd reload`) was asked for.
+        var manualRefreshAt: [String: Date] = [:]
+        /// Each widget's last snapshot without its entries: the index and the metrics need only its
+        /// status and dates, and the entries are on disk.
         var snapshots: [String: Snapshot] = [:]
         var refreshCounts: [String: [Snapshot.Status: Int]] = [:]
         var lastDurations: [String: Double] = [:]
@@ -261,7 +279,7 @@ extension WidgetDaemon {
             widgets[id] = widget
             let state = store.state(for: id)
             let snapshot = store.snapshot(for: id)
-            if let snapshot { snapshots[id] = snapshot }
+            if let snapshot { snapshots[id] = Book.summary(of: snapshot) }
             var stale = snapshot == nil || state.lastSuccessAt == nil
             if let staleAfter = widget.definition.staleAfter, let last = state.lastSuccessAt,
                 now.timeIntervalSince(last) > staleAfter.timeInterval
@@ -277,23 +295,34 @@ extension WidgetDaemon {
             }
         }
 
+        /// `snapshot` without its entries.
+        static func summary(of snapshot: Snapshot) -> Snapshot {
+            var summary = snapshot
+            summary.entries = []
+            return summary
+        }
+
         mutating func remove(_ id: String) {
             widgets[id] = nil
             dueAt[id] = nil
+            manualRefreshAt[id] = nil
             snapshots[id] = nil
             store.removeSnapshot(for: id)
         }
 
-        func due(at now: Date) -> [WidgetPipeline] {
-            dueAt.filter { $0.value <= now }.keys.sorted().compactMap { widgets[$0] }
+        /// The widgets due at `now`, sorted by id.
+        mutating func due(at now: Date) -> [WidgetPipeline] {
+            dueAt.popDue(at: now).compactMap { widgets[$0] }
         }
 
-        var earliestDue: Date? { dueAt.values.min() }
+        var earliestDue: Date? {
+            mutating get { dueAt.earliest }
+        }
 
         mutating func record(_ outcome: WidgetRefresher.Outcome, for widget: WidgetPipeline, duration: Duration, log: (String) -> Void) {
             let id = widget.id
             let snapshot = outcome.snapshot
-            snapshots[id] = snapshot
+            snapshots[id] = Book.summary(of: snapshot)
             dueAt[id] = outcome.state.nextDueAt
             refreshCounts[id, default: [:]][snapshot.status, default: 0] += 1
             let seconds = Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
