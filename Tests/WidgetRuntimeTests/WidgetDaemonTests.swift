@@ -502,4 +502,26 @@ struct WidgetDaemonTests {
         #expect(out.names().contains("index.json"))
         #expect(out.names().contains("widgetd.prom"))
     }
+
+    @Test func imagesNoSnapshotOrFallbackItemUsesAreDeletedAfterARefresh() async throws {
+        try config.write("news.json", Self.definition(key: "news"))
+        try config.write("kept.json", Self.definition(key: "kept"))
+        source.set("news", json: #"{"image": "assets/new.png"}"#)
+        source.fail("kept", message: "down")
+        // An earlier run left two images: one the "kept" widget still serves from its fallback items, one
+        // nothing refers to any more.
+        try remember("kept", lastSuccessAt: start.addingTimeInterval(-60), nextDueAt: start)
+        var state = store.state(for: "kept")
+        state.fallbackItems = [["image": "assets/fallback.png"]]
+        try store.writeState(state, for: "kept")
+        let assets = store.assetsDirectory
+        try FileManager.default.createDirectory(at: assets, withIntermediateDirectories: true)
+        for name in ["new.png", "fallback.png", "orphan.png"] {
+            try Data([0x89, 0x50, 0x4E, 0x47]).write(to: assets.appendingPathComponent(name))
+        }
+
+        _ = try await makeDaemon().runOnce()
+
+        #expect(out.names(in: "assets") == ["fallback.png", "new.png"])
+    }
 }

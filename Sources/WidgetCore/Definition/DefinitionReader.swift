@@ -315,7 +315,8 @@ extension DefinitionReader {
             let base = WidgetDefinition(
                 id: id, title: title, timeZone: timeZone, inputs: inputs, source: source, parser: parser,
                 transforms: transforms, timeline: timeline, schedule: schedule, staleAfter: staleAfter,
-                fallback: fallback, placeholder: placeholder, file: file, document: value
+                fallback: fallback, placeholder: placeholder, file: file,
+                fingerprint: WidgetDefinition.fingerprint(of: value)
             )
             guard let instancesValue = object["instances"] else { return [base] }
             return readInstances(instancesValue, at: root.appending("instances"), base: base)

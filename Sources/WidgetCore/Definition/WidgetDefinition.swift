@@ -32,8 +32,9 @@ public struct WidgetDefinition: Sendable {
     public var params: WidgetObject
     /// The file the definition came from, as the user named it (`widgets.d/jotd.json`).
     public var file: String
-    /// The definition as written, for `preview` and for detecting changes on reload.
-    public var document: WidgetValue
+    /// A fingerprint of the definition as written (128 bits), to notice changes on reload without keeping
+    /// the whole document.
+    public var fingerprint: String
 
     public init(
         id: String,
@@ -50,7 +51,7 @@ public struct WidgetDefinition: Sendable {
         placeholder: WidgetValue? = nil,
         params: WidgetObject = [:],
         file: String = "",
-        document: WidgetValue = .null
+        fingerprint: String = ""
     ) {
         self.id = id
         self.title = title
@@ -66,7 +67,7 @@ public struct WidgetDefinition: Sendable {
         self.placeholder = placeholder
         self.params = params
         self.file = file
-        self.document = document
+        self.fingerprint = fingerprint
     }
 }
 
@@ -146,5 +147,19 @@ public struct FallbackPolicy: Sendable, Hashable {
     public init(keep: Int = 1, pick: Pick = .latest) {
         self.keep = keep
         self.pick = pick
+    }
+}
+
+extension WidgetDefinition {
+    /// A 128-bit fingerprint of `value` written as compact JSON (two 64-bit FNV-1a hashes, hexadecimal).
+    public static func fingerprint(of value: WidgetValue) -> String {
+        var first: UInt64 = 0xcbf2_9ce4_8422_2325
+        var second: UInt64 = 0x6c62_272e_07bb_0142
+        for byte in JSONWriter.bytes(value) {
+            first = (first ^ UInt64(byte)) &* 0x100_0000_01b3
+            second = (second &* 0x100_0000_01b3) ^ UInt64(byte)
+        }
+        let text = String(first, radix: 16) + String(second, radix: 16)
+        return text
     }
 }

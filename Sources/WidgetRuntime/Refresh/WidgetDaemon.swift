@@ -176,7 +176,7 @@ public final class WidgetDaemon: Sendable {
         var keep: Set<String> = []
         for widget in loaded.widgets {
             keep.insert(widget.id)
-            if let existing = book.widgets[widget.id], existing.definition.document == widget.definition.document,
+            if let existing = book.widgets[widget.id], existing.definition.fingerprint == widget.definition.fingerprint,
                 existing.definition.file == widget.definition.file
             {
                 continue
@@ -356,6 +356,20 @@ extension WidgetDaemon {
             } catch {
                 log("\(error)")
             }
+            collectUnusedAssets(log: log)
+        }
+
+        /// Deletes downloaded images that no snapshot, and no item kept for fallback, refers to any more.
+        func collectUnusedAssets(log: (String) -> Void) {
+            let folder = store.assetsDirectory
+            guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder.path), !names.isEmpty else { return }
+            let files = store.snapshotIDs().flatMap { [store.snapshotFile(for: $0), store.stateFile(for: $0)] }
+            let values = files.compactMap { file -> WidgetValue? in
+                guard let data = try? Data(contentsOf: file) else { return nil }
+                return try? JSONReader.read(data)
+            }
+            let deleted = AssetGarbageCollector.collect(in: folder, referencedBy: values)
+            if !deleted.isEmpty { log("deleted \(deleted.count) unused asset\(deleted.count == 1 ? "" : "s")") }
         }
 
         /// The Prometheus text exposition of the daemon's counters and gauges.
