@@ -9,12 +9,13 @@ public struct StatusCommand: WidgetCommand {
         Usage: widgetd status [--out DIR]
 
         Reads the snapshots and state in DIR and prints one line per widget: status, age of the data,
-        next refresh, refreshes used today against the daily budget, and the last error.
+        next refresh, refreshes used today against the daily budget, and the last error; then the
+        problems of the definitions as the daemon last loaded them.
 
         Options:
           --out DIR   the daemon's output folder (default: out)
 
-        Exit code 1 when a widget is not fresh.
+        Exit code 1 when a widget is not fresh or a definition has a problem.
         """
 
     public var out: String
@@ -45,7 +46,12 @@ public struct StatusCommand: WidgetCommand {
             ])
         }
         environment.print(ListCommand.table(rows))
-        return allFresh ? 0 : 1
+        let problems = store.definitionProblems()
+        if !problems.isEmpty {
+            environment.print("\nDefinition problems (the widgets they belong to keep running their last valid definition):")
+            for problem in problems { environment.print("  \(problem)") }
+        }
+        return allFresh && problems.isEmpty ? 0 : 1
     }
 
     /// `42s`, `5m`, `3h10m`, `2d4h`.

@@ -103,6 +103,7 @@ public final class WidgetDaemon: Sendable {
     public func runOnce() async throws -> OnceReport {
         try configuration.store.prepare()
         let loaded = configuration.definitions.load(reader: configuration.reader)
+        recordProblems(loaded.diagnostics)
         var book = Book(store: configuration.store)
         for widget in loaded.widgets { book.add(widget, now: configuration.clock.now(), startup: false) }
         let now = configuration.clock.now()
@@ -167,6 +168,7 @@ public final class WidgetDaemon: Sendable {
     private func reload(into book: inout Book, startup: Bool) {
         let loaded = configuration.definitions.load(reader: configuration.reader)
         for diagnostic in loaded.diagnostics { configuration.log("invalid definition: \(diagnostic)") }
+        recordProblems(loaded.diagnostics)
         if loaded.files.isEmpty, !loaded.diagnostics.isEmpty, !book.widgets.isEmpty {
             // The folder itself cannot be read (moved away, unmounted): that removes no widget.
             configuration.log("keeping every widget running until \(configuration.definitions.path) can be read again")
@@ -191,6 +193,15 @@ public final class WidgetDaemon: Sendable {
                 configuration.log("\(id): definition removed")
                 book.remove(id)
             }
+        }
+    }
+
+    /// Keeps the definitions' problems where `widgetd status` shows them.
+    private func recordProblems(_ diagnostics: [Diagnostic]) {
+        do {
+            try configuration.store.writeDefinitionProblems(diagnostics)
+        } catch {
+            configuration.log("\(error)")
         }
     }
 

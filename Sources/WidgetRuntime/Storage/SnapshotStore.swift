@@ -1,5 +1,5 @@
 public import Foundation
-import WidgetCore
+public import WidgetCore
 
 /// The output folder: snapshots, the index, assets, metrics and the daemon's private state.
 ///
@@ -81,6 +81,27 @@ public struct SnapshotStore: Sendable {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
         return names.filter { $0.hasSuffix(".json") && $0 != "index.json" && !$0.hasPrefix(".") }
             .map { String($0.dropLast(5)) }.sorted()
+    }
+
+    // MARK: - Definition problems
+
+    /// `OUT/.state/problems.json`: the problems of the definitions as last loaded.
+    public var problemsFile: URL { stateDirectory.appendingPathComponent("problems.json") }
+
+    /// Records the definitions' problems (an empty list when there are none).
+    public func writeDefinitionProblems(_ diagnostics: [Diagnostic]) throws(AtomicFileError) {
+        try AtomicFile.write(JSONWriter.data(.array(diagnostics.map(\.value)), style: .pretty) + Data([0x0A]), to: problemsFile)
+    }
+
+    /// The definitions' problems as last recorded, one line each (`FILE:LINE:COL: PATH: MESSAGE`).
+    public func definitionProblems() -> [String] {
+        guard let data = try? Data(contentsOf: problemsFile), let value = try? JSONReader.read(data) else { return [] }
+        return (value.array ?? []).compactMap { problem in
+            guard let file = problem["file"]?.string, let message = problem["message"]?.string else { return nil }
+            let location = problem["line"]?.number.flatMap { line in problem["column"]?.number.map { ":\(line):\($0)" } } ?? ""
+            let path = problem["path"]?.string.map { ": \($0)" } ?? ""
+            return "\(file)\(location)\(path): \(message)"
+        }
     }
 
     // MARK: - State
