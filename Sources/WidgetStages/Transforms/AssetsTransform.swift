@@ -14,7 +14,8 @@ public import WidgetCore
 ///   path relative to the output folder. The same image used twice, or by two widgets, is stored once.
 ///
 /// An image that fails (not found, too big, not an image, unreachable) keeps its remote URL, the failure
-/// is logged, and the transform still succeeds. In a preview (no output folder) nothing is downloaded.
+/// is logged, and the transform still succeeds. ``OriginRewrites`` among the resources (`--rewrite-origin`)
+/// apply to the downloads too; the value keeps the URL as written when a download fails. In a preview (no output folder) nothing is downloaded.
 /// Assets no snapshot references any more are removed by ``AssetGarbageCollector``.
 public struct AssetsTransform: Transformer {
     public struct Options: Decodable, Sendable {
@@ -65,6 +66,7 @@ public struct AssetsTransform: Transformer {
             return value
         }
         let client = context.resources[HTTPClient.self] ?? HTTPFetcher.sharedClient
+        let rewrites = context.resources[OriginRewrites.self]
         let unique = Array(Set(targets.map(\.url)))
         var stored: [URL: String] = [:]
         let maxBytes = self.maxBytes
@@ -75,8 +77,9 @@ public struct AssetsTransform: Transformer {
                 guard next < unique.count else { return }
                 let url = unique[next]
                 next += 1
+                let source = rewrites.flatMap { URL(string: $0.apply(to: url.absoluteString)) } ?? url
                 group.addTask {
-                    (url, await Self.download(url, into: directory, client: client, maxBytes: maxBytes, log: log))
+                    (url, await Self.download(source, into: directory, client: client, maxBytes: maxBytes, log: log))
                 }
             }
             for _ in 0..<min(concurrency, unique.count) { addNext() }

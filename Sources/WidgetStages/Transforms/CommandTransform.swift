@@ -102,6 +102,12 @@ public struct CommandTransform: Transformer {
             throw StageError("\(name) cannot be started: \(error.localizedDescription)")
         }
         let writer = Thread {
+            // A program that exits without reading its input must not kill us with SIGPIPE: blocked in this
+            // thread, the signal stays pending here (and dies with the thread) and the write fails with EPIPE.
+            var pipeSignal = sigset_t()
+            sigemptyset(&pipeSignal)
+            sigaddset(&pipeSignal, SIGPIPE)
+            pthread_sigmask(SIG_BLOCK, &pipeSignal, nil)
             try? stdin.fileHandleForWriting.write(contentsOf: input)
             try? stdin.fileHandleForWriting.close()
         }

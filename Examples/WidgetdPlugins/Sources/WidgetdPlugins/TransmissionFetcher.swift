@@ -162,7 +162,11 @@ public struct TransmissionFetcher: Fetcher {
         components.password = nil
         if let username { user = try render(username, "username") }
         if let password { secret = try render(password, "password") }
-        guard let target = components.url else {
+        // `--rewrite-origin` rules see the URL without its credentials, e.g. http://nas.local:9091=http://127.0.0.1:8080.
+        let rewritten = components.url.map { url in
+            context.resources[OriginRewrites.self].flatMap { URL(string: $0.apply(to: url.absoluteString)) } ?? url
+        }
+        guard let target = rewritten else {
             throw StageError("the url template did not give an http or https URL; check the params and env it reads")
         }
         var authorization: String?
