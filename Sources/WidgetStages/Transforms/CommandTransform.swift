@@ -17,8 +17,8 @@ import Darwin
 /// with the value as compact JSON on standard input and must print one JSON document on standard output
 /// and exit 0 within `timeout` (default 10 s); its output may be at most `maxBytes` (default 1 MiB).
 /// Otherwise the transform fails, naming the exit status or the first line of standard error. The
-/// program's environment is widgetd's: do not run programs you do not trust. (The process ignores SIGPIPE
-/// once a command has run, so that a program that exits without reading its input cannot end it.)
+/// program's environment is widgetd's: do not run programs you do not trust. A program that exits without
+/// reading its input is fine: the write to it fails without a SIGPIPE.
 public struct CommandTransform: Transformer {
     public struct Options: Decodable, Sendable {
         /// The program and its arguments.
@@ -70,14 +70,7 @@ public struct CommandTransform: Transformer {
         }
     }
 
-    /// A program that exits without reading all its input must not take this process with it: writing to
-    /// its closed standard input raises SIGPIPE, whose default action ends the writer.
-    private static let ignoreBrokenPipes: Void = {
-        _ = signal(SIGPIPE, SIG_IGN)
-    }()
-
     static func runProgram(_ arguments: [String], input: Data, folder: URL?, timeout: TimeInterval, maxBytes: Int) throws -> Data {
-        CommandTransform.ignoreBrokenPipes
         let process = Process()
         let program = arguments[0]
         let name = (program as NSString).lastPathComponent
