@@ -24,28 +24,18 @@ public struct PreviewCommand: WidgetCommand {
 
     public var id: String
     public var config: String
-    /// Folders `path` sources may read besides the definitions' folder.
-    public var allowedPaths: [String]
-    /// `FROM=TO` prefixes HTTP sources' URLs are rewritten with.
-    public var originRewrites: [String]
+    /// `--allow-path` and `--rewrite-origin`.
+    public var access: SourceAccessOptions
 
     public init(arguments: inout Arguments) throws(UsageError) {
         config = try arguments.option("--config") ?? "widgets.d"
-        allowedPaths = try arguments.options("--allow-path")
-        originRewrites = try arguments.options("--rewrite-origin")
-        do {
-            _ = try OriginRewrites(arguments: originRewrites)
-        } catch {
-            throw UsageError(error.message)
-        }
+        access = try SourceAccessOptions(arguments: &arguments)
         guard let id = arguments.positional() else { throw UsageError("preview needs the id of a widget") }
         self.id = id
     }
 
     public func run(_ environment: CommandEnvironment) async -> Int32 {
-        let environment = environment.allowingPaths(allowedPaths)
-        let rewritten = try? environment.rewritingOrigins(originRewrites)
-        guard let environment = rewritten else { return 2 }
+        let environment = access.apply(to: environment)
         let result = DefinitionDirectory(path: config).load(reader: environment.reader)
         guard let widget = result.widgets.first(where: { $0.id == id }) else {
             return WidgetLookup.reportMissing(id, in: result, config: config, environment: environment)

@@ -30,30 +30,20 @@ public struct RunCommand: WidgetCommand {
         """
 
     public var config: String
-    /// Folders `path` sources may read besides the definitions' folder.
-    public var allowedPaths: [String]
-    /// `FROM=TO` prefixes HTTP sources' URLs are rewritten with.
-    public var originRewrites: [String]
+    /// `--allow-path` and `--rewrite-origin`.
+    public var access: SourceAccessOptions
     public var out: String
     public var once: Bool
 
     public init(arguments: inout Arguments) throws(UsageError) {
         config = try arguments.option("--config") ?? "widgets.d"
-        allowedPaths = try arguments.options("--allow-path")
-        originRewrites = try arguments.options("--rewrite-origin")
-        do {
-            _ = try OriginRewrites(arguments: originRewrites)
-        } catch {
-            throw UsageError(error.message)
-        }
+        access = try SourceAccessOptions(arguments: &arguments)
         out = try arguments.option("--out") ?? "out"
         once = arguments.flag("--once")
     }
 
     public func run(_ environment: CommandEnvironment) async -> Int32 {
-        let environment = environment.allowingPaths(allowedPaths)
-        let rewritten = try? environment.rewritingOrigins(originRewrites)
-        guard let environment = rewritten else { return 2 }
+        let environment = access.apply(to: environment)
         let store = SnapshotStore(directory: URL(fileURLWithPath: out, isDirectory: true))
         let log: @Sendable (String) -> Void = { line in
             environment.printError("\(Timestamp.string(environment.clock.now())) \(line)")
