@@ -42,7 +42,7 @@ public struct XMLValueParser: Parser {
         if let transcoded = FeedInputRepair.transcodeToUTF8(data) {
             data = transcoded
         }
-        let parser = XMLParser(data: XMLProcessingInstructions.removingEmpty(from: FeedInputRepair.repairMarkup(data) ?? data))
+        let parser = XMLParser(data: XMLInputGuard.sanitized(FeedInputRepair.repairMarkup(data) ?? data))
         parser.shouldProcessNamespaces = false
         parser.shouldResolveExternalEntities = false
         parser.delegate = builder

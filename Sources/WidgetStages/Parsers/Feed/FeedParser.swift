@@ -92,7 +92,7 @@ public struct FeedParser: Parser {
 
     private static func readXML(_ data: Data, documentURL: URL?) -> (reader: FeedXMLReader, error: String?) {
         let reader = FeedXMLReader(documentURL: documentURL)
-        let parser = XMLParser(data: XMLProcessingInstructions.removingEmpty(from: data))
+        let parser = XMLParser(data: XMLInputGuard.sanitized(data))
         parser.shouldProcessNamespaces = true
         parser.shouldReportNamespacePrefixes = false
         parser.shouldResolveExternalEntities = false

@@ -1,18 +1,20 @@
 import Foundation
 
-/// Works around a crash in Foundation's `XMLParser` on Linux: a processing instruction without data
-/// (`<?name?>`) makes it read a null string. Such instructions carry nothing a widget needs, so they
-/// are removed before parsing; every other byte, CDATA sections and comments included, is kept.
-enum XMLProcessingInstructions {
-    /// `data` without processing instructions that have no data; `data` itself when it has none.
-    static func removingEmpty(from data: Data) -> Data {
+/// Works around crashes in Foundation's `XMLParser` on Linux, which reads a null string (and dies) for a
+/// processing instruction without data (`<?name?>`), an `<!ATTLIST>` without a default value, a
+/// `<!NOTATION>` without a public or system id, and an unparsed `<!ENTITY … NDATA …>`. None of these
+/// carries anything a widget needs, so they are removed before parsing — otherwise any feed could stop
+/// the daemon. Every other byte, CDATA sections and comments included, is kept.
+enum XMLInputGuard {
+    /// `data` without the constructs above; `data` itself when it has none.
+    static func sanitized(_ data: Data) -> Data {
         let bytes = [UInt8](data)
         let count = bytes.count
-        // Fast path: no "<?" after the first few bytes means nothing to do.
+        // Fast path: no "<?" and no "<!" (other than comments and CDATA, checked below) means nothing to do.
         var found = false
         var probe = 0
         while probe + 1 < count {
-            if bytes[probe] == UInt8(ascii: "<"), bytes[probe + 1] == UInt8(ascii: "?") {
+            if bytes[probe] == UInt8(ascii: "<"), bytes[probe + 1] == UInt8(ascii: "?") || bytes[probe + 1] == UInt8(ascii: "!") {
                 found = true
                 break
             }
@@ -37,6 +39,33 @@ enum XMLProcessingInstructions {
         }
         func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D }
 
+        /// The index after the `>` that closes the declaration starting at `start`, skipping quoted text.
+        func declarationEnd(from start: Int) -> Int {
+            var cursor = start + 2
+            var quote: UInt8?
+            while cursor < count {
+                let byte = bytes[cursor]
+                if let open = quote {
+                    if byte == open { quote = nil }
+                } else if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "'") {
+                    quote = byte
+                } else if byte == UInt8(ascii: ">") {
+                    return cursor + 1
+                }
+                cursor += 1
+            }
+            return count
+        }
+        func declarationHasNDATA(from start: Int) -> Bool {
+            let end = declarationEnd(from: start)
+            var cursor = start
+            while cursor + 5 <= end {
+                if matches("NDATA", at: cursor) { return true }
+                cursor += 1
+            }
+            return false
+        }
+
         var output: [UInt8] = []
         output.reserveCapacity(count)
         var index = 0
@@ -50,6 +79,11 @@ enum XMLProcessingInstructions {
                 let end = find("-->", from: index + 4).map { $0 + 3 } ?? count
                 output.append(contentsOf: bytes[index..<end])
                 index = end
+            } else if matches("<!ATTLIST", at: index) || matches("<!NOTATION", at: index)
+                || (matches("<!ENTITY", at: index) && declarationHasNDATA(from: index))
+            {
+                index = declarationEnd(from: index)
+                changed = true
             } else if matches("<?", at: index) {
                 let close = find("?>", from: index + 2)
                 let end = close.map { $0 + 2 } ?? count
