@@ -3,8 +3,9 @@ import Foundation
 /// Works around crashes in Foundation's `XMLParser` on Linux, which reads a null string (and dies) for a
 /// processing instruction without data (`<?name?>`), an `<!ATTLIST>` without a default value, a
 /// `<!NOTATION>` without a public or system id, and an unparsed `<!ENTITY … NDATA …>`. None of these
-/// carries anything a widget needs, so they are removed before parsing — otherwise any feed could stop
-/// the daemon. Every other byte, CDATA sections and comments included, is kept.
+/// carries anything a widget needs, so processing instructions (all but the leading XML declaration)
+/// and those declarations are removed before parsing — otherwise any feed could stop the daemon. Every
+/// other byte, CDATA sections and comments included, is kept.
 enum XMLInputGuard {
     /// `data` without the constructs above; `data` itself when it has none.
     static func sanitized(_ data: Data) -> Data {
@@ -85,15 +86,15 @@ enum XMLInputGuard {
                 index = declarationEnd(from: index)
                 changed = true
             } else if matches("<?", at: index) {
+                // Only the XML declaration at the very start is kept; every other processing instruction
+                // goes, up to its first "?>" (which also removes any "<?" nested in a broken one).
                 let close = find("?>", from: index + 2)
                 let end = close.map { $0 + 2 } ?? count
-                let inner = close.map { Array(bytes[(index + 2)..<$0]) } ?? []
-                let target = inner.prefix { !isSpace($0) }
-                let rest = inner.dropFirst(target.count).drop(while: isSpace)
-                if close == nil || target.isEmpty || rest.isEmpty {
-                    changed = true
-                } else {
+                let leading = bytes[..<index].allSatisfy { isSpace($0) || $0 == 0xEF || $0 == 0xBB || $0 == 0xBF }
+                if leading, matches("<?xml", at: index), index + 5 < count, isSpace(bytes[index + 5]), close != nil {
                     output.append(contentsOf: bytes[index..<end])
+                } else {
+                    changed = true
                 }
                 index = end
             } else {
