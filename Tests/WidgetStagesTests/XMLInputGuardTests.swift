@@ -44,4 +44,9 @@ struct XMLInputGuardTests {
         let xml = "<!DOCTYPE r [\(declaration)]><r><x>1</x></r>"
         #expect(try parser.parse(Payload(data: Data(xml.utf8), origin: "test"), context: context)["r"]?["x"] == "1")
     }
+
+    /// Found by the fuzzer: a year of 44 digits overflowed the date reader.
+    @Test func aDateWithAHugeYearIsNoDate() {
+        #expect(FeedDate.parse("Mon, 30 Nov 22222222222222222222222222222222222222222222 10:00:00 +0100") == nil)
+    }
 }

@@ -91,7 +91,9 @@ enum XMLInputGuard {
                 let close = find("?>", from: index + 2)
                 let end = close.map { $0 + 2 } ?? count
                 let leading = bytes[..<index].allSatisfy { isSpace($0) || $0 == 0xEF || $0 == 0xBB || $0 == 0xBF }
-                if leading, matches("<?xml", at: index), index + 5 < count, isSpace(bytes[index + 5]), close != nil {
+                // A real declaration holds no '<' or '>'; one that does is broken and goes too.
+                let clean = close.map { !bytes[index + 2..<$0].contains { $0 == UInt8(ascii: "<") || $0 == UInt8(ascii: ">") } } ?? false
+                if leading, clean, matches("<?xml", at: index), index + 5 < count, isSpace(bytes[index + 5]) {
                     output.append(contentsOf: bytes[index..<end])
                 } else {
                     changed = true

@@ -217,7 +217,8 @@ public enum FeedDate {
         var year = 0
         var yearDigits = 0
         while index < end, isDigit(bytes[index]) {
-            year = year * 10 + Int(bytes[index] - 0x30)
+            // More than four digits is no year; stop counting before the number can overflow.
+            if yearDigits < 5 { year = year * 10 + Int(bytes[index] - 0x30) }
             index += 1
             yearDigits += 1
         }
