@@ -38,19 +38,15 @@ private let fuzzDocument: WidgetValue = {
 /// are in `Tests/Fixtures/fuzz-corpus` with the others. Any other first byte is ignored. Errors thrown for bad input are expected; only crashes, hangs and
 /// sanitizer reports are findings.
 ///
-/// Build and run from the package root (seeds are in `Tests/Fixtures/fuzz-corpus`, each starting with its
-/// selector byte; new inputs go to the first folder):
+/// Build and run from the package root with `.ci/fuzz SECONDS`: it builds this target with libFuzzer and
+/// AddressSanitizer (`swift build --scratch-path .build-fuzz -c release --product widgetd-fuzz
+/// --sanitize=fuzzer -Xswiftc -sanitize=fuzzer,address -Xswiftc -DFUZZING`), copies the seeds of
+/// `Tests/Fixtures/fuzz-corpus` (each starting with its selector byte) into a temporary folder and runs
+/// the fuzzer on it with a fixed seed. A plain `swift build` makes a replayer instead: `widgetd-fuzz FILE…`
+/// runs each file through the same entry point.
 ///
-/// ```
-/// swift build --scratch-path .build-fuzz -c release --product widgetd-fuzz --sanitize=fuzzer \
-///     -Xswiftc -sanitize=fuzzer,address -Xswiftc -DFUZZING
-/// mkdir -p /tmp/corpus
-/// SWIFT_BACKTRACE=enable=no LSAN_OPTIONS=suppressions=<(echo leak:_CFRegularExpressionCreate) \
-///     .build-fuzz/release/widgetd-fuzz /tmp/corpus Tests/Fixtures/fuzz-corpus -max_total_time=60 -max_len=512
-/// ```
-///
-/// The suppression hides a leak inside Foundation on Linux: `NSRegularExpression` copies a pattern longer
-/// than 256 UTF-16 units to the heap and never frees the copy.
+/// The run suppresses two leaks inside Foundation on Linux, neither ours: `NSRegularExpression` copies a
+/// pattern longer than 256 UTF-16 units to the heap and never frees it, and `XMLParser` leaks error strings.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     guard size > 0 else { return 0 }
