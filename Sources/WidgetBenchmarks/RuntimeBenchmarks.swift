@@ -84,23 +84,28 @@ func runRefreshBenchmarks() {
     let semaphore = DispatchSemaphore(value: 0)
     nonisolated(unsafe) var lines: [String] = []
     Task {
-        var state = WidgetState()
         let now = Date()
-        for _ in 0..<20 { state = await refresher.refresh(pipeline, state: WidgetState(), now: now, respectBudget: false).state }
+        for _ in 0..<20 { _ = await refresher.refresh(pipeline, state: WidgetState(), now: now, respectBudget: false) }
         let count = 300
         let cpuBefore = cpuSeconds()
         let clock = ContinuousClock()
         let start = clock.now
         var fresh = 0
+        var last: WidgetRefresher.Outcome?
         for _ in 0..<count {
             let outcome = await refresher.refresh(pipeline, state: WidgetState(), now: now, respectBudget: false)
             if outcome.snapshot.status == .fresh { fresh += 1 }
+            last = outcome
         }
         let wall = clock.now - start
         let cpu = cpuSeconds() - cpuBefore
         let wallSeconds = Double(wall.components.seconds) + Double(wall.components.attoseconds) * 1e-18
-        let size = (try? Data(contentsOf: server.url("/json?size=280")))?.count ?? 0
-        lines.append("  \(count) refreshes, \(fresh) fresh; payload \(size) bytes, \(state.lastGoodEntries.count) entry")
+        let entries = last?.snapshot.entries.count ?? 0
+        lines.append(
+            "  \(count) refreshes, \(fresh) fresh; payload \(last?.fetchBytes ?? 0) bytes fetched, "
+                + "\(entries) entr\(entries == 1 ? "y" : "ies")"
+        )
+        if fresh != count { lines.append("  Error: \(count - fresh) refreshes were not fresh: \(last?.error?.description ?? "?")") }
         lines.append("  CPU time per refresh (this process): \(String(format: "%.3f", cpu / Double(count) * 1e3)) ms")
         lines.append("  wall time per refresh: \(String(format: "%.3f", wallSeconds / Double(count) * 1e3)) ms")
         semaphore.signal()

@@ -68,7 +68,14 @@ struct AtomicFileTests {
                 for _ in 0..<1_000 {
                     shared.go.wait()
                     do {
-                        _ = try JSONReader.read(try Data(contentsOf: target))
+                        let data = try Data(contentsOf: target)
+                        _ = try JSONReader.read(data)
+                        // Whole files only: the old or the new one, never a mix or a prefix.
+                        if data == large {
+                            shared.largeReads.add(1, ordering: .relaxed)
+                        } else if data != small {
+                            shared.failures.withLock { $0.append("a read of \(data.count) bytes is neither version") }
+                        }
                     } catch {
                         shared.failures.withLock { $0.append("\(error)") }
                     }
@@ -93,6 +100,8 @@ struct AtomicFileTests {
 
         #expect(shared.reads.load(ordering: .relaxed) == 1_000)
         #expect(shared.failures.withLock { $0 } == [])
+        // The reads saw both versions, so they did overlap the rewrites.
+        #expect((1..<1_000).contains(shared.largeReads.load(ordering: .relaxed)))
         #expect(folder.names() == ["news.json"])
     }
 }
@@ -100,6 +109,7 @@ struct AtomicFileTests {
 /// What the torn-read test's reader thread and writer share.
 private final class TornReadProbe: Sendable {
     let reads = Atomic<Int>(0)
+    let largeReads = Atomic<Int>(0)
     let failures = Mutex<[String]>([])
     let go = DispatchSemaphore(value: 0)
     let finished = Mutex<CheckedContinuation<Void, Never>?>(nil)

@@ -197,7 +197,7 @@ struct FaultMatrixTests {
         #expect(waiting == [], "\(daemon.log)")
         #expect(daemon.log.contains { $0.contains(" healthy: fresh, 1 entry in ") })
         for fault in faults where fault.error != nil {
-            #expect(daemon.log.contains { $0.contains(" \(fault.id): placeholder, 1 entry — source: ") || $0.contains(" \(fault.id): placeholder, 1 entry — parser: ") }, "\(fault.id)")
+            #expect(daemon.log.contains { $0.contains(" \(fault.id): placeholder, 1 entry — \(fault.error!)") }, "\(fault.id)")
         }
         #expect(OutputFolder.unreadableJSON(in: folder.file("out")) == [])
 

@@ -216,8 +216,9 @@ public struct WidgetPipeline: Sendable {
         let spec = definition.timeline
         if let limit = spec.limit, entries.count > limit { entries = Array(entries.prefix(limit)) }
         guard spec.relevance != nil || spec.url != nil else { return entries }
+        var scope = context.templateScope()
         for index in entries.indices {
-            let scope = context.templateScope(item: entries[index].content)
+            scope.item = entries[index].content
             do {
                 if let relevance = spec.relevance {
                     switch try relevance.render(scope) {
@@ -244,8 +245,6 @@ public struct WidgetPipeline: Sendable {
     ) async throws(PipelineError) -> T {
         do {
             return try await body()
-        } catch let error as CancellationError {
-            throw PipelineError(stage: stage, kind: kind, underlying: error)
         } catch {
             throw PipelineError(stage: stage, kind: kind, underlying: error)
         }

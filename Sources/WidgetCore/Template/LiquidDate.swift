@@ -316,17 +316,7 @@ enum LiquidDate {
         private var zoneName: String {
             let seconds = timeZone.secondsFromGMT(for: date)
             if ["UTC", "GMT", "Etc/UTC", "Etc/GMT", "Z"].contains(timeZone.identifier) { return "UTC" }
-            if let abbreviation = timeZone.abbreviation(for: date), !abbreviation.hasPrefix("GMT") {
-                return abbreviation
-            }
-            // Linux's Foundation abbreviates as "GMT-5"; ask for the short localized name (EST, EDT) instead.
-            let style: NSTimeZone.NameStyle = timeZone.isDaylightSavingTime(for: date) ? .shortDaylightSaving : .shortStandard
-            if let name = timeZone.localizedName(for: style, locale: Locale(identifier: "en_US")),
-                !name.hasPrefix("GMT")
-            {
-                return name
-            }
-            return seconds == 0 ? "UTC" : offset(colons: true)
+            return timeZone.shortName(at: date) ?? (seconds == 0 ? "UTC" : offset(colons: true))
         }
 
         private func offset(colons: Bool) -> String {

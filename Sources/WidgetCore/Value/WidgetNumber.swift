@@ -177,7 +177,9 @@ public struct WidgetNumber: Sendable, CustomStringConvertible {
 
 extension WidgetNumber: Hashable, Comparable {
     public static func == (lhs: WidgetNumber, rhs: WidgetNumber) -> Bool {
-        lhs.text == rhs.text || lhs.canonical == rhs.canonical
+        if lhs.text == rhs.text { return true }
+        if let a = fastDouble(lhs.text), let b = fastDouble(rhs.text) { return a == b }
+        return lhs.canonical == rhs.canonical
     }
 
     public func hash(into hasher: inout Hasher) {
@@ -185,6 +187,7 @@ extension WidgetNumber: Hashable, Comparable {
     }
 
     public static func < (lhs: WidgetNumber, rhs: WidgetNumber) -> Bool {
+        if let a = fastDouble(lhs.text), let b = fastDouble(rhs.text) { return a < b }
         let a = lhs.canonical
         let b = rhs.canonical
         let aSign = a.digits.isEmpty ? 0 : (a.negative ? -1 : 1)
@@ -248,5 +251,57 @@ extension WidgetNumber: ExpressibleByIntegerLiteral, ExpressibleByFloatLiteral {
     /// Float literals are read through their shortest spelling, so `0.1` is exactly one tenth.
     public init(floatLiteral value: Double) {
         self = WidgetNumber(value) ?? WidgetNumber(0)
+    }
+}
+
+// MARK: - Fast exact comparison
+
+extension WidgetNumber {
+    private static let powersOfTen: [Double] = (0...22).map { exponent in
+        var value = 1.0
+        for _ in 0..<exponent { value *= 10 }
+        return value
+    }
+
+    /// The number as a `Double` when that conversion is exact in order: at most 15 significant digits and a
+    /// decimal exponent within ±22, so the value is correctly rounded (one exact operation) and distinct
+    /// numbers stay distinct and ordered. `nil` otherwise; callers then compare ``WidgetNumber``s.
+    @inline(__always)
+    static func fastDouble(_ text: String) -> Double? {
+        var mantissa: UInt64 = 0
+        var negative = false
+        var scale = 0
+        var inFraction = false
+        var exponent = 0
+        var exponentNegative = false
+        var inExponent = false
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"):
+                let digit = UInt64(byte &- UInt8(ascii: "0"))
+                if inExponent {
+                    exponent = exponent * 10 + Int(digit)
+                    if exponent > 1000 { return nil }
+                } else {
+                    mantissa = mantissa * 10 + digit
+                    if mantissa >= 1_000_000_000_000_000 { return nil }
+                    if inFraction { scale -= 1 }
+                }
+            case UInt8(ascii: "-"):
+                if inExponent { exponentNegative = true } else { negative = true }
+            case UInt8(ascii: "."):
+                inFraction = true
+            case UInt8(ascii: "e"), UInt8(ascii: "E"):
+                inExponent = true
+            default:
+                break
+            }
+        }
+        if mantissa == 0 { return 0 }
+        let power = scale + (exponentNegative ? -exponent : exponent)
+        guard power >= -22, power <= 22 else { return nil }
+        let magnitude =
+            power >= 0 ? Double(mantissa) * powersOfTen[power] : Double(mantissa) / powersOfTen[-power]
+        return negative ? -magnitude : magnitude
     }
 }

@@ -55,13 +55,7 @@ public struct WidgetObject: Sendable, Hashable, Sequence, ExpressibleByDictionar
                     rebuildIndex()
                 }
             } else if let newValue {
-                keys.append(key)
-                values.append(newValue)
-                if index != nil {
-                    index![key] = keys.count - 1
-                } else if keys.count > Self.indexThreshold {
-                    rebuildIndex()
-                }
+                appendUnchecked(key: key, value: newValue)
             }
         }
     }

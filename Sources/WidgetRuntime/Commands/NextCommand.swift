@@ -79,15 +79,9 @@ public struct NextCommand: WidgetCommand {
         )
     }
 
-    /// `EDT`, `CET`, `UTC`: Linux's Foundation abbreviates most zones as `GMT-4`, so ask for the short
-    /// localized name there, as the templates' `%Z` does.
+    /// `EDT`, `CET`, `UTC`, as the templates' `%Z` writes them.
     static func zoneName(_ zone: TimeZone, at date: Date) -> String {
         if ["UTC", "Etc/UTC", "Z"].contains(zone.identifier) { return "UTC" }
-        if let abbreviation = zone.abbreviation(for: date), !abbreviation.hasPrefix("GMT") { return abbreviation }
-        let style: NSTimeZone.NameStyle = zone.isDaylightSavingTime(for: date) ? .shortDaylightSaving : .shortStandard
-        if let name = zone.localizedName(for: style, locale: Locale(identifier: "en_US")), !name.hasPrefix("GMT") {
-            return name
-        }
-        return zone.abbreviation(for: date) ?? zone.identifier
+        return zone.shortName(at: date) ?? zone.abbreviation(for: date) ?? zone.identifier
     }
 }

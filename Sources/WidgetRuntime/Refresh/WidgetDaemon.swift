@@ -230,7 +230,7 @@ public final class WidgetDaemon: Sendable {
         }()
         let limit = max(1, configuration.maximumConcurrentRefreshes)
         var outcomes: [WidgetRefresher.Outcome] = []
-        let states = Dictionary(uniqueKeysWithValues: widgets.map { ($0.id, book.store.state(for: $0.id)) })
+        let states = book.states
         await withTaskGroup(of: (WidgetPipeline, WidgetRefresher.Outcome, Duration).self) { group in
             var iterator = widgets.makeIterator()
             func startNext() -> Bool {
@@ -280,6 +280,12 @@ extension WidgetDaemon {
         var fetchSeconds: [String: Double] = [:]
         var fetchBytes: [String: Int] = [:]
         var budgets: [String: (used: Int, limit: Int)] = [:]
+        /// Each widget's state as last read or written, so a wave reads no state file.
+        var states: [String: WidgetState] = [:]
+        /// The asset paths (`assets/…`) each widget's snapshot and kept items refer to.
+        var assetReferences: [String: Set<String>] = [:]
+        /// Whether a refresh since the last collection may have left an image unused.
+        var assetsChanged = true
 
         init(store: SnapshotStore) {
             self.store = store
@@ -290,6 +296,8 @@ extension WidgetDaemon {
             widgets[id] = widget
             let state = store.state(for: id)
             let snapshot = store.snapshot(for: id)
+            states[id] = state
+            assetReferences[id] = Book.assetPaths(in: [snapshot?.value, state.value])
             if let snapshot { snapshots[id] = Book.summary(of: snapshot) }
             var stale = snapshot == nil || state.lastSuccessAt == nil
             if let staleAfter = widget.definition.staleAfter, let last = state.lastSuccessAt,
@@ -318,6 +326,9 @@ extension WidgetDaemon {
             dueAt[id] = nil
             manualRefreshAt[id] = nil
             snapshots[id] = nil
+            states[id] = nil
+            assetReferences[id] = nil
+            assetsChanged = true
             store.removeSnapshot(for: id)
         }
 
@@ -334,6 +345,12 @@ extension WidgetDaemon {
             let id = widget.id
             let snapshot = outcome.snapshot
             snapshots[id] = Book.summary(of: snapshot)
+            states[id] = outcome.state
+            let references = Book.assetPaths(in: [snapshot.value, outcome.state.value])
+            if references != assetReferences[id] {
+                assetReferences[id] = references
+                assetsChanged = true
+            }
             dueAt[id] = outcome.state.nextDueAt
             refreshCounts[id, default: [:]][snapshot.status, default: 0] += 1
             let seconds = Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
@@ -360,7 +377,22 @@ extension WidgetDaemon {
             }
         }
 
-        func writeIndexAndMetrics(now: Date, log: (String) -> Void) {
+        /// The `assets/…` strings anywhere in `values`.
+        static func assetPaths(in values: [WidgetValue?]) -> Set<String> {
+            var paths: Set<String> = []
+            func visit(_ value: WidgetValue) {
+                switch value {
+                case .string(let text) where text.hasPrefix("assets/"): paths.insert(text)
+                case .array(let elements): elements.forEach(visit)
+                case .object(let object): object.values.forEach(visit)
+                default: break
+                }
+            }
+            values.compactMap { $0 }.forEach(visit)
+            return paths
+        }
+
+        mutating func writeIndexAndMetrics(now: Date, log: (String) -> Void) {
             do {
                 try store.writeIndex(Array(snapshots.values), generatedAt: now)
                 try AtomicFile.write(Data(metricsText(now: now).utf8), to: store.metricsFile)
@@ -370,16 +402,15 @@ extension WidgetDaemon {
             collectUnusedAssets(log: log)
         }
 
-        /// Deletes downloaded images that no snapshot, and no item kept for fallback, refers to any more.
-        func collectUnusedAssets(log: (String) -> Void) {
+        /// Deletes downloaded images that no snapshot, and no item kept for fallback, refers to any more;
+        /// only after a refresh changed what is referred to.
+        mutating func collectUnusedAssets(log: (String) -> Void) {
+            guard assetsChanged else { return }
+            assetsChanged = false
             let folder = store.assetsDirectory
             guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder.path), !names.isEmpty else { return }
-            let files = store.snapshotIDs().flatMap { [store.snapshotFile(for: $0), store.stateFile(for: $0)] }
-            let values = files.compactMap { file -> WidgetValue? in
-                guard let data = try? Data(contentsOf: file) else { return nil }
-                return try? JSONReader.read(data)
-            }
-            let deleted = AssetGarbageCollector.collect(in: folder, referencedBy: values)
+            let referenced = assetReferences.values.reduce(into: Set<String>()) { $0.formUnion($1) }
+            let deleted = AssetGarbageCollector.collect(in: folder, referencedBy: referenced.sorted().map(WidgetValue.string))
             if !deleted.isEmpty { log("deleted \(deleted.count) unused asset\(deleted.count == 1 ? "" : "s")") }
         }
 
@@ -389,71 +420,47 @@ extension WidgetDaemon {
             func label(_ text: String) -> String {
                 text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
             }
-            lines.append("# HELP widgetd_refreshes_total Refreshes run since the daemon started, by resulting status.")
-            lines.append("# TYPE widgetd_refreshes_total counter")
-            for id in refreshCounts.keys.sorted() {
-                for status in Snapshot.Status.allCases {
-                    let count = refreshCounts[id]?[status] ?? 0
-                    lines.append("widgetd_refreshes_total{widget=\"\(label(id))\",status=\"\(status.rawValue)\"} \(count)")
+            /// One metric family: its help and type lines, then a sample per (labels, value), in order.
+            func family(_ name: String, _ type: String, _ help: String, _ samples: [(labels: String, value: String)]) {
+                lines.append("# HELP \(name) \(help)")
+                lines.append("# TYPE \(name) \(type)")
+                for sample in samples {
+                    lines.append(sample.labels.isEmpty ? "\(name) \(sample.value)" : "\(name){\(sample.labels)} \(sample.value)")
                 }
             }
-            lines.append("# HELP widgetd_widget_status Current status of each widget (1 for the current status).")
-            lines.append("# TYPE widgetd_widget_status gauge")
-            for id in snapshots.keys.sorted() {
-                for status in Snapshot.Status.allCases {
-                    let value = snapshots[id]?.status == status ? 1 : 0
-                    lines.append("widgetd_widget_status{widget=\"\(label(id))\",status=\"\(status.rawValue)\"} \(value)")
-                }
-            }
-            lines.append("# HELP widgetd_last_success_timestamp_seconds When each widget last refreshed successfully.")
-            lines.append("# TYPE widgetd_last_success_timestamp_seconds gauge")
-            for id in snapshots.keys.sorted() {
-                if let last = snapshots[id]?.lastSuccessAt {
-                    lines.append("widgetd_last_success_timestamp_seconds{widget=\"\(label(id))\"} \(Int(last.timeIntervalSince1970))")
-                }
-            }
-            lines.append("# HELP widgetd_refresh_duration_seconds How long each widget's last refresh took.")
-            lines.append("# TYPE widgetd_refresh_duration_seconds gauge")
-            for id in lastDurations.keys.sorted() {
-                lines.append("widgetd_refresh_duration_seconds{widget=\"\(label(id))\"} \(String(format: "%.6f", lastDurations[id]!))")
-            }
-            lines.append("# HELP widgetd_refresh_failures_total Failed refreshes since the daemon started, by failing stage.")
-            lines.append("# TYPE widgetd_refresh_failures_total counter")
-            for id in failures.keys.sorted() {
-                for stage in failures[id]!.keys.sorted() {
-                    lines.append("widgetd_refresh_failures_total{widget=\"\(label(id))\",stage=\"\(stage)\"} \(failures[id]![stage]!)")
-                }
-            }
-            lines.append("# HELP widgetd_fetch_duration_seconds Time spent fetching in each widget's last successful refresh.")
-            lines.append("# TYPE widgetd_fetch_duration_seconds gauge")
-            for id in fetchSeconds.keys.sorted() {
-                lines.append("widgetd_fetch_duration_seconds{widget=\"\(label(id))\"} \(String(format: "%.6f", fetchSeconds[id]!))")
-            }
-            lines.append("# HELP widgetd_fetch_bytes Bytes fetched in each widget's last successful refresh.")
-            lines.append("# TYPE widgetd_fetch_bytes gauge")
-            for id in fetchBytes.keys.sorted() {
-                lines.append("widgetd_fetch_bytes{widget=\"\(label(id))\"} \(fetchBytes[id]!)")
-            }
-            lines.append("# HELP widgetd_budget_used Refreshes used today, in the widget's zone.")
-            lines.append("# TYPE widgetd_budget_used gauge")
-            for id in budgets.keys.sorted() {
-                lines.append("widgetd_budget_used{widget=\"\(label(id))\"} \(budgets[id]!.used)")
-            }
-            lines.append("# HELP widgetd_budget_limit The most refreshes a day (maxPerDay).")
-            lines.append("# TYPE widgetd_budget_limit gauge")
-            for id in budgets.keys.sorted() {
-                lines.append("widgetd_budget_limit{widget=\"\(label(id))\"} \(budgets[id]!.limit)")
-            }
-            lines.append("# HELP widgetd_snapshot_age_seconds Age of the data each widget serves.")
-            lines.append("# TYPE widgetd_snapshot_age_seconds gauge")
-            for id in snapshots.keys.sorted() {
-                if let last = snapshots[id]?.lastSuccessAt {
-                    lines.append("widgetd_snapshot_age_seconds{widget=\"\(label(id))\"} \(max(0, Int(now.timeIntervalSince(last))))")
-                }
-            }
-            lines.append("# HELP widgetd_widgets Widgets loaded.")
-            lines.append("# TYPE widgetd_widgets gauge")
-            lines.append("widgetd_widgets \(widgets.count)")
+            func widget(_ id: String) -> String { "widget=\"\(label(id))\"" }
+            let statuses = Snapshot.Status.allCases
+            family("widgetd_refreshes_total", "counter", "Refreshes run since the daemon started, by resulting status.",
+                refreshCounts.keys.sorted().flatMap { id in
+                    statuses.map { ("\(widget(id)),status=\"\($0.rawValue)\"", "\(refreshCounts[id]?[$0] ?? 0)") }
+                })
+            family("widgetd_widget_status", "gauge", "Current status of each widget (1 for the current status).",
+                snapshots.keys.sorted().flatMap { id in
+                    statuses.map { ("\(widget(id)),status=\"\($0.rawValue)\"", snapshots[id]?.status == $0 ? "1" : "0") }
+                })
+            family("widgetd_last_success_timestamp_seconds", "gauge", "When each widget last refreshed successfully.",
+                snapshots.keys.sorted().compactMap { id in
+                    snapshots[id]?.lastSuccessAt.map { (widget(id), "\(Int($0.timeIntervalSince1970))") }
+                })
+            family("widgetd_refresh_duration_seconds", "gauge", "How long each widget's last refresh took.",
+                lastDurations.keys.sorted().map { (widget($0), String(format: "%.6f", lastDurations[$0]!)) })
+            family("widgetd_refresh_failures_total", "counter", "Failed refreshes since the daemon started, by failing stage.",
+                failures.keys.sorted().flatMap { id in
+                    failures[id]!.keys.sorted().map { ("\(widget(id)),stage=\"\($0)\"", "\(failures[id]![$0]!)") }
+                })
+            family("widgetd_fetch_duration_seconds", "gauge", "Time spent fetching in each widget's last successful refresh.",
+                fetchSeconds.keys.sorted().map { (widget($0), String(format: "%.6f", fetchSeconds[$0]!)) })
+            family("widgetd_fetch_bytes", "gauge", "Bytes fetched in each widget's last successful refresh.",
+                fetchBytes.keys.sorted().map { (widget($0), "\(fetchBytes[$0]!)") })
+            family("widgetd_budget_used", "gauge", "Refreshes used today, in the widget's zone.",
+                budgets.keys.sorted().map { (widget($0), "\(budgets[$0]!.used)") })
+            family("widgetd_budget_limit", "gauge", "The most refreshes a day (maxPerDay).",
+                budgets.keys.sorted().map { (widget($0), "\(budgets[$0]!.limit)") })
+            family("widgetd_snapshot_age_seconds", "gauge", "Age of the data each widget serves.",
+                snapshots.keys.sorted().compactMap { id in
+                    snapshots[id]?.lastSuccessAt.map { (widget(id), "\(max(0, Int(now.timeIntervalSince($0))))") }
+                })
+            family("widgetd_widgets", "gauge", "Widgets loaded.", [("", "\(widgets.count)")])
             return lines.joined(separator: "\n") + "\n"
         }
     }

@@ -40,7 +40,6 @@ public struct CommandTransform: Transformer {
         guard let program = options.run.first, !program.isEmpty else {
             throw StageError("\"run\" needs the program and its arguments, e.g. [\"python3\", \"script.py\"]", option: "run")
         }
-        _ = program
         arguments = options.run
         timeout = options.timeout.map { Double($0.seconds) } ?? 10
         maxBytes = options.maxBytes ?? 1_048_576
@@ -129,7 +128,7 @@ public struct CommandTransform: Transformer {
             outputEnded.signal()
         }
         let stderrReader = Thread {
-            collected.errors = (try? stderr.fileHandleForReading.read(upToCount: 65_536)) ?? nil ?? Data()
+            collected.errors = (try? stderr.fileHandleForReading.read(upToCount: 65_536)) ?? Data()
             finished.signal()
         }
         stdoutReader.start()

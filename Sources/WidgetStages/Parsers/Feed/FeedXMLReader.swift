@@ -132,10 +132,6 @@ struct FeedXMLState {
         return url.absoluteString
     }
 
-    private func attribute(_ attributes: [String: String], _ name: String) -> String? {
-        attributes[name]
-    }
-
     // MARK: - Events
 
     mutating func start(_ name: String, namespaceURI: String?, attributes: [String: String]) {
