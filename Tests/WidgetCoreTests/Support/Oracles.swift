@@ -1,14 +1,15 @@
 import Foundation
 
-/// Files of the package and of the conformance suites kept beside it in `../shared/oracles`.
+/// Files of the package, and the conformance suites written by others that it keeps in
+/// `Tests/Fixtures/oracles/` (each folder with its upstream LICENSE and the commit in VERSION).
 enum Oracles {
     /// The package's root folder.
     static let packageRoot: URL = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().deletingLastPathComponent()
 
-    /// A file or folder of `../shared/oracles/`, e.g. `jsonpath-cts/cts.json`.
+    /// A file or folder of `Tests/Fixtures/oracles/`, e.g. `jsonpath-cts/cts.json`.
     static func url(_ relativePath: String) -> URL {
-        packageRoot.deletingLastPathComponent().appendingPathComponent("shared/oracles/\(relativePath)")
+        packageRoot.appendingPathComponent("Tests/Fixtures/oracles/\(relativePath)")
     }
 }
