@@ -1,4 +1,5 @@
 import Foundation
+import WidgetTesting
 
 /// Runs Python's `jsonschema` (draft 2020-12) over files.
 enum PythonJSONSchema {
@@ -18,8 +19,8 @@ enum PythonJSONSchema {
                 print(f"{path}: ok")
         """
 
-    /// Whether `python3 -c "import jsonschema"` works here.
-    static let isAvailable: Bool = (try? python(["-c", "import jsonschema"]).status) == 0
+    /// Python's jsonschema; under `CI=true` the suite runs, and fails, without it.
+    static let oracle = ExternalOracle.pythonModule("jsonschema")
 
     /// One line per problem (`FILE: PATH: MESSAGE`), or `FILE: ok`; paths are relative to the package root.
     static func validate(_ files: [String], schema: URL) async throws -> [String] {
@@ -28,21 +29,5 @@ enum PythonJSONSchema {
             throw ToolError(description: "python3 jsonschema failed with status \(result.status): \(result.stderr)")
         }
         return result.stdoutLines
-    }
-
-    /// Runs python3 once, at start, to decide whether the suite runs.
-    private static func python(_ arguments: [String]) throws -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3"] + arguments
-        process.currentDirectoryURL = Widgetd.packageRoot
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
     }
 }
