@@ -24,7 +24,9 @@ let package = Package(
         .target(name: "WidgetRuntime", dependencies: ["WidgetCore", "WidgetStages"]),
         // Helpers for plugin authors: stage conformance checks, an in-memory fetcher, a manual clock.
         .target(name: "WidgetTesting", dependencies: ["WidgetCore", "WidgetRuntime"]),
-        .executableTarget(name: "widgetd", dependencies: ["WidgetRuntime"]),
+        .executableTarget(name: "widgetd", dependencies: ["WidgetRuntime"], plugins: ["BuildInfoPlugin"]),
+        // Records the git commit the executable is built from, for `widgetd --version`.
+        .plugin(name: "BuildInfoPlugin", capability: .buildTool(), path: "Sources/BuildInfoPlugin"),
         .executableTarget(
             name: "WidgetBenchmarks",
             dependencies: ["WidgetCore", "WidgetStages", "WidgetRuntime", "WidgetTesting"]

@@ -165,7 +165,7 @@ struct CommandLineEndToEndTests {
         #expect(output.status == 0)
         #expect(output.stdoutLines.first
             == "widgetd keeps widget snapshots fresh: it runs the pipelines defined in a folder of JSON files and writes one snapshot file per widget.")
-        for command in ["run", "validate", "list", "preview", "next", "schema", "status", "reload"] {
+        for command in ["run", "validate", "list", "preview", "next", "schema", "status", "reload", "version"] {
             #expect(output.stdoutLines.contains { $0.hasPrefix("  \(command) ") }, "\(command) is missing from --help")
         }
     }
@@ -179,6 +179,25 @@ struct CommandLineEndToEndTests {
             #expect(output.status == 0)
             #expect(output.stdoutLines.first?.hasPrefix("Usage: widgetd \(command.name)") == true)
         }
+    }
+
+    @Test func versionNamesTheReleaseTheCommitAndSwift() async throws {
+        let flag = try await Widgetd.run(["--version"])
+        let command = try await Widgetd.run(["version"])
+        #expect(flag.status == 0)
+        #expect(command.status == 0)
+        #expect(flag.stdout == command.stdout)
+        #expect(flag.stdoutLines.count == 3)
+        #expect(flag.stdoutLines.first == "widgetd \(BuildInfo.release)")
+        // Built from a git checkout, the program knows its commit (12 hexadecimal digits); from an
+        // unpacked archive it says so.
+        let commit = try #require(flag.stdoutLines.dropFirst().first)
+        if FileManager.default.fileExists(atPath: Widgetd.packageRoot.appendingPathComponent(".git").path) {
+            #expect(commit.wholeMatch(of: /commit: [0-9a-f]{12}/) != nil, "\(commit)")
+        } else {
+            #expect(commit == "commit: unknown")
+        }
+        #expect(flag.stdoutLines.last?.hasPrefix("swift: 6.") == true)
     }
 
     @Test func unknownCommandIsAUsageErrorWithASuggestion() async throws {

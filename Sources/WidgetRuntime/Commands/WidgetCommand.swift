@@ -24,13 +24,16 @@ public protocol WidgetCommand: Sendable {
     func run(_ environment: CommandEnvironment) async -> Int32
 }
 
-/// What commands work with: the stage registry, the filters, the clock, secrets and where to print.
+/// What commands work with: the stage registry, the filters, the clock, secrets, the build's identity
+/// and where to print.
 public struct CommandEnvironment: Sendable {
     public var registry: StageRegistry
     public var filters: FilterRegistry
     public var clock: any WidgetClock
     public var secrets: SecretStore
     public var resources: StageResources
+    /// What `widgetd --version` prints.
+    public var build: BuildInfo
     /// Prints to standard output (the text has no trailing newline; one is added).
     public var print: @Sendable (String) -> Void
     /// Prints to standard error.
@@ -42,6 +45,7 @@ public struct CommandEnvironment: Sendable {
         clock: any WidgetClock = SystemClock(),
         secrets: SecretStore = .processEnvironment,
         resources: StageResources = StageResources(),
+        build: BuildInfo = BuildInfo(),
         print: @escaping @Sendable (String) -> Void = { Swift.print($0) },
         printError: @escaping @Sendable (String) -> Void = { text in
             FileHandle.standardError.write(Data((text + "\n").utf8))
@@ -52,6 +56,7 @@ public struct CommandEnvironment: Sendable {
         self.clock = clock
         self.secrets = secrets
         self.resources = resources
+        self.build = build
         self.print = print
         self.printError = printError
     }

@@ -14,7 +14,7 @@ public enum WidgetCommandLine {
     /// The subcommands, in the order `--help` lists them.
     public static let commands: [any WidgetCommand.Type] = [
         RunCommand.self, ValidateCommand.self, ListCommand.self, PreviewCommand.self, NextCommand.self,
-        SchemaCommand.self, StatusCommand.self, ReloadCommand.self,
+        SchemaCommand.self, StatusCommand.self, ReloadCommand.self, VersionCommand.self,
     ]
 
     /// The text of `widgetd --help`.
@@ -30,7 +30,7 @@ public enum WidgetCommandLine {
             Commands:
             \(lines.joined(separator: "\n"))
 
-            Run 'widgetd <command> --help' for a command's options.
+            Run 'widgetd <command> --help' for a command's options, 'widgetd --version' for the version.
             Exit codes: 0 success, 1 a widget or definition failed, 2 wrong usage.
             """
     }
@@ -43,6 +43,10 @@ public enum WidgetCommandLine {
             return 2
         }
         words.removeFirst()
+        if name == "--version" {
+            environment.print(environment.build.description)
+            return 0
+        }
         if name == "--help" || name == "-h" || name == "help" {
             if let topic = words.first, let command = commands.first(where: { $0.name == topic }) {
                 environment.print(command.help)
