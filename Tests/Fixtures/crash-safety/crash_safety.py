@@ -9,7 +9,14 @@ parses every JSON file in the output folder in a loop. It reports:
 
   torn reads        files the reader found incomplete or unparsable (must be 0)
   invalid files     files that do not parse after a kill, before the next start (must be 0)
-  leftover temps    temporary files left once a restarted daemon has prepared the folder (must be 0)
+  leftover temps    temporary files a killed daemon left that are still there once the next daemon
+                    has prepared the folder (must be 0)
+
+Leftovers are counted without racing the new daemon's own writes: the temporary files in the folder
+are listed right after a kill, while no daemon runs, and the check is whether any of those names
+survives until the restarted daemon prints its first line (which it does after preparing the folder
+and before it writes anything). Temporary names are unique, so a write the new daemon has under way
+is never taken for a leftover, however busy the machine is.
 
 and exits 1 when any is not 0. Standard library only.
 """
@@ -86,23 +93,37 @@ def main():
     thread = threading.Thread(target=reader, daemon=True)
     thread.start()
 
+    def temporary_files():
+        found = set()
+        for folder in (out, os.path.join(out, ".state")):
+            if os.path.isdir(folder):
+                found.update(os.path.join(folder, n) for n in os.listdir(folder) if ".tmp-" in n)
+        return found
+
     invalid_after_kill = 0
     leftovers = 0
-    refreshes_seen = 0
-    for kill in range(args.kills):
+    left_by_kills = 0
+    started = 0
+    left_behind = set()
+    for kill in range(args.kills + 1):
         process = subprocess.Popen([args.widgetd, "run", "--config", config, "--out", out],
                                    stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-        # Wait until the daemon has started (it prepares the folder first), then a random moment.
+        # The first line comes once the daemon holds its lock and has prepared the folder, before
+        # its first write: by then every temporary file the last kill left must be gone.
         line = process.stderr.readline()
-        if kill > 0:
-            state = os.path.join(out, ".state")
-            for folder in (out, state):
-                if os.path.isdir(folder):
-                    leftovers += sum(1 for n in os.listdir(folder) if ".tmp-" in n)
+        if line:
+            started += 1
+        leftovers += sum(1 for path in left_behind if os.path.exists(path))
+        if kill == args.kills:
+            # The last start only checks what the last kill left; it stops cleanly.
+            process.send_signal(signal.SIGTERM)
+            process.wait()
+            break
         time.sleep(rng.uniform(0.05, 0.4))
         process.send_signal(signal.SIGKILL)
         process.wait()
-        refreshes_seen += 1 if line else 0
+        left_behind = temporary_files()
+        left_by_kills += len(left_behind)
         for folder in (out, os.path.join(out, ".state")):
             if not os.path.isdir(folder):
                 continue
@@ -121,9 +142,12 @@ def main():
     print("crash safety: %d kills, %d snapshot files, %d reads" % (args.kills, snapshots, counts["reads"]))
     print("  torn reads:     %d" % counts["torn"])
     print("  invalid files:  %d" % invalid_after_kill)
-    print("  leftover temps: %d" % leftovers)
+    print("  leftover temps: %d (of %d temporary files the kills left)" % (leftovers, left_by_kills))
     if torn_examples:
         print("  torn examples:", torn_examples)
+    if started != args.kills + 1:
+        print("crash safety: the daemon printed no first line in %d of %d starts" % (args.kills + 1 - started, args.kills + 1))
+        return 1
     if counts["reads"] == 0 or snapshots == 0:
         print("crash safety: the daemon wrote nothing; the check proves nothing")
         return 1
