@@ -34,7 +34,8 @@ public struct CommandEnvironment: Sendable {
     public var resources: StageResources
     /// What `widgetd --version` prints.
     public var build: BuildInfo
-    /// Prints to standard output (the text has no trailing newline; one is added).
+    /// Prints to standard output (the text has no trailing newline; one is added). The defaults never
+    /// stop the process when a stream is closed or broken (``StandardStream``).
     public var print: @Sendable (String) -> Void
     /// Prints to standard error.
     public var printError: @Sendable (String) -> Void
@@ -46,10 +47,8 @@ public struct CommandEnvironment: Sendable {
         secrets: SecretStore = .processEnvironment,
         resources: StageResources = StageResources(),
         build: BuildInfo = BuildInfo(),
-        print: @escaping @Sendable (String) -> Void = { Swift.print($0) },
-        printError: @escaping @Sendable (String) -> Void = { text in
-            FileHandle.standardError.write(Data((text + "\n").utf8))
-        }
+        print: @escaping @Sendable (String) -> Void = { StandardStream.output.write($0 + "\n") },
+        printError: @escaping @Sendable (String) -> Void = { StandardStream.error.write($0 + "\n") }
     ) {
         self.registry = registry
         self.filters = filters
