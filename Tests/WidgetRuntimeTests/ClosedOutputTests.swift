@@ -1,10 +1,5 @@
 import Foundation
 import Testing
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// A closed or broken standard error (or output) never stops `widgetd`: `widgetd run 2>&1 | head -1`
 /// must go on refreshing and stop cleanly.
@@ -21,31 +16,6 @@ struct ClosedOutputTests {
             """#)
     }
 
-    /// Starts `widgetd arguments` in `folder` with both output streams on pipes; returns the process,
-    /// its pipes and a task that ends with its exit status.
-    static func start(_ arguments: [String], in folder: TemporaryFolder) throws -> (Process, Pipe, Pipe, Task<Int32, Never>) {
-        let process = Process()
-        process.executableURL = try Widgetd.executable()
-        process.arguments = arguments
-        process.currentDirectoryURL = folder.url
-        process.standardInput = FileHandle.nullDevice
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        let (statuses, continuation) = AsyncStream.makeStream(of: Int32.self)
-        process.terminationHandler = { finished in
-            continuation.yield(finished.terminationStatus)
-            continuation.finish()
-        }
-        try process.run()
-        let exit = Task {
-            var iterator = statuses.makeAsyncIterator()
-            return await iterator.next() ?? -1
-        }
-        return (process, output, errors, exit)
-    }
-
     /// How many fresh refreshes the metrics file counts for `widget`.
     static func freshRefreshes(_ folder: TemporaryFolder, widget: String) -> Int {
         guard let text = try? folder.read("out/widgetd.prom") else { return 0 }
@@ -57,11 +27,11 @@ struct ClosedOutputTests {
     @Test func runOnceWithBothStreamsClosedWritesItsSnapshots() async throws {
         let folder = try TemporaryFolder()
         try Self.config(in: folder)
-        let (_, output, errors, exit) = try Self.start(["run", "--config", "widgets.d", "--out", "out", "--once"], in: folder)
+        let widgetd = try Widgetd.start(["run", "--config", "widgets.d", "--out", "out", "--once"], in: folder.url)
         // Nobody will ever read: every line the command prints meets a broken pipe.
-        try output.fileHandleForReading.close()
-        try errors.fileHandleForReading.close()
-        #expect(await exit.value == 0)
+        try widgetd.output.fileHandleForReading.close()
+        try widgetd.errors.fileHandleForReading.close()
+        #expect(await widgetd.exit.value == 0)
         let snapshot = try folder.read("out/items.json")
         #expect(snapshot.contains(#""status" : "fresh""#) || snapshot.contains(#""status": "fresh""#))
     }
@@ -69,12 +39,12 @@ struct ClosedOutputTests {
     @Test func daemonWhoseStandardErrorIsClosedKeepsRefreshingAndStopsCleanly() async throws {
         let folder = try TemporaryFolder()
         try Self.config(in: folder)
-        let (process, output, errors, exit) = try Self.start(["run", "--config", "widgets.d", "--out", "out"], in: folder)
+        let widgetd = try Widgetd.start(["run", "--config", "widgets.d", "--out", "out"], in: folder.url)
+        let process = widgetd.process
         // Wait for the daemon's first line (it is running), then go away as `| head -1` does.
-        let first = errors.fileHandleForReading.availableData
-        #expect(!first.isEmpty)
-        try errors.fileHandleForReading.close()
-        try output.fileHandleForReading.close()
+        #expect(widgetd.firstErrorLine().contains("widgetd running"))
+        try widgetd.errors.fileHandleForReading.close()
+        try widgetd.output.fileHandleForReading.close()
         // Each refresh logs a line into the broken pipe; the daemon must live through several of them.
         // Waits for the files the daemon writes (up to 2 minutes on a busy machine), not for a time.
         var refreshes = 0
@@ -85,8 +55,7 @@ struct ClosedOutputTests {
         }
         #expect(refreshes >= 3, "the daemon refreshed \(refreshes) times before it stopped or the wait ended")
         #expect(process.isRunning)
-        kill(process.processIdentifier, SIGTERM)
-        #expect(await exit.value == 0)
+        #expect(await widgetd.stop() == 0)
         #expect(!FileManager.default.fileExists(atPath: folder.file("out/.state/daemon.pid").path))
     }
 }

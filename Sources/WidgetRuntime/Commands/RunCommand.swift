@@ -24,6 +24,9 @@ public struct RunCommand: WidgetCommand {
                          let "path" sources read files in DIR too (repeatable); by default they
                          may read only inside the folder of their definition
 
+        One process writes to OUT at a time (a lock on OUT/.state/daemon.lock, released when the
+        process ends, however it ends): a second daemon, or --once while a daemon runs, exits 1.
+
         Signals: SIGTERM and SIGINT stop the daemon; a refresh under way is abandoned and its
         widget keeps its last snapshot. SIGHUP reloads the definitions (so does any change in DIR);
         a widget whose new definition is invalid keeps running its last valid one.
@@ -59,6 +62,8 @@ public struct RunCommand: WidgetCommand {
         let daemon = WidgetDaemon(configuration: configuration)
         if once {
             do {
+                let lock = try DaemonLock(store: store, recordingPID: false)
+                defer { lock.release() }
                 let report = try await daemon.runOnce()
                 for diagnostic in report.diagnostics { environment.printError("\(diagnostic)") }
                 let failed = report.outcomes.filter { $0.snapshot.status != .fresh }
@@ -76,8 +81,10 @@ public struct RunCommand: WidgetCommand {
         do {
             let lock = try DaemonLock(store: store)
             defer { lock.release() }
-            log("widgetd running: definitions in \(config), snapshots in \(out) (pid \(ProcessInfo.processInfo.processIdentifier))")
-            try await SignalHandling.run(daemon, watching: config)
+            try await SignalHandling.run(daemon, watching: config) {
+                // The first line: the folder is prepared and locked, and from here on every signal counts.
+                log("widgetd running: definitions in \(config), snapshots in \(out) (pid \(ProcessInfo.processInfo.processIdentifier))")
+            }
             return 0
         } catch {
             environment.printError("Error: \(error)")

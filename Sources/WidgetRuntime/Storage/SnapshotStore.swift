@@ -25,17 +25,27 @@ public struct SnapshotStore: Sendable {
     public func snapshotFile(for id: String) -> URL { directory.appendingPathComponent("\(id).json") }
     public func stateFile(for id: String) -> URL { stateDirectory.appendingPathComponent("\(id).json") }
 
-    /// Creates the folders and removes temporary files that an interrupted write left behind.
+    /// Creates the folders and removes temporary files that an interrupted write left behind. Only the
+    /// process that holds the output folder's lock may call it: another's writes under way would go.
     ///
     /// - Throws: ``StoreError`` when the folder cannot be created.
     public func prepare() throws(StoreError) {
+        try createFolders()
+        for folder in [directory, stateDirectory] {
+            AtomicFile.removeLeftovers(in: folder)
+        }
+    }
+
+    /// Creates the output folder and its state folder.
+    ///
+    /// - Throws: ``StoreError`` when a folder cannot be created.
+    public func createFolders() throws(StoreError) {
         for folder in [directory, stateDirectory] {
             do {
                 try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
             } catch {
                 throw StoreError("Cannot create the output folder \(folder.path): \(error.localizedDescription)")
             }
-            AtomicFile.removeLeftovers(in: folder)
         }
     }
 

@@ -9,6 +9,11 @@ import Darwin
 /// Runs a daemon with the process's signals wired to it: SIGTERM and SIGINT cancel it (a graceful stop),
 /// SIGHUP reloads the definitions, SIGUSR1 reads `widgetd reload` requests; a change in the definitions
 /// folder reloads too.
+///
+/// The handlers are installed with `sigaction` before anything else happens, and a handler only writes
+/// the signal's number into a pipe that a dispatch source reads: no signal is lost, however early it
+/// comes (a dispatch signal source arms itself later, on another thread, and a signal sent in between
+/// was ignored).
 enum SignalHandling {
     /// A Unix signal the daemon handles.
     struct UnixSignal: Sendable, Hashable {
@@ -17,36 +22,102 @@ enum SignalHandling {
         static let interrupt = UnixSignal(rawValue: SIGINT)
         static let hangup = UnixSignal(rawValue: SIGHUP)
         static let user1 = UnixSignal(rawValue: SIGUSR1)
+        static let all: [UnixSignal] = [.terminate, .interrupt, .hangup, .user1]
     }
 
-    static func run(_ daemon: WidgetDaemon, watching folder: String) async throws {
+    /// Installs the handlers, calls `ready` (from then on every signal counts), runs `daemon` until a
+    /// stop signal, and returns when it has stopped.
+    ///
+    /// - Throws: what the daemon throws, or ``StoreError`` when the signal pipe cannot be made.
+    static func run(_ daemon: WidgetDaemon, watching folder: String, ready: () -> Void) async throws {
         let queue = DispatchQueue(label: "widgetd.signals")
+        let pipe = try SignalPipe.install(UnixSignal.all.map(\.rawValue))
+        ready()
         let task = Task { try await daemon.run() }
-        var sources: [any DispatchSourceProtocol] = []
-        for signal in [UnixSignal.terminate, .interrupt, .hangup, .user1] {
-            ignoreDefaultAction(signal.rawValue)
-            let source = DispatchSource.makeSignalSource(signal: signal.rawValue, queue: queue)
-            source.setEventHandler {
-                switch signal {
+        let source = DispatchSource.makeReadSource(fileDescriptor: pipe.readEnd, queue: queue)
+        source.setEventHandler {
+            for number in pipe.drain() {
+                switch UnixSignal(rawValue: number) {
                 case .terminate, .interrupt: task.cancel()
                 case .hangup: Task { await daemon.reloadDefinitions() }
-                default: Task { await daemon.checkReloadRequests() }
+                case .user1: Task { await daemon.checkReloadRequests() }
+                default: break
                 }
             }
-            source.resume()
-            sources.append(source)
         }
+        source.resume()
         let watcher = DirectoryWatcher(path: folder, queue: queue) {
             Task { await daemon.reloadDefinitions() }
         }
         defer {
             watcher?.cancel()
-            for source in sources { source.cancel() }
+            source.cancel()
         }
         try await task.value
     }
+}
 
-    private static func ignoreDefaultAction(_ number: Int32) {
-        _ = signal(number, SIG_IGN)
+/// The write end of the pipe the signal handler writes to. A C signal handler can reach nothing but
+/// globals; this one is set once, before the handlers are installed, and only read afterwards.
+nonisolated(unsafe) private var signalPipeWriteEnd: Int32 = -1
+
+/// The signal handler: writes the signal's number into the pipe (async-signal-safe: `write` only).
+private func forwardSignal(_ number: Int32) {
+    let saved = errno
+    var byte = UInt8(truncatingIfNeeded: number)
+    _ = write(signalPipeWriteEnd, &byte, 1)
+    errno = saved
+}
+
+/// The pipe between the signal handler and the daemon (the self-pipe trick).
+private struct SignalPipe: Sendable {
+    let readEnd: Int32
+
+    /// Makes the pipe (both ends non-blocking and closed on exec) and installs `forwardSignal` for
+    /// `signals`.
+    static func install(_ signals: [Int32]) throws(StoreError) -> SignalPipe {
+        if signalPipeWriteEnd < 0 {
+            var ends: [Int32] = [-1, -1]
+            guard pipe(&ends) == 0 else {
+                throw StoreError("Cannot create the signal pipe: \(String(cString: strerror(errno)))")
+            }
+            for end in ends {
+                _ = fcntl(end, F_SETFL, fcntl(end, F_GETFL) | O_NONBLOCK)
+                _ = fcntl(end, F_SETFD, FD_CLOEXEC)
+            }
+            signalReadEnd = ends[0]
+            signalPipeWriteEnd = ends[1]
+        }
+        for number in signals {
+            var action = sigaction()
+            #if canImport(Glibc)
+            action.__sigaction_handler.sa_handler = forwardSignal
+            #else
+            action.__sigaction_u.__sa_handler = forwardSignal
+            #endif
+            action.sa_flags = SA_RESTART
+            sigemptyset(&action.sa_mask)
+            sigaction(number, &action, nil)
+        }
+        return SignalPipe(readEnd: signalReadEnd)
+    }
+
+    /// The signals received since the last call, in order.
+    func drain() -> [Int32] {
+        var numbers: [Int32] = []
+        var buffer = [UInt8](repeating: 0, count: 64)
+        while true {
+            let count = read(readEnd, &buffer, buffer.count)
+            if count > 0 {
+                numbers += buffer[0..<count].map(Int32.init)
+            } else if count < 0, errno == EINTR {
+                continue
+            } else {
+                return numbers
+            }
+        }
     }
 }
+
+/// The read end of the signal pipe, kept for a second daemon run in the same process.
+nonisolated(unsafe) private var signalReadEnd: Int32 = -1
