@@ -7,9 +7,42 @@ import WidgetCore
 public struct Arguments: Sendable {
     private var remaining: [String]
     private var known: [String] = ["--help"]
+    /// The environment variables options may fall back on.
+    private let variables: [String: String]
 
-    public init(_ arguments: some Sequence<String>) {
+    public init(_ arguments: some Sequence<String>, variables: [String: String] = [:]) {
         remaining = Array(arguments)
+        self.variables = variables
+    }
+
+    /// The definitions folder: `--config`, else `$WIDGETD_CONFIG`, else `$CONFIGURATION_DIRECTORY` (set by
+    /// systemd's `ConfigurationDirectory=`), else `widgets.d`; with where it came from, for messages.
+    ///
+    /// - Throws: ``UsageError`` when `--config` is given without a value, or twice.
+    public mutating func configFolder() throws(UsageError) -> (path: String, origin: String) {
+        try folder("--config", variables: ["WIDGETD_CONFIG", "CONFIGURATION_DIRECTORY"], default: "widgets.d")
+    }
+
+    /// The output folder: `--out`, else `$WIDGETD_OUT`, else `$STATE_DIRECTORY` (set by systemd's
+    /// `StateDirectory=`), else `out`; with where it came from, for messages.
+    ///
+    /// - Throws: ``UsageError`` when `--out` is given without a value, or twice.
+    public mutating func outputFolder() throws(UsageError) -> (path: String, origin: String) {
+        try folder("--out", variables: ["WIDGETD_OUT", "STATE_DIRECTORY"], default: "out")
+    }
+
+    /// The option `name`, else the first of `names` that is set (systemd's directory variables may list
+    /// several paths separated by `:`; the first is taken), else `fallback`.
+    private mutating func folder(
+        _ name: String, variables names: [String], default fallback: String
+    ) throws(UsageError) -> (path: String, origin: String) {
+        if let given = try option(name) { return (given, name) }
+        for variable in names {
+            if let value = variables[variable], let first = value.split(separator: ":").first, !first.isEmpty {
+                return (String(first), "$\(variable)")
+            }
+        }
+        return (fallback, "the default")
     }
 
     /// Whether `--help` or `-h` was given.

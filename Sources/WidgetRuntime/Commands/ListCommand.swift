@@ -13,16 +13,16 @@ public struct ListCommand: WidgetCommand {
         Invalid definitions are reported on standard error.
 
         Options:
-          --config DIR   the folder of widget definitions (default: widgets.d)
-          --out DIR      the daemon's output folder (default: out)
+          --config DIR   the folder of widget definitions (default: $WIDGETD_CONFIG, else $CONFIGURATION_DIRECTORY, else widgets.d)
+          --out DIR      the daemon's output folder (default: $WIDGETD_OUT, else $STATE_DIRECTORY, else out)
         """
 
     public var config: String
     public var out: String
 
     public init(arguments: inout Arguments) throws(UsageError) {
-        config = try arguments.option("--config") ?? "widgets.d"
-        out = try arguments.option("--out") ?? "out"
+        config = try arguments.configFolder().path
+        out = try arguments.outputFolder().path
     }
 
     public func run(_ environment: CommandEnvironment) async -> Int32 {

@@ -12,7 +12,7 @@ public struct NextCommand: WidgetCommand {
         time zone and in UTC, like 'systemd-analyze calendar --iterations'.
 
         Options:
-          --config DIR   the folder of widget definitions (default: widgets.d)
+          --config DIR   the folder of widget definitions (default: $WIDGETD_CONFIG, else $CONFIGURATION_DIRECTORY, else widgets.d)
           --count N      how many times to print (default: 5, at most 1000)
           --from DATE    start after this ISO 8601 moment, e.g. 2026-03-08T00:00:00Z (default: now)
         """
@@ -23,7 +23,7 @@ public struct NextCommand: WidgetCommand {
     public var from: Date?
 
     public init(arguments: inout Arguments) throws(UsageError) {
-        config = try arguments.option("--config") ?? "widgets.d"
+        config = try arguments.configFolder().path
         let countText = try arguments.option("--count") ?? "5"
         guard let count = Int(countText), (1...1000).contains(count) else {
             throw UsageError("--count takes a whole number from 1 to 1000, not '\(countText)'")

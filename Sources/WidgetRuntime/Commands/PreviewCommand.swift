@@ -14,7 +14,7 @@ public struct PreviewCommand: WidgetCommand {
         failure shows the placeholder with the error. Exit code 1 when the refresh fails.
 
         Options:
-          --config DIR   the folder of widget definitions (default: widgets.d)
+          --config DIR   the folder of widget definitions (default: $WIDGETD_CONFIG, else $CONFIGURATION_DIRECTORY, else widgets.d)
           --rewrite-origin FROM=TO
                          send HTTP requests whose URL starts with FROM to TO instead (repeatable),
                          e.g. to try definitions against a local server with recorded payloads
@@ -28,7 +28,7 @@ public struct PreviewCommand: WidgetCommand {
     public var access: SourceAccessOptions
 
     public init(arguments: inout Arguments) throws(UsageError) {
-        config = try arguments.option("--config") ?? "widgets.d"
+        config = try arguments.configFolder().path
         access = try SourceAccessOptions(arguments: &arguments)
         guard let id = arguments.positional() else { throw UsageError("preview needs the id of a widget") }
         self.id = id

@@ -19,7 +19,7 @@ public struct ReloadCommand: WidgetCommand {
         widget's daily budget.
 
         Options:
-          --out DIR   the daemon's output folder (default: out)
+          --out DIR   the daemon's output folder (default: $WIDGETD_OUT, else $STATE_DIRECTORY, else out)
 
         Exit code 1 when no daemon is running for DIR.
         """
@@ -28,7 +28,7 @@ public struct ReloadCommand: WidgetCommand {
     public var out: String
 
     public init(arguments: inout Arguments) throws(UsageError) {
-        out = try arguments.option("--out") ?? "out"
+        out = try arguments.outputFolder().path
         guard let id = arguments.positional() else { throw UsageError("reload needs the id of a widget") }
         guard DefinitionReader.isValidID(id) else { throw UsageError("'\(id)' is not a widget id") }
         self.id = id

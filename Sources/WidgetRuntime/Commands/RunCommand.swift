@@ -13,8 +13,10 @@ public struct RunCommand: WidgetCommand {
         current. Each snapshot is replaced atomically, so a reader never sees a half-written file.
 
         Options:
-          --config DIR   the folder of widget definitions (default: widgets.d)
-          --out DIR      the output folder (default: out)
+          --config DIR   the folder of widget definitions; without it $WIDGETD_CONFIG, else
+                         $CONFIGURATION_DIRECTORY (systemd), else widgets.d. It must exist.
+          --out DIR      the output folder; without it $WIDGETD_OUT, else $STATE_DIRECTORY
+                         (systemd), else out
           --once         refresh every widget once, write the snapshots and exit;
                          exit code 1 when a definition is invalid or a widget is not fresh
           --rewrite-origin FROM=TO
@@ -30,23 +32,33 @@ public struct RunCommand: WidgetCommand {
         Signals: SIGTERM and SIGINT stop the daemon; a refresh under way is abandoned and its
         widget keeps its last snapshot. SIGHUP reloads the definitions (so does any change in DIR);
         a widget whose new definition is invalid keeps running its last valid one.
+
+        Under systemd (Type=notify) the daemon reports READY=1 once the definitions are loaded,
+        RELOADING=1 and READY=1 around reloads, STOPPING=1, and WATCHDOG=1 when WatchdogSec= is set.
         """
 
     public var config: String
+    /// Where ``config`` came from (`--config`, `$WIDGETD_CONFIG`, …), for messages.
+    public var configOrigin: String
     /// `--allow-path` and `--rewrite-origin`.
     public var access: SourceAccessOptions
     public var out: String
     public var once: Bool
 
     public init(arguments: inout Arguments) throws(UsageError) {
-        config = try arguments.option("--config") ?? "widgets.d"
+        (config, configOrigin) = try arguments.configFolder()
         access = try SourceAccessOptions(arguments: &arguments)
-        out = try arguments.option("--out") ?? "out"
+        out = try arguments.outputFolder().path
         once = arguments.flag("--once")
     }
 
     public func run(_ environment: CommandEnvironment) async -> Int32 {
+        if let problem = RunCommand.configProblem(config, origin: configOrigin) {
+            environment.printError("Error: \(problem)")
+            return 2
+        }
         let environment = access.apply(to: environment)
+        let notifier = ServiceNotifier(variables: environment.variables)
         let store = SnapshotStore(directory: URL(fileURLWithPath: out, isDirectory: true))
         let log: @Sendable (String) -> Void = { line in
             environment.printError("\(Timestamp.string(environment.clock.now())) \(line)")
@@ -57,7 +69,8 @@ public struct RunCommand: WidgetCommand {
             reader: environment.reader,
             refresher: environment.refresher(assets: store.assetsDirectory, log: log),
             clock: environment.clock,
-            log: log
+            log: log,
+            lifecycle: { event in RunCommand.notify(notifier, of: event) }
         )
         let daemon = WidgetDaemon(configuration: configuration)
         if once {
@@ -78,6 +91,15 @@ public struct RunCommand: WidgetCommand {
                 return 1
             }
         }
+        let watchdog = notifier.watchdogInterval.map { interval in
+            Task {
+                while !Task.isCancelled {
+                    notifier.send(["WATCHDOG=1"])
+                    try? await Task.sleep(for: interval)
+                }
+            }
+        }
+        defer { watchdog?.cancel() }
         do {
             let lock = try DaemonLock(store: store)
             defer { lock.release() }
@@ -89,6 +111,42 @@ public struct RunCommand: WidgetCommand {
         } catch {
             environment.printError("Error: \(error)")
             return 1
+        }
+    }
+
+    /// Why the definitions folder cannot be used, in a sentence; nil when it can.
+    static func configProblem(_ path: String, origin: String) -> String? {
+        var isDirectory: ObjCBool = false
+        let fix = "create it or pass --config DIR"
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+            return "the definitions folder \(path) (from \(origin)) does not exist; \(fix)."
+        }
+        guard isDirectory.boolValue else {
+            return "the definitions folder \(path) (from \(origin)) is a file, not a folder; pass --config DIR."
+        }
+        guard FileManager.default.isReadableFile(atPath: path), FileManager.default.isExecutableFile(atPath: path) else {
+            return "the definitions folder \(path) (from \(origin)) cannot be read by this user; fix its permissions or pass --config DIR."
+        }
+        return nil
+    }
+
+    /// `1 widget loaded`, `6 widgets loaded`.
+    private static func loaded(_ count: Int) -> String {
+        "\(count) widget\(count == 1 ? "" : "s") loaded"
+    }
+
+    /// Tells the service manager of a change in the daemon's state.
+    static func notify(_ notifier: ServiceNotifier, of event: WidgetDaemon.LifecycleEvent) {
+        guard notifier.isEnabled else { return }
+        switch event {
+        case .ready(let widgets):
+            notifier.send(["READY=1", "MAINPID=\(ProcessInfo.processInfo.processIdentifier)", "STATUS=\(loaded(widgets))"])
+        case .reloading:
+            notifier.send(["RELOADING=1", ServiceNotifier.monotonicMicroseconds(), "STATUS=reloading the definitions"])
+        case .reloaded(let widgets):
+            notifier.send(["READY=1", "STATUS=\(loaded(widgets))"])
+        case .stopping:
+            notifier.send(["STOPPING=1", "STATUS=stopping"])
         }
     }
 }

@@ -13,7 +13,7 @@ public struct StatusCommand: WidgetCommand {
         problems of the definitions as the daemon last loaded them.
 
         Options:
-          --out DIR   the daemon's output folder (default: out)
+          --out DIR   the daemon's output folder (default: $WIDGETD_OUT, else $STATE_DIRECTORY, else out)
 
         Exit code 1 when a widget is not fresh or a definition has a problem.
         """
@@ -21,7 +21,7 @@ public struct StatusCommand: WidgetCommand {
     public var out: String
 
     public init(arguments: inout Arguments) throws(UsageError) {
-        out = try arguments.option("--out") ?? "out"
+        out = try arguments.outputFolder().path
     }
 
     public func run(_ environment: CommandEnvironment) async -> Int32 {

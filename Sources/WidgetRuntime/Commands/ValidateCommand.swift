@@ -15,7 +15,7 @@ public struct ValidateCommand: WidgetCommand {
           widgets.d/news.json:7:14: $.schedule.every: "15 minutes" is not a duration; write e.g. "15m"
 
         Options:
-          --config DIR     the folder of widget definitions (default: widgets.d)
+          --config DIR     the folder of widget definitions (default: $WIDGETD_CONFIG, else $CONFIGURATION_DIRECTORY, else widgets.d)
           --format FORMAT  text (default) or json (an array of {file, line, column, path, message})
 
         Exit code 1 when any problem is found.
@@ -25,7 +25,7 @@ public struct ValidateCommand: WidgetCommand {
     public var json: Bool
 
     public init(arguments: inout Arguments) throws(UsageError) {
-        config = try arguments.option("--config") ?? "widgets.d"
+        config = try arguments.configFolder().path
         let format = try arguments.option("--format") ?? "text"
         guard format == "text" || format == "json" else {
             throw UsageError("--format takes 'text' or 'json', not '\(format)'")

@@ -34,6 +34,9 @@ public struct CommandEnvironment: Sendable {
     public var resources: StageResources
     /// What `widgetd --version` prints.
     public var build: BuildInfo
+    /// The environment variables commands read (`WIDGETD_CONFIG`, `NOTIFY_SOCKET`, …): the process's own
+    /// by default.
+    public var variables: [String: String]
     /// Prints to standard output (the text has no trailing newline; one is added). The defaults never
     /// stop the process when a stream is closed or broken (``StandardStream``).
     public var print: @Sendable (String) -> Void
@@ -47,6 +50,7 @@ public struct CommandEnvironment: Sendable {
         secrets: SecretStore = .processEnvironment,
         resources: StageResources = StageResources(),
         build: BuildInfo = BuildInfo(),
+        variables: [String: String] = ProcessInfo.processInfo.environment,
         print: @escaping @Sendable (String) -> Void = { StandardStream.output.write($0 + "\n") },
         printError: @escaping @Sendable (String) -> Void = { StandardStream.error.write($0 + "\n") }
     ) {
@@ -56,6 +60,7 @@ public struct CommandEnvironment: Sendable {
         self.secrets = secrets
         self.resources = resources
         self.build = build
+        self.variables = variables
         self.print = print
         self.printError = printError
     }

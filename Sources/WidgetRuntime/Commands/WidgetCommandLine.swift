@@ -60,7 +60,7 @@ public enum WidgetCommandLine {
             environment.printError("Error: unknown command '\(name)'\(hint)\nRun 'widgetd --help' for the list of commands.")
             return 2
         }
-        var parsed = Arguments(words)
+        var parsed = Arguments(words, variables: environment.variables)
         if parsed.wantsHelp() {
             environment.print(command.help)
             return 0

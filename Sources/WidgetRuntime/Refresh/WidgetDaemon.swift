@@ -34,6 +34,8 @@ public final class WidgetDaemon: Sendable {
         public var maximumConcurrentRefreshes: Int
         /// Where the daemon reports, one line at a time.
         public var log: @Sendable (String) -> Void
+        /// Called as the daemon's state changes (ready, reloading, stopping): for a service manager.
+        public var lifecycle: @Sendable (LifecycleEvent) -> Void
 
         public init(
             definitions: DefinitionDirectory,
@@ -42,7 +44,8 @@ public final class WidgetDaemon: Sendable {
             refresher: WidgetRefresher = WidgetRefresher(),
             clock: any WidgetClock = SystemClock(),
             maximumConcurrentRefreshes: Int = 8,
-            log: @escaping @Sendable (String) -> Void = { _ in }
+            log: @escaping @Sendable (String) -> Void = { _ in },
+            lifecycle: @escaping @Sendable (LifecycleEvent) -> Void = { _ in }
         ) {
             self.definitions = definitions
             self.store = store
@@ -51,7 +54,20 @@ public final class WidgetDaemon: Sendable {
             self.clock = clock
             self.maximumConcurrentRefreshes = maximumConcurrentRefreshes
             self.log = log
+            self.lifecycle = lifecycle
         }
+    }
+
+    /// A change in the daemon's state, as ``Configuration/lifecycle`` hears of it.
+    public enum LifecycleEvent: Sendable, Equatable {
+        /// The definitions are loaded and the index written; refreshing begins.
+        case ready(widgets: Int)
+        /// A reload of the definitions begins.
+        case reloading
+        /// The reload is done.
+        case reloaded(widgets: Int)
+        /// A stop has begun: no refresh starts any more.
+        case stopping
     }
 
     public let configuration: Configuration
@@ -126,6 +142,7 @@ public final class WidgetDaemon: Sendable {
         // widgets removed while the daemon was down.
         book.writeIndexAndMetrics(now: configuration.clock.now(), log: configuration.log)
         defer { refreshContinuation.finish() }
+        configuration.lifecycle(.ready(widgets: book.widgets.count))
 
         while !Task.isCancelled {
             let now = configuration.clock.now()
@@ -140,8 +157,10 @@ public final class WidgetDaemon: Sendable {
             for event in events {
                 switch event {
                 case .reloadDefinitions:
+                    configuration.lifecycle(.reloading)
                     reload(into: &book, startup: false)
                     book.writeIndexAndMetrics(now: configuration.clock.now(), log: configuration.log)
+                    configuration.lifecycle(.reloaded(widgets: book.widgets.count))
                 case .reloadRequested:
                     let now = configuration.clock.now()
                     for id in takeReloadRequests() {
@@ -161,6 +180,7 @@ public final class WidgetDaemon: Sendable {
                 }
             }
         }
+        configuration.lifecycle(.stopping)
         configuration.log("stopping")
     }
 

@@ -57,12 +57,14 @@ enum Widgetd {
     }
 
     /// Runs `widgetd arguments` in `directory` (the package root by default) and waits for it to exit.
-    static func run(_ arguments: [String], in directory: URL = packageRoot) async throws -> Output {
-        try await run(program: try executable(), arguments, in: directory)
+    static func run(_ arguments: [String], in directory: URL = packageRoot, variables: [String: String] = [:]) async throws -> Output {
+        try await run(program: try executable(), arguments, in: directory, variables: variables)
     }
 
     /// Runs `program arguments` in `directory` and waits for it to exit, without holding a thread.
-    static func run(program: URL, _ arguments: [String], in directory: URL = packageRoot) async throws -> Output {
+    static func run(
+        program: URL, _ arguments: [String], in directory: URL = packageRoot, variables: [String: String] = [:]
+    ) async throws -> Output {
         let folder = try TemporaryFolder("widgetd-output")
         let stdoutFile = folder.file("stdout")
         let stderrFile = folder.file("stderr")
@@ -71,6 +73,7 @@ enum Widgetd {
         let process = Process()
         process.executableURL = program
         process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(variables) { $1 }
         process.currentDirectoryURL = directory
         process.standardInput = FileHandle.nullDevice
         process.standardOutput = try FileHandle(forWritingTo: stdoutFile)
@@ -115,11 +118,13 @@ extension Widgetd {
         }
     }
 
-    /// Starts `widgetd arguments` in `directory` without waiting for it.
-    static func start(_ arguments: [String], in directory: URL) throws -> Running {
+    /// Starts `widgetd arguments` in `directory` without waiting for it; `variables` are added to the
+    /// environment it inherits.
+    static func start(_ arguments: [String], in directory: URL, variables: [String: String] = [:]) throws -> Running {
         let process = Process()
         process.executableURL = try executable()
         process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(variables) { $1 }
         process.currentDirectoryURL = directory
         process.standardInput = FileHandle.nullDevice
         let output = Pipe()
