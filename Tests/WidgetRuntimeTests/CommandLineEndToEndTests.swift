@@ -173,7 +173,7 @@ struct CommandLineEndToEndTests {
     @Test func everyCommandHasHelpStartingWithItsUsage() async throws {
         let run = try await Widgetd.run(["run", "--help"])
         #expect(run.status == 0)
-        #expect(run.stdoutLines.first == "Usage: widgetd run [--config DIR] [--out DIR] [--once] [--allow-path DIR]… [--rewrite-origin FROM=TO]…")
+        #expect(run.stdoutLines.first == "Usage: widgetd run [--config DIR] [--out DIR] [--once] [--shard K/N] [--allow-path DIR]… [--rewrite-origin FROM=TO]…")
         for command in WidgetCommandLine.commands {
             let output = try await Widgetd.run([command.name, "--help"])
             #expect(output.status == 0)

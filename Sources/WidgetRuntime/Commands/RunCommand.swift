@@ -7,7 +7,7 @@ public struct RunCommand: WidgetCommand {
     public static let name = "run"
     public static let summary = "Keep every widget's snapshot fresh (the daemon); --once refreshes each once."
     public static let help = """
-        Usage: widgetd run [--config DIR] [--out DIR] [--once] [--allow-path DIR]… [--rewrite-origin FROM=TO]…
+        Usage: widgetd run [--config DIR] [--out DIR] [--once] [--shard K/N] [--allow-path DIR]… [--rewrite-origin FROM=TO]…
 
         Runs every widget defined in DIR and keeps OUT/<id>.json, OUT/index.json and OUT/widgetd.prom
         current. Each snapshot is replaced atomically, so a reader never sees a half-written file.
@@ -19,6 +19,9 @@ public struct RunCommand: WidgetCommand {
                          (systemd), else out
           --once         refresh every widget once, write the snapshots and exit;
                          exit code 1 when a definition is invalid or a widget is not fresh
+          --shard K/N    run only the widgets that shard K of N owns (K from 0), so that N
+                         daemons share one definitions folder without coordination; each
+                         needs its own --out (a widget's owner follows from its id alone)
           --rewrite-origin FROM=TO
                          send HTTP requests whose URL starts with FROM to TO instead (repeatable),
                          e.g. to try definitions against a local server with recorded payloads
@@ -44,12 +47,19 @@ public struct RunCommand: WidgetCommand {
     public var access: SourceAccessOptions
     public var out: String
     public var once: Bool
+    /// `--shard K/N`.
+    public var shard: Shard?
 
     public init(arguments: inout Arguments) throws(UsageError) {
         (config, configOrigin) = try arguments.configFolder()
         access = try SourceAccessOptions(arguments: &arguments)
         out = try arguments.outputFolder().path
         once = arguments.flag("--once")
+        do {
+            shard = try arguments.option("--shard").map { text throws(ShardError) in try Shard(parsing: text) }
+        } catch {
+            throw UsageError("--shard: \(error)")
+        }
     }
 
     public func run(_ environment: CommandEnvironment) async -> Int32 {
@@ -69,6 +79,7 @@ public struct RunCommand: WidgetCommand {
             reader: environment.reader,
             refresher: environment.refresher(assets: store.assetsDirectory, log: log),
             clock: environment.clock,
+            shard: shard,
             log: log,
             lifecycle: { event in RunCommand.notify(notifier, of: event) }
         )
@@ -105,7 +116,8 @@ public struct RunCommand: WidgetCommand {
             defer { lock.release() }
             try await SignalHandling.run(daemon, watching: config) {
                 // The first line: the folder is prepared and locked, and from here on every signal counts.
-                log("widgetd running: definitions in \(config), snapshots in \(out) (pid \(ProcessInfo.processInfo.processIdentifier))")
+                let part = shard.map { ", shard \($0)" } ?? ""
+                log("widgetd running: definitions in \(config), snapshots in \(out)\(part) (pid \(ProcessInfo.processInfo.processIdentifier))")
             }
             return 0
         } catch {

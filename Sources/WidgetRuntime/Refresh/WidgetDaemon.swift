@@ -32,6 +32,8 @@ public final class WidgetDaemon: Sendable {
         public var clock: any WidgetClock
         /// How many widgets refresh at once.
         public var maximumConcurrentRefreshes: Int
+        /// When several daemons share the definitions: the one this daemon is; it runs only its widgets.
+        public var shard: Shard?
         /// Where the daemon reports, one line at a time.
         public var log: @Sendable (String) -> Void
         /// Called as the daemon's state changes (ready, reloading, stopping): for a service manager.
@@ -44,6 +46,7 @@ public final class WidgetDaemon: Sendable {
             refresher: WidgetRefresher = WidgetRefresher(),
             clock: any WidgetClock = SystemClock(),
             maximumConcurrentRefreshes: Int = 8,
+            shard: Shard? = nil,
             log: @escaping @Sendable (String) -> Void = { _ in },
             lifecycle: @escaping @Sendable (LifecycleEvent) -> Void = { _ in }
         ) {
@@ -53,6 +56,7 @@ public final class WidgetDaemon: Sendable {
             self.refresher = refresher
             self.clock = clock
             self.maximumConcurrentRefreshes = maximumConcurrentRefreshes
+            self.shard = shard
             self.log = log
             self.lifecycle = lifecycle
         }
@@ -118,7 +122,7 @@ public final class WidgetDaemon: Sendable {
     /// - Throws: ``StoreError`` when the output folder cannot be prepared.
     public func runOnce() async throws -> OnceReport {
         try configuration.store.prepare()
-        let loaded = configuration.definitions.load(reader: configuration.reader)
+        let loaded = loadDefinitions()
         recordProblems(loaded.diagnostics)
         var book = Book(store: configuration.store)
         for widget in loaded.widgets { book.add(widget, now: configuration.clock.now(), startup: false) }
@@ -186,7 +190,7 @@ public final class WidgetDaemon: Sendable {
 
     /// Loads the definitions into `book`, keeping the last valid version of widgets whose file broke.
     private func reload(into book: inout Book, startup: Bool) {
-        let loaded = configuration.definitions.load(reader: configuration.reader)
+        let loaded = loadDefinitions()
         for diagnostic in loaded.diagnostics { configuration.log("invalid definition: \(diagnostic)") }
         recordProblems(loaded.diagnostics)
         if loaded.files.isEmpty, !loaded.diagnostics.isEmpty, !book.widgets.isEmpty {
@@ -214,6 +218,15 @@ public final class WidgetDaemon: Sendable {
                 book.remove(id)
             }
         }
+    }
+
+    /// Reads the definitions, keeping only this shard's widgets when the daemon is one of several.
+    private func loadDefinitions() -> DefinitionDirectory.LoadResult {
+        var loaded = configuration.definitions.load(reader: configuration.reader)
+        if let shard = configuration.shard {
+            loaded.widgets.removeAll { !shard.owns($0.id) }
+        }
+        return loaded
     }
 
     /// Keeps the definitions' problems where `widgetd status` shows them.

@@ -208,13 +208,7 @@ public struct HTTPFetcher: Fetcher {
         }
         var text = method + " " + ((try? url.renderString(scope)) ?? url.source)
         if let body, let value = try? body.render(scope) { text += "\n" + JSONWriter.string(value) }
-        // FNV-1a, 64 bits: stable across runs and platforms, unlike `Hasher`.
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in text.utf8 {
-            hash ^= UInt64(byte)
-            hash = hash &* 0x100_0000_01b3
-        }
-        let digits = String(hash, radix: 16)
+        let digits = String(StableHash.fnv1a(text.utf8), radix: 16)
         return String(repeating: "0", count: 16 - digits.count) + digits
     }
 
