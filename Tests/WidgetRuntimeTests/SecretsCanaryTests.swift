@@ -5,7 +5,8 @@ import WidgetRuntime
 import WidgetStages
 import WidgetTesting
 
-/// A secret given to the built `widgetd` through the environment and used in a source's URL path, query,
+/// A secret given to the built `widgetd` through the environment (`env.NAME`) or a secrets folder
+/// (`secret.NAME`, from `--secrets` or `$CREDENTIALS_DIRECTORY`) and used in a source's URL path, query,
 /// headers and body must reach the server and nothing else: no snapshot, index, metrics or state file, and
 /// no output of any command, whether the refreshes succeed or fail.
 @Suite(.timeLimit(.minutes(2)))
@@ -15,6 +16,8 @@ struct SecretsCanaryTests {
     /// never looked up on a name server.
     static let hostCanary = "2130706433"
     static let environment = ["WIDGETD_TEST_TOKEN": canary, "WIDGETD_TEST_HOST": hostCanary]
+    /// The secret kept in a file of the secrets folder, as systemd's `LoadCredential=` leaves it.
+    static let fileCanary = "FILED-81d2e7"
 
     /// A widget that sends the secret in the path, the query, a header and the body of a request for
     /// `route` (a route of the server, behind its `/secret/<s>/` prefix, which checks the secret arrived and
@@ -64,17 +67,31 @@ struct SecretsCanaryTests {
             "notaurl": """
                 {"source": {"url": "{{ env.WIDGETD_TEST_TOKEN }}"}, "parser": "json"}
                 """,
+            // secret.NAME: the file api_key of the secrets folder.
+            "filed": """
+                {"source": {"url": "\(server.baseURL.absoluteString)secret/{{ secret.api_key }}/json?key={{ secret['api_key'] }}",
+                  "headers": {"Authorization": "Bearer {{ secret.api_key }}"}, "body": {"token": "{{ secret.api_key }}"}},
+                 "parser": "json"}
+                """,
+            "filedunavailable": """
+                {"source": {"url": "\(server.baseURL.absoluteString)secret/{{ secret.api_key }}/status/503?retry-after=60"},
+                 "parser": "json"}
+                """,
         ]
+        try folder.write("secrets/api_key", Self.fileCanary + "\n")
         for (id, text) in widgets { try folder.write("widgets.d/\(id).json", text) }
 
         var outputs: [(String, Widgetd.Output)] = []
-        func run(_ arguments: [String]) async throws {
-            let output = try await Widgetd.run(arguments, in: folder.url, environment: Self.environment)
+        func run(_ arguments: [String], credentials: Bool = false) async throws {
+            // The secrets folder by option, or as systemd gives it to a service.
+            let variables = credentials ? Self.environment.merging(["CREDENTIALS_DIRECTORY": folder.file("secrets").path]) { $1 } : Self.environment
+            let arguments = credentials || !["validate", "run", "list", "preview"].contains(arguments[0]) ? arguments : arguments + ["--secrets", "secrets"]
+            let output = try await Widgetd.run(arguments, in: folder.url, variables: variables)
             outputs.append((arguments.joined(separator: " "), output))
         }
         try await run(["validate", "--config", "widgets.d"])
         try await run(["run", "--config", "widgets.d", "--out", "out", "--once"])
-        try await run(["run", "--config", "widgets.d", "--out", "out", "--once"])
+        try await run(["run", "--config", "widgets.d", "--out", "out", "--once"], credentials: true)
         try await run(["status", "--out", "out"])
         try await run(["list", "--config", "widgets.d", "--out", "out"])
         for id in widgets.keys.sorted() { try await run(["preview", id, "--config", "widgets.d"]) }
@@ -89,10 +106,12 @@ struct SecretsCanaryTests {
 
         let counts = try JSONReader.read(try await HTTPClient().send(HTTPRequest(url: server.url("/count"))).body)
         #expect(counts["targets"]?["/secret/\(Self.canary)/json?key=\(Self.canary)"] != nil)
+        #expect(counts["targets"]?["/secret/\(Self.fileCanary)/json?key=\(Self.fileCanary)"] != nil)
+        #expect(try OutputFolder.snapshot("filed", in: out)["status"] == "fresh")
 
         var leaks: [String] = []
         for (command, output) in outputs {
-            for canary in [Self.canary, Self.hostCanary] {
+            for canary in [Self.canary, Self.hostCanary, Self.fileCanary] {
                 if output.stdout.contains(canary) { leaks.append("\(canary) in the output of widgetd \(command)") }
                 if output.stderr.contains(canary) { leaks.append("\(canary) in the errors of widgetd \(command)") }
             }
@@ -103,7 +122,7 @@ struct SecretsCanaryTests {
         #expect(files.contains { $0.hasPrefix(".state/") })
         for name in files {
             let data = try Data(contentsOf: out.appendingPathComponent(name))
-            for canary in [Self.canary, Self.hostCanary] where data.range(of: Data(canary.utf8)) != nil {
+            for canary in [Self.canary, Self.hostCanary, Self.fileCanary] where data.range(of: Data(canary.utf8)) != nil {
                 leaks.append("\(canary) in \(name)")
             }
         }
@@ -120,6 +139,7 @@ struct SecretsCanaryTests {
             "loop": "source: the request to \(host) was redirected more than 5 times, the limit",
             "capped": "source: the response from \(host) announced 5000 bytes, more than the 100-byte limit",
             "refused": "source: the connection to 127.0.0.1:\(closedPort) was refused",
+            "filedunavailable": "source: \(host) answered 503 Service Unavailable",
         ]
         for (id, error) in expected.sorted(by: { $0.key < $1.key }) {
             #expect(try OutputFolder.snapshot(id, in: out)["error"] == .string(error), "\(id)")
@@ -133,5 +153,35 @@ struct SecretsCanaryTests {
             try OutputFolder.snapshot("notaurl", in: out)["error"]
                 == "source: the url template did not give an http or https URL; check the values it reads"
         )
+    }
+
+    @Test func validateNamesAMissingSecretFileAndWhereItLooked() async throws {
+        let folder = try TemporaryFolder()
+        try folder.write("widgets.d/w.json", #"{"source": {"url": "https://example.com/?k={{ secret.api_key }}"}}"#)
+        try folder.write("secrets/other", "x")
+        let withFolder = try await Widgetd.run(["validate", "--config", "widgets.d", "--secrets", "secrets"], in: folder.url)
+        #expect(withFolder.status == 1)
+        #expect(withFolder.stdoutLines == [
+            "widgets.d/w.json:1:20: $.source.url: the secret api_key is not a file in the secrets folder secrets; write it to secrets/api_key"
+        ])
+        let without = try await Widgetd.run(["validate", "--config", "widgets.d"], in: folder.url)
+        #expect(without.stdoutLines == [
+            "widgets.d/w.json:1:20: $.source.url: the secret api_key cannot be read: no secrets folder is given; pass --secrets DIR or run under systemd with LoadCredential=api_key:FILE"
+        ])
+        let missing = try await Widgetd.run(["validate", "--config", "widgets.d", "--secrets", "nowhere"], in: folder.url)
+        #expect(missing.status == 2)
+        #expect(missing.stderrLines.first?.hasPrefix("Error: the secrets folder nowhere (from --secrets) cannot be read") == true)
+    }
+
+    @Test func aSecretOutsideASourceIsRejected() async throws {
+        let folder = try TemporaryFolder()
+        try folder.write("widgets.d/w.json", #"""
+            {"source": {"url": "https://example.com/"},
+             "transforms": [{"type": "map", "fields": {"key": "{{ secret.api_key }}"}}]}
+            """#)
+        try folder.write("secrets/api_key", "x")
+        let output = try await Widgetd.run(["validate", "--config", "widgets.d", "--secrets", "secrets"], in: folder.url)
+        #expect(output.status == 1)
+        #expect(output.stdout.contains(#"{{ secret.… }} may only be used in a source's "url", "headers" and "body""#))
     }
 }

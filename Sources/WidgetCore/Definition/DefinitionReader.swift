@@ -50,7 +50,8 @@ public struct DefinitionReader: Sendable {
     /// The zone of definitions without `timeZone`.
     public let defaultTimeZone: TimeZone
 
-    /// The environment `{{ env.NAME }}` reads; when set, a name it lacks is a validation error.
+    /// The secrets `{{ env.NAME }}` and `{{ secret.NAME }}` read; when set, a name it lacks is a validation
+    /// error.
     public let environment: SecretStore?
 
     public init(
@@ -65,42 +66,50 @@ public struct DefinitionReader: Sendable {
         self.environment = environment
     }
 
-    /// The names a template reads from `env`: `env.NAME` and `env['NAME']`.
-    public static func secretNames(in source: String) -> [String] {
-        var names: [String] = []
+    /// One secret a template reads: `env.NAME` or `secret.NAME`.
+    public struct SecretReference: Sendable, Hashable {
+        public var namespace: SecretStore.Namespace
+        public var name: String
+    }
+
+    /// The secrets a template reads: `env.NAME`, `env['NAME']`, `secret.NAME`, `secret['NAME']`.
+    public static func secretReferences(in source: String) -> [SecretReference] {
+        var references: [SecretReference] = []
         let scalars = Array(source.unicodeScalars)
-        var index = 0
         func isNameScalar(_ scalar: Unicode.Scalar) -> Bool {
             scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) || scalar == "_" || scalar == "-"
         }
-        while index + 3 < scalars.count {
+        func matches(_ word: [Unicode.Scalar], at index: Int) -> Bool {
+            index + word.count < scalars.count && Array(scalars[index..<(index + word.count)]) == word
+        }
+        let words = SecretStore.Namespace.allCases.map { ($0, Array($0.rawValue.unicodeScalars)) }
+        var index = 0
+        while index < scalars.count {
             let startsWord = index == 0 || !isNameScalar(scalars[index - 1]) && scalars[index - 1] != "."
-            guard startsWord, scalars[index] == "e", scalars[index + 1] == "n", scalars[index + 2] == "v" else {
+            guard startsWord, let (namespace, word) = words.first(where: { matches($0.1, at: index) }) else {
                 index += 1
                 continue
             }
-            var cursor = index + 3
+            var cursor = index + word.count
+            var name = ""
             if scalars[cursor] == "." {
                 cursor += 1
-                var name = ""
                 while cursor < scalars.count, isNameScalar(scalars[cursor]) {
                     name.unicodeScalars.append(scalars[cursor])
                     cursor += 1
                 }
-                if !name.isEmpty { names.append(name) }
             } else if scalars[cursor] == "[", cursor + 1 < scalars.count, scalars[cursor + 1] == "'" || scalars[cursor + 1] == "\"" {
                 let quote = scalars[cursor + 1]
                 cursor += 2
-                var name = ""
                 while cursor < scalars.count, scalars[cursor] != quote {
                     name.unicodeScalars.append(scalars[cursor])
                     cursor += 1
                 }
-                if !name.isEmpty { names.append(name) }
             }
-            index = cursor
+            if !name.isEmpty { references.append(SecretReference(namespace: namespace, name: name)) }
+            index = max(cursor, index + 1)
         }
-        return names
+        return references
     }
 
     /// Reads one definition file.
@@ -581,18 +590,28 @@ extension DefinitionReader {
             return definitions
         }
 
-        /// `{{ env.NAME }}` is allowed in a source's `url`, `headers` and `body` only.
+        /// `{{ env.NAME }}` and `{{ secret.NAME }}` are allowed in a source's `url`, `headers` and `body` only.
         mutating func checkSecrets(_ value: WidgetValue, at path: ValuePath) {
             switch value {
             case .string(let text):
-                guard text.containsBytes("{{"), text.containsBytes("env"), let template = try? Template(text, filters: reader.filters),
-                    template.variables.contains("env")
+                guard text.containsBytes("{{"), text.containsBytes("env") || text.containsBytes("secret"),
+                    let template = try? Template(text, filters: reader.filters),
+                    let namespace = SecretStore.Namespace.allCases.first(where: { template.variables.contains($0.rawValue) })
                 else { return }
                 if !Self.secretsAllowed(at: path) {
-                    report(path, "{{ env.… }} may only be used in a source's \"url\", \"headers\" and \"body\", so that secrets never reach a snapshot; move it there")
+                    report(path, "{{ \(namespace.rawValue).… }} may only be used in a source's \"url\", \"headers\" and \"body\", so that secrets never reach a snapshot; move it there")
                 } else if let environment = reader.environment {
-                    for name in DefinitionReader.secretNames(in: text) where environment[name] == nil {
-                        report(path, "the environment variable \(name) is not set; export it before starting widgetd")
+                    for reference in DefinitionReader.secretReferences(in: text) where environment[reference.namespace, reference.name] == nil {
+                        switch reference.namespace {
+                        case .env:
+                            report(path, "the environment variable \(reference.name) is not set; export it before starting widgetd")
+                        case .secret:
+                            if let folder = environment.folder {
+                                report(path, "the secret \(reference.name) is not a file in the secrets folder \(folder); write it to \(folder)/\(reference.name)")
+                            } else {
+                                report(path, "the secret \(reference.name) cannot be read: no secrets folder is given; pass --secrets DIR or run under systemd with LoadCredential=\(reference.name):FILE")
+                            }
+                        }
                     }
                 }
             case .array(let elements):

@@ -337,7 +337,8 @@ public struct PipelineBuildError: Error, Sendable, CustomStringConvertible {
 // MARK: - Templates
 
 extension StageContext {
-    /// The variables templates see: `inputs`, `now`, `widget`, `params`, and `env` when `secrets` is true;
+    /// The variables templates see: `inputs`, `now`, `widget`, `params`, and `env` and `secret` when
+    /// `secrets` is true;
     /// `item`'s members are root names too.
     public func templateScope(item: WidgetValue? = nil, secrets: Bool = false) -> TemplateScope {
         var globals: WidgetObject = [
@@ -346,7 +347,8 @@ extension StageContext {
             "widget": widgetValue,
             "params": .object(params),
         ]
-        if secrets { globals["env"] = self.secrets.value }
-        return TemplateScope(globals: globals, item: item, now: now, timeZone: timeZone)
+        var scope = TemplateScope(globals: globals, item: item, now: now, timeZone: timeZone)
+        if secrets { self.secrets.install(in: &scope, masked: false) }
+        return scope
     }
 }

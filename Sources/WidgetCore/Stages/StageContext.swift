@@ -66,34 +66,73 @@ public struct StageContext: Sendable {
     }
 }
 
-/// Values that may be read by `{{ env.NAME }}` in a source and must never appear anywhere else.
+/// Values that may be read by `{{ env.NAME }}` (environment variables) and `{{ secret.NAME }}` (files in
+/// a secrets folder) in a source, and must never appear anywhere else.
+///
+/// ```swift
+/// let secrets = SecretStore(environment: ["API_KEY": "…"], files: ["coingecko-key": "…"])
+/// secrets[.secret, "coingecko-key"]
+/// ```
 public struct SecretStore: Sendable {
-    private let values: [String: String]
-
-    /// Reads secrets from `environment`, by default the process environment.
-    public init(environment: [String: String] = [:]) {
-        values = environment
+    /// Where a template finds secrets: its root name.
+    public enum Namespace: String, Sendable, CaseIterable {
+        /// `{{ env.NAME }}`: an environment variable.
+        case env
+        /// `{{ secret.NAME }}`: the file NAME in the secrets folder.
+        case secret
     }
 
-    /// The process environment.
+    private let values: [Namespace: [String: String]]
+    /// The folder `secret.NAME` is read from, for messages; nil when none was given.
+    public let folder: String?
+
+    /// Secrets from `environment` (for `env`) and `files` (for `secret`, read from `folder`).
+    public init(environment: [String: String] = [:], files: [String: String] = [:], folder: String? = nil) {
+        values = [.env: environment, .secret: files]
+        self.folder = folder
+    }
+
+    /// The process environment, and no secret files.
     public static var processEnvironment: SecretStore {
         SecretStore(environment: ProcessInfo.processInfo.environment)
     }
 
-    public subscript(name: String) -> String? { values[name] }
+    /// An environment variable (`env.NAME`).
+    public subscript(name: String) -> String? { values[.env]?[name] }
+
+    /// `namespace.name`.
+    public subscript(namespace: Namespace, name: String) -> String? { values[namespace]?[name] }
+
+    /// This store with `secret.NAME` read from `files`, which came from `folder`.
+    public func withFiles(_ files: [String: String], folder: String) -> SecretStore {
+        SecretStore(environment: values[.env] ?? [:], files: files, folder: folder)
+    }
 
     /// `text` with every secret value that occurs in it replaced by `***`, for error messages.
     public func redact(_ text: String) -> String {
         var result = text
-        for value in values.values where value.count >= 4 && result.contains(value) {
-            result = result.replacingOccurrences(of: value, with: "***")
+        for namespace in Namespace.allCases {
+            for value in values[namespace, default: [:]].values where value.count >= 4 && result.contains(value) {
+                result = result.replacingOccurrences(of: value, with: "***")
+            }
         }
         return result
     }
 
-    /// The secrets as a template variable, keyed by name.
-    public var value: WidgetValue {
-        .object(WidgetObject(values.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) }))
+    /// The environment variables as a template variable, keyed by name.
+    public var value: WidgetValue { value(of: .env) }
+
+    /// One namespace's secrets as a template variable, keyed by name.
+    public func value(of namespace: Namespace, masked: Bool = false) -> WidgetValue {
+        let entries = values[namespace, default: [:]].sorted { $0.key < $1.key }
+        return .object(WidgetObject(entries.map { ($0.key, .string(masked ? "***" : $0.value)) }))
+    }
+
+    /// `scope` with `env` and `secret` as globals; with every value `***` when `masked`.
+    public func install(in scope: inout TemplateScope, masked: Bool) {
+        for namespace in Namespace.allCases {
+            scope.globals[namespace.rawValue] = value(of: namespace, masked: masked)
+        }
     }
 }
 

@@ -13,19 +13,27 @@ public struct ListCommand: WidgetCommand {
         Invalid definitions are reported on standard error.
 
         Options:
-          --config DIR   the folder of widget definitions (default: $WIDGETD_CONFIG, else $CONFIGURATION_DIRECTORY, else widgets.d)
-          --out DIR      the daemon's output folder (default: $WIDGETD_OUT, else $STATE_DIRECTORY, else out)
+          --config DIR   the folder of widget definitions; without it $WIDGETD_CONFIG, else
+                         $CONFIGURATION_DIRECTORY (systemd), else widgets.d
+          --secrets DIR  the folder {{ secret.NAME }} reads the file NAME from; without it
+                         $CREDENTIALS_DIRECTORY (systemd's LoadCredential=)
+          --out DIR      the daemon's output folder; without it $WIDGETD_OUT, else
+                         $STATE_DIRECTORY (systemd), else out
         """
 
     public var config: String
+    /// `--secrets`.
+    public var secrets: SecretsOption
     public var out: String
 
     public init(arguments: inout Arguments) throws(UsageError) {
         config = try arguments.configFolder().path
+        secrets = try SecretsOption(arguments: &arguments)
         out = try arguments.outputFolder().path
     }
 
     public func run(_ environment: CommandEnvironment) async -> Int32 {
+        guard let environment = secrets.apply(to: environment) else { return 2 }
         let result = DefinitionDirectory(path: config).load(reader: environment.reader)
         let store = SnapshotStore(directory: URL(fileURLWithPath: out, isDirectory: true))
         let now = environment.clock.now()

@@ -12,18 +12,24 @@ public struct NextCommand: WidgetCommand {
         time zone and in UTC, like 'systemd-analyze calendar --iterations'.
 
         Options:
-          --config DIR   the folder of widget definitions (default: $WIDGETD_CONFIG, else $CONFIGURATION_DIRECTORY, else widgets.d)
+          --config DIR   the folder of widget definitions; without it $WIDGETD_CONFIG, else
+                         $CONFIGURATION_DIRECTORY (systemd), else widgets.d
+          --secrets DIR  the folder {{ secret.NAME }} reads the file NAME from; without it
+                         $CREDENTIALS_DIRECTORY (systemd's LoadCredential=)
           --count N      how many times to print (default: 5, at most 1000)
           --from DATE    start after this ISO 8601 moment, e.g. 2026-03-08T00:00:00Z (default: now)
         """
 
     public var id: String
     public var config: String
+    /// `--secrets`.
+    public var secrets: SecretsOption
     public var count: Int
     public var from: Date?
 
     public init(arguments: inout Arguments) throws(UsageError) {
         config = try arguments.configFolder().path
+        secrets = try SecretsOption(arguments: &arguments)
         let countText = try arguments.option("--count") ?? "5"
         guard let count = Int(countText), (1...1000).contains(count) else {
             throw UsageError("--count takes a whole number from 1 to 1000, not '\(countText)'")
@@ -40,6 +46,7 @@ public struct NextCommand: WidgetCommand {
     }
 
     public func run(_ environment: CommandEnvironment) async -> Int32 {
+        guard let environment = secrets.apply(to: environment) else { return 2 }
         let result = DefinitionDirectory(path: config).load(reader: environment.reader)
         guard let widget = result.widgets.first(where: { $0.id == id }) else {
             return WidgetLookup.reportMissing(id, in: result, config: config, environment: environment)

@@ -14,7 +14,10 @@ public struct PreviewCommand: WidgetCommand {
         failure shows the placeholder with the error. Exit code 1 when the refresh fails.
 
         Options:
-          --config DIR   the folder of widget definitions (default: $WIDGETD_CONFIG, else $CONFIGURATION_DIRECTORY, else widgets.d)
+          --config DIR   the folder of widget definitions; without it $WIDGETD_CONFIG, else
+                         $CONFIGURATION_DIRECTORY (systemd), else widgets.d
+          --secrets DIR  the folder {{ secret.NAME }} reads the file NAME from; without it
+                         $CREDENTIALS_DIRECTORY (systemd's LoadCredential=)
           --rewrite-origin FROM=TO
                          send HTTP requests whose URL starts with FROM to TO instead (repeatable),
                          e.g. to try definitions against a local server with recorded payloads
@@ -24,18 +27,22 @@ public struct PreviewCommand: WidgetCommand {
 
     public var id: String
     public var config: String
+    /// `--secrets`.
+    public var secrets: SecretsOption
     /// `--allow-path` and `--rewrite-origin`.
     public var access: SourceAccessOptions
 
     public init(arguments: inout Arguments) throws(UsageError) {
         config = try arguments.configFolder().path
+        secrets = try SecretsOption(arguments: &arguments)
         access = try SourceAccessOptions(arguments: &arguments)
         guard let id = arguments.positional() else { throw UsageError("preview needs the id of a widget") }
         self.id = id
     }
 
     public func run(_ environment: CommandEnvironment) async -> Int32 {
-        let environment = access.apply(to: environment)
+        guard let withSecrets = secrets.apply(to: environment) else { return 2 }
+        let environment = access.apply(to: withSecrets)
         let result = DefinitionDirectory(path: config).load(reader: environment.reader)
         guard let widget = result.widgets.first(where: { $0.id == id }) else {
             return WidgetLookup.reportMissing(id, in: result, config: config, environment: environment)

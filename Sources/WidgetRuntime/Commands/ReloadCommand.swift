@@ -19,7 +19,8 @@ public struct ReloadCommand: WidgetCommand {
         widget's daily budget.
 
         Options:
-          --out DIR   the daemon's output folder (default: $WIDGETD_OUT, else $STATE_DIRECTORY, else out)
+          --out DIR   the daemon's output folder; without it $WIDGETD_OUT, else $STATE_DIRECTORY
+                      (systemd), else out
 
         Exit code 1 when no daemon is running for DIR.
         """

@@ -17,6 +17,8 @@ public struct RunCommand: WidgetCommand {
                          $CONFIGURATION_DIRECTORY (systemd), else widgets.d. It must exist.
           --out DIR      the output folder; without it $WIDGETD_OUT, else $STATE_DIRECTORY
                          (systemd), else out
+          --secrets DIR  the folder {{ secret.NAME }} reads the file NAME from; without it
+                         $CREDENTIALS_DIRECTORY (systemd's LoadCredential=)
           --once         refresh every widget once, write the snapshots and exit;
                          exit code 1 when a definition is invalid or a widget is not fresh
           --shard K/N    run only the widgets that shard K of N owns (K from 0), so that N
@@ -41,6 +43,8 @@ public struct RunCommand: WidgetCommand {
         """
 
     public var config: String
+    /// `--secrets`.
+    public var secrets: SecretsOption
     /// Where ``config`` came from (`--config`, `$WIDGETD_CONFIG`, …), for messages.
     public var configOrigin: String
     /// `--allow-path` and `--rewrite-origin`.
@@ -52,6 +56,7 @@ public struct RunCommand: WidgetCommand {
 
     public init(arguments: inout Arguments) throws(UsageError) {
         (config, configOrigin) = try arguments.configFolder()
+        secrets = try SecretsOption(arguments: &arguments)
         access = try SourceAccessOptions(arguments: &arguments)
         out = try arguments.outputFolder().path
         once = arguments.flag("--once")
@@ -67,7 +72,8 @@ public struct RunCommand: WidgetCommand {
             environment.printError("Error: \(problem)")
             return 2
         }
-        let environment = access.apply(to: environment)
+        guard let withSecrets = secrets.apply(to: environment) else { return 2 }
+        let environment = access.apply(to: withSecrets)
         let notifier = ServiceNotifier(variables: environment.variables)
         let store = SnapshotStore(directory: URL(fileURLWithPath: out, isDirectory: true))
         let log: @Sendable (String) -> Void = { line in

@@ -13,7 +13,8 @@ public struct StatusCommand: WidgetCommand {
         problems of the definitions as the daemon last loaded them.
 
         Options:
-          --out DIR   the daemon's output folder (default: $WIDGETD_OUT, else $STATE_DIRECTORY, else out)
+          --out DIR   the daemon's output folder; without it $WIDGETD_OUT, else $STATE_DIRECTORY
+                      (systemd), else out
 
         Exit code 1 when a widget is not fresh or a definition has a problem.
         """

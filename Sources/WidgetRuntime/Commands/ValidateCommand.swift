@@ -15,17 +15,23 @@ public struct ValidateCommand: WidgetCommand {
           widgets.d/news.json:7:14: $.schedule.every: "15 minutes" is not a duration; write e.g. "15m"
 
         Options:
-          --config DIR     the folder of widget definitions (default: $WIDGETD_CONFIG, else $CONFIGURATION_DIRECTORY, else widgets.d)
+          --config DIR     the folder of widget definitions; without it $WIDGETD_CONFIG, else
+                           $CONFIGURATION_DIRECTORY (systemd), else widgets.d
+          --secrets DIR    the folder {{ secret.NAME }} reads the file NAME from; without it
+                           $CREDENTIALS_DIRECTORY (systemd's LoadCredential=)
           --format FORMAT  text (default) or json (an array of {file, line, column, path, message})
 
         Exit code 1 when any problem is found.
         """
 
     public var config: String
+    /// `--secrets`.
+    public var secrets: SecretsOption
     public var json: Bool
 
     public init(arguments: inout Arguments) throws(UsageError) {
         config = try arguments.configFolder().path
+        secrets = try SecretsOption(arguments: &arguments)
         let format = try arguments.option("--format") ?? "text"
         guard format == "text" || format == "json" else {
             throw UsageError("--format takes 'text' or 'json', not '\(format)'")
@@ -34,6 +40,7 @@ public struct ValidateCommand: WidgetCommand {
     }
 
     public func run(_ environment: CommandEnvironment) async -> Int32 {
+        guard let environment = secrets.apply(to: environment) else { return 2 }
         let result = DefinitionDirectory(path: config).load(reader: environment.reader)
         if json {
             environment.print(JSONWriter.string(.array(result.diagnostics.map(\.value)), style: .pretty))

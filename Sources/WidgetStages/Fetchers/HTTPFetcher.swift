@@ -7,8 +7,8 @@ public import WidgetCore
 /// Fetches over HTTP: `"source": {"url": "https://…/{{ inputs.daily.joke_id }}"}`.
 ///
 /// `url`, `headers` and `body` are templates that may read `inputs`, `params`, `now`, `widget` and — here
-/// only — `env`, the process environment, for secrets. Secrets never appear in errors, which name the
-/// host alone. A `body` that is an object or array is sent as JSON. A status of 400 or more fails the
+/// only — `env` (the process environment) and `secret` (files in the secrets folder), for secrets.
+/// Secrets never appear in errors, which name the host alone. A `body` that is an object or array is sent as JSON. A status of 400 or more fails the
 /// fetch with the status in the message; 429 and 503 pass the server's `Retry-After` to the scheduler.
 ///
 /// With `handshake`, a response with the given status (Transmission's 409) is answered by copying the
@@ -56,8 +56,9 @@ public struct HTTPFetcher: Fetcher {
     public let maxBytes: Int
     public let maxRedirects: Int
     public let handshake: Handshake?
-    /// The `env` names the url, header and body templates read: their values are masked in every error.
-    let secretNames: [String]
+    /// The `env` and `secret` names the url, header and body templates read: their values are masked in
+    /// every error.
+    let secretReferences: [DefinitionReader.SecretReference]
 
     public init(options: Options) throws {
         url = options.url
@@ -83,7 +84,7 @@ public struct HTTPFetcher: Fetcher {
             }
         }
         if let body = options.body { collect(body) }
-        secretNames = Array(Set(sources.flatMap(DefinitionReader.secretNames(in:)))).sorted()
+        secretReferences = Array(Set(sources.flatMap(DefinitionReader.secretReferences(in:))))
         guard timeout > 0, connectTimeout > 0 else { throw StageError("\"timeout\" and \"connectTimeout\" must be above 0s", option: "timeout") }
         guard maxBytes > 0 else { throw StageError("\"maxBytes\" must be above 0", option: "maxBytes") }
         guard (0...5).contains(maxRedirects) else { throw StageError("\"maxRedirects\" must be from 0 to 5", option: "maxRedirects") }
@@ -113,8 +114,8 @@ public struct HTTPFetcher: Fetcher {
     /// 4 characters are left alone: masking them would garble the message and hide nothing).
     func masked(_ text: String, context: StageContext) -> String {
         var text = text
-        for name in secretNames {
-            guard let value = context.secrets[name], value.count >= 4 else { continue }
+        for reference in secretReferences {
+            guard let value = context.secrets[reference.namespace, reference.name], value.count >= 4 else { continue }
             text = text.replacingOccurrences(of: value, with: "***", options: .caseInsensitive)
         }
         return text
@@ -186,26 +187,24 @@ public struct HTTPFetcher: Fetcher {
     }
 
     /// The request's URL as a payload may show it: without query or credentials, and with every value
-    /// of `env` the URL template reads (a token in the path, say) replaced by `***`.
+    /// of `env` or `secret` the URL template reads (a token in the path, say) replaced by `***`.
     private func origin(of request: HTTPRequest, context: StageContext) -> String {
-        guard url.variables.contains("env") else { return request.redactedURL }
-        var scope = context.templateScope()
-        if case .object(let secrets) = context.secrets.value {
-            scope.globals["env"] = .object(WidgetObject(secrets.map { ($0.key, WidgetValue.string("***")) }))
+        guard SecretStore.Namespace.allCases.contains(where: { url.variables.contains($0.rawValue) }) else {
+            return request.redactedURL
         }
+        var scope = context.templateScope()
+        context.secrets.install(in: &scope, masked: true)
         let masked = try? url.renderString(scope).trimmingCharacters(in: .whitespaces)
         guard let masked, let target = URL(string: masked) else { return request.hostDescription }
         return HTTPRequest(url: target).redactedURL
     }
 
-    /// A fingerprint of the request's method, URL (query included) and body, with every `env` value
+    /// A fingerprint of the request's method, URL (query included) and body, with every `env` and `secret` value
     /// replaced by `***` before hashing: it tells whether stored validators belong to this request, and
     /// neither it nor the state that keeps it reveals a secret or the URL.
     func requestFingerprint(context: StageContext) -> String {
         var scope = context.templateScope()
-        if case .object(let secrets) = context.secrets.value {
-            scope.globals["env"] = .object(WidgetObject(secrets.map { ($0.key, WidgetValue.string("***")) }))
-        }
+        context.secrets.install(in: &scope, masked: true)
         var text = method + " " + ((try? url.renderString(scope)) ?? url.source)
         if let body, let value = try? body.render(scope) { text += "\n" + JSONWriter.string(value) }
         let digits = String(StableHash.fnv1a(text.utf8), radix: 16)
