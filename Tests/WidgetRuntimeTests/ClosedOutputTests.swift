@@ -27,11 +27,9 @@ struct ClosedOutputTests {
     @Test func runOnceWithBothStreamsClosedWritesItsSnapshots() async throws {
         let folder = try TemporaryFolder()
         try Self.config(in: folder)
-        let widgetd = try Widgetd.start(["run", "--config", "widgets.d", "--out", "out", "--once"], in: folder.url)
         // Nobody will ever read: every line the command prints meets a broken pipe.
-        try widgetd.output.fileHandleForReading.close()
-        try widgetd.errors.fileHandleForReading.close()
-        #expect(await widgetd.exit.value == 0)
+        let widgetd = try RunningWidgetd(["run", "--config", "widgets.d", "--out", "out", "--once"], in: folder.url, closedOutput: true)
+        #expect(await widgetd.waitForExit() == 0)
         let snapshot = try folder.read("out/items.json")
         #expect(snapshot.contains(#""status" : "fresh""#) || snapshot.contains(#""status": "fresh""#))
     }
@@ -39,22 +37,18 @@ struct ClosedOutputTests {
     @Test func daemonWhoseStandardErrorIsClosedKeepsRefreshingAndStopsCleanly() async throws {
         let folder = try TemporaryFolder()
         try Self.config(in: folder)
-        let widgetd = try Widgetd.start(["run", "--config", "widgets.d", "--out", "out"], in: folder.url)
-        let process = widgetd.process
-        // Wait for the daemon's first line (it is running), then go away as `| head -1` does.
-        #expect(widgetd.firstErrorLine().contains("widgetd running"))
-        try widgetd.errors.fileHandleForReading.close()
-        try widgetd.output.fileHandleForReading.close()
+        // Its output goes nowhere from the start, as after `widgetd run 2>&1 | head -1`.
+        let widgetd = try RunningWidgetd(["run", "--config", "widgets.d", "--out", "out"], in: folder.url, closedOutput: true)
         // Each refresh logs a line into the broken pipe; the daemon must live through several of them.
         // Waits for the files the daemon writes (up to 2 minutes on a busy machine), not for a time.
         var refreshes = 0
         for _ in 0..<1_200 where refreshes < 3 {
             try await Task.sleep(for: .milliseconds(100))
             refreshes = Self.freshRefreshes(folder, widget: "items")
-            guard process.isRunning else { break }
+            guard widgetd.isRunning else { break }
         }
         #expect(refreshes >= 3, "the daemon refreshed \(refreshes) times before it stopped or the wait ended")
-        #expect(process.isRunning)
+        #expect(widgetd.isRunning)
         #expect(await widgetd.stop() == 0)
         #expect(!FileManager.default.fileExists(atPath: folder.file("out/.state/daemon.pid").path))
     }

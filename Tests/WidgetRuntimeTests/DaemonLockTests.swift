@@ -14,16 +14,16 @@ struct DaemonLockTests {
         try ClosedOutputTests.config(in: folder)
         let arguments = ["run", "--config", "widgets.d", "--out", "out"]
         for trial in 1...20 {
-            let first = try Widgetd.start(arguments, in: folder.url)
-            let second = try Widgetd.start(arguments, in: folder.url)
-            let lines = [first.firstErrorLine(), second.firstErrorLine()]
+            let first = try RunningWidgetd(arguments, in: folder.url)
+            let second = try RunningWidgetd(arguments, in: folder.url)
+            let lines = [await first.line(containing: "widgetd") ?? "", await second.line(containing: "widgetd") ?? ""]
             let running = lines.filter { $0.contains("widgetd running") }
             let refused = lines.filter { $0.contains("another widgetd") && $0.contains("is already writing to") }
             #expect(running.count == 1 && refused.count == 1, "trial \(trial): \(lines)")
             // The refused one exits 1 at once; the other runs until it is stopped, and stops cleanly.
             let (winner, loser) = lines[0].contains("widgetd running") ? (first, second) : (second, first)
-            #expect(await loser.exit.value == 1, "trial \(trial)")
-            #expect(winner.process.isRunning, "trial \(trial)")
+            #expect(await loser.waitForExit() == 1, "trial \(trial)")
+            #expect(winner.isRunning, "trial \(trial)")
             #expect(await winner.stop() == 0, "trial \(trial)")
         }
     }
@@ -33,9 +33,9 @@ struct DaemonLockTests {
         try ClosedOutputTests.config(in: folder)
         // Left by a daemon killed with SIGKILL, its pid since reused by another process (here: init).
         try folder.write("out/.state/daemon.pid", "1\n")
-        let widgetd = try Widgetd.start(["run", "--config", "widgets.d", "--out", "out"], in: folder.url)
-        #expect(widgetd.firstErrorLine().contains("widgetd running"))
-        #expect(try folder.read("out/.state/daemon.pid") == "\(widgetd.process.processIdentifier)\n")
+        let widgetd = try RunningWidgetd(["run", "--config", "widgets.d", "--out", "out"], in: folder.url)
+        #expect(await widgetd.line(containing: "widgetd running") != nil)
+        #expect(try folder.read("out/.state/daemon.pid") == "\(widgetd.pid)\n")
         #expect(await widgetd.stop() == 0)
         #expect(!FileManager.default.fileExists(atPath: folder.file("out/.state/daemon.pid").path))
     }
@@ -43,11 +43,11 @@ struct DaemonLockTests {
     @Test func reloadFindsNoDaemonOnceItStopped() async throws {
         let folder = try TemporaryFolder()
         try ClosedOutputTests.config(in: folder)
-        let widgetd = try Widgetd.start(["run", "--config", "widgets.d", "--out", "out"], in: folder.url)
-        #expect(widgetd.firstErrorLine().contains("widgetd running"))
+        let widgetd = try RunningWidgetd(["run", "--config", "widgets.d", "--out", "out"], in: folder.url)
+        #expect(await widgetd.line(containing: "widgetd running") != nil)
         let asked = try await Widgetd.run(["reload", "items", "--out", "out"], in: folder.url)
         #expect(asked.status == 0)
-        #expect(asked.stdout.contains("pid \(widgetd.process.processIdentifier)"))
+        #expect(asked.stdout.contains("pid \(widgetd.pid)"))
         #expect(await widgetd.stop(SIGKILL) != 0)
         // Killed without a chance to clean up: the pid file stays, the kernel released the lock.
         #expect(FileManager.default.fileExists(atPath: folder.file("out/.state/daemon.pid").path))
@@ -59,11 +59,11 @@ struct DaemonLockTests {
     @Test func runOnceRefusesAnOutputFolderADaemonIsWritingTo() async throws {
         let folder = try TemporaryFolder()
         try ClosedOutputTests.config(in: folder)
-        let widgetd = try Widgetd.start(["run", "--config", "widgets.d", "--out", "out"], in: folder.url)
-        #expect(widgetd.firstErrorLine().contains("widgetd running"))
+        let widgetd = try RunningWidgetd(["run", "--config", "widgets.d", "--out", "out"], in: folder.url)
+        #expect(await widgetd.line(containing: "widgetd running") != nil)
         let once = try await Widgetd.run(["run", "--config", "widgets.d", "--out", "out", "--once"], in: folder.url)
         #expect(once.status == 1)
-        #expect(once.stderr.contains("another widgetd (pid \(widgetd.process.processIdentifier)) is already writing to"))
+        #expect(once.stderr.contains("another widgetd (pid \(widgetd.pid)) is already writing to"))
         #expect(await widgetd.stop() == 0)
         let after = try await Widgetd.run(["run", "--config", "widgets.d", "--out", "out", "--once"], in: folder.url)
         #expect(after.status == 0)

@@ -93,10 +93,10 @@ struct ServiceNotifierTests {
         let folder = try TemporaryFolder()
         try ClosedOutputTests.config(in: folder)
         let listener = try Listener(path: folder.file("notify.sock").path)
-        let widgetd = try Widgetd.start(
+        let widgetd = try RunningWidgetd(
             ["run", "--config", "widgets.d", "--out", "out"], in: folder.url,
             variables: ["NOTIFY_SOCKET": listener.path, "WATCHDOG_USEC": "200000"])
-        let pid = widgetd.process.processIdentifier
+        let pid = widgetd.pid
         var pings = 0
         let ready = listener.receiveState(pings: &pings)
         #expect(ready == "READY=1\nMAINPID=\(pid)\nSTATUS=1 widget loaded\n")
@@ -113,6 +113,6 @@ struct ServiceNotifierTests {
 
         kill(pid, SIGTERM)
         #expect(listener.receiveState(pings: &pings) == "STOPPING=1\nSTATUS=stopping\n")
-        #expect(await widgetd.exit.value == 0)
+        #expect(await widgetd.waitForExit() == 0)
     }
 }

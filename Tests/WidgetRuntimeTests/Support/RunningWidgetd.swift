@@ -16,14 +16,19 @@ final class RunningWidgetd: Sendable {
     private let seen = Mutex<[String]>([])
     private let exit: AsyncStream<Int32>
 
-    /// Starts `widgetd arguments` in `directory`.
-    init(_ arguments: [String], in directory: URL = Widgetd.packageRoot) throws {
+    /// Starts `widgetd arguments` in `directory`, with `variables` added to its environment.
+    ///
+    /// - Parameter closedOutput: whether both output streams are pipes nobody reads, closed at once (as
+    ///   after `widgetd run 2>&1 | head -1`): every line the process writes meets a broken pipe.
+    init(_ arguments: [String], in directory: URL = Widgetd.packageRoot, variables: [String: String] = [:], closedOutput: Bool = false) throws {
         let process = Process()
         process.executableURL = try Widgetd.executable()
         process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(variables) { $1 }
         process.currentDirectoryURL = directory
         process.standardInput = FileHandle.nullDevice
-        process.standardOutput = FileHandle.nullDevice
+        let output = Pipe()
+        process.standardOutput = closedOutput ? output : FileHandle.nullDevice
         let pipe = Pipe()
         process.standardError = pipe
         let (exitStream, exitContinuation) = AsyncStream.makeStream(of: Int32.self)
@@ -33,6 +38,15 @@ final class RunningWidgetd: Sendable {
         }
         let (lineStream, lineContinuation) = AsyncStream.makeStream(of: String.self)
         try process.run()
+        self.process = Mutex(process)
+        self.lines = lineStream
+        self.exit = exitStream
+        if closedOutput {
+            try output.fileHandleForReading.close()
+            try pipe.fileHandleForReading.close()
+            lineContinuation.finish()
+            return
+        }
         let descriptor = pipe.fileHandleForReading.fileDescriptor
         // A thread of its own does the blocking reads, so no task of the test pool waits on the pipe.
         let reader = Thread {
@@ -52,12 +66,12 @@ final class RunningWidgetd: Sendable {
             lineContinuation.finish()
         }
         reader.start()
-        self.process = Mutex(process)
-        self.lines = lineStream
-        self.exit = exitStream
     }
 
     var pid: Int32 { process.withLock { $0.processIdentifier } }
+
+    /// Whether the process still runs.
+    var isRunning: Bool { process.withLock { $0.isRunning } }
 
     /// Every line read so far.
     var log: [String] { seen.withLock { $0 } }
@@ -76,6 +90,12 @@ final class RunningWidgetd: Sendable {
     /// Sends `signal` to the process.
     func send(_ signal: Int32) {
         _ = kill(pid, signal)
+    }
+
+    /// Sends `signal` (SIGTERM by default) and waits for the exit status.
+    func stop(_ signal: Int32 = SIGTERM) async -> Int32? {
+        send(signal)
+        return await waitForExit()
     }
 
     /// Waits for the process to exit and returns its status.

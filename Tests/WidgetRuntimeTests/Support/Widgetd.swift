@@ -1,10 +1,5 @@
 import Foundation
 import Testing
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// Runs the built `widgetd` executable, as a user would.
 ///
@@ -88,60 +83,6 @@ enum Widgetd {
             }
         }
         return Output(status: status, stdout: try folder.read("stdout"), stderr: try folder.read("stderr"))
-    }
-}
-
-extension Widgetd {
-    /// A `widgetd` process running in the background, its output streams on pipes.
-    struct Running: Sendable {
-        let process: Process
-        let output: Pipe
-        let errors: Pipe
-        /// Ends with the exit status.
-        let exit: Task<Int32, Never>
-
-        /// Reads standard error up to the end of its first line (or the end of the stream).
-        func firstErrorLine() -> String {
-            var bytes: [UInt8] = []
-            while !bytes.contains(0x0A) {
-                let data = errors.fileHandleForReading.availableData
-                if data.isEmpty { break }
-                bytes += data
-            }
-            return String(decoding: bytes.prefix { $0 != 0x0A }, as: UTF8.self)
-        }
-
-        /// Sends `signal` (SIGTERM by default) and waits for the exit status.
-        func stop(_ signal: Int32 = SIGTERM) async -> Int32 {
-            if process.isRunning { kill(process.processIdentifier, signal) }
-            return await exit.value
-        }
-    }
-
-    /// Starts `widgetd arguments` in `directory` without waiting for it; `variables` are added to the
-    /// environment it inherits.
-    static func start(_ arguments: [String], in directory: URL, variables: [String: String] = [:]) throws -> Running {
-        let process = Process()
-        process.executableURL = try executable()
-        process.arguments = arguments
-        process.environment = ProcessInfo.processInfo.environment.merging(variables) { $1 }
-        process.currentDirectoryURL = directory
-        process.standardInput = FileHandle.nullDevice
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        let (statuses, continuation) = AsyncStream.makeStream(of: Int32.self)
-        process.terminationHandler = { finished in
-            continuation.yield(finished.terminationStatus)
-            continuation.finish()
-        }
-        try process.run()
-        let exit = Task {
-            var iterator = statuses.makeAsyncIterator()
-            return await iterator.next() ?? -1
-        }
-        return Running(process: process, output: output, errors: errors, exit: exit)
     }
 }
 
