@@ -45,6 +45,11 @@ struct DaemonLockTests {
         try ClosedOutputTests.config(in: folder)
         let widgetd = try RunningWidgetd(["run", "--config", "widgets.d", "--out", "out"], in: folder.url)
         #expect(await widgetd.line(containing: "widgetd running") != nil)
+        // Its first wave writes the snapshot that tells reload which widgets it runs.
+        #expect(await widgetd.line(containing: "items: fresh") != nil)
+        let misspelt = try await Widgetd.run(["reload", "itmes", "--out", "out"], in: folder.url)
+        #expect(misspelt.status == 1)
+        #expect(misspelt.stderrLines == ["Error: the daemon writing to out runs no widget 'itmes'; did you mean 'items'? (it runs: items)"])
         let asked = try await Widgetd.run(["reload", "items", "--out", "out"], in: folder.url)
         #expect(asked.status == 0)
         #expect(asked.stdout.contains("pid \(widgetd.pid)"))

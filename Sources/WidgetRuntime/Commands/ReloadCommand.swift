@@ -22,7 +22,8 @@ public struct ReloadCommand: WidgetCommand {
           --out DIR   the daemon's output folder; without it $WIDGETD_OUT, else $STATE_DIRECTORY
                       (systemd), else out
 
-        Exit code 1 when no daemon is running for DIR.
+        Exit code 1 when no daemon is running for DIR, or it runs no widget ID (the message suggests
+        the closest id it runs).
         """
 
     public var id: String
@@ -39,6 +40,14 @@ public struct ReloadCommand: WidgetCommand {
         let store = SnapshotStore(directory: URL(fileURLWithPath: out, isDirectory: true))
         guard let pid = DaemonLock.runningDaemon(store: store) else {
             environment.printError("Error: no widgetd is running for \(out); start one with 'widgetd run --out \(out)'")
+            return 1
+        }
+        // The widgets the daemon runs have a snapshot in OUT (each has one after the first wave).
+        let known = store.snapshotIDs()
+        guard known.contains(id) else {
+            let hint = Suggestion.hint(for: id, among: known).map { "; \($0)" } ?? ""
+            let list = known.isEmpty ? "none yet" : known.joined(separator: ", ")
+            environment.printError("Error: the daemon writing to \(out) runs no widget '\(id)'\(hint) (it runs: \(list))")
             return 1
         }
         let folder = store.stateDirectory.appendingPathComponent("requests", isDirectory: true)
