@@ -88,7 +88,9 @@ struct CommandLineEndToEndTests {
 
         let status = try await Widgetd.run(["status", "--out", "out"], in: folder.url)
         #expect(status.status == 1)
-        let rows = status.stdoutLines.map(Self.columns)
+        // run --once is no daemon: it records nothing about itself, and holds the lock no longer.
+        #expect(status.stdoutLines.prefix(2) == ["daemon: not running", ""])
+        let rows = status.stdoutLines.dropFirst(2).map(Self.columns)
         #expect(rows.first == ["ID", "STATUS", "AGE", "NEXT REFRESH", "TODAY", "LAST ERROR"])
         #expect(rows.dropFirst().map { $0.count == 6 ? [$0[0], $0[1], $0[4], $0[5]] : $0 } == [
             ["down", "placeholder", "1", "source: \(host) answered 503 Service Unavailable"],
@@ -106,6 +108,29 @@ struct CommandLineEndToEndTests {
             ["portal", "http 127.0.0.1", "json", "every 1h", portal["nextRefreshAt"]?.string ?? "?"],
             ["slow", "http 127.0.0.1", "json", "every 1h", slow["nextRefreshAt"]?.string ?? "?"],
         ])
+
+        // The same facts for tools.
+        let statusJSON = try await Widgetd.run(["status", "--out", "out", "--format", "json"], in: folder.url)
+        #expect(statusJSON.status == 1)
+        let report = try JSONReader.read(Data(statusJSON.stdout.utf8))
+        #expect(report["daemon"] == ["running": false])
+        #expect(report["widgets"]?.array?.map { $0["id"] } == ["down", "items", "portal", "slow"])
+        #expect(report["widgets"]?[1]?["status"] == "fresh")
+        #expect(report["widgets"]?[1]?["entries"] == 1)
+        #expect(report["widgets"]?[1]?["nextRefreshAt"] == items["nextRefreshAt"])
+        #expect(report["widgets"]?[0]?["error"] == .string("source: \(host) answered 503 Service Unavailable"))
+        #expect(report["problems"] == [])
+        let listJSON = try await Widgetd.run(["list", "--out", "out", "--format", "json"], in: folder.url)
+        #expect(listJSON.status == 0)
+        let listed = try JSONReader.read(Data(listJSON.stdout.utf8))
+        #expect(listed["widgets"]?.array?.map { $0["id"] } == ["down", "items", "portal", "slow"])
+        #expect(listed["widgets"]?[1]?["source"] == "http 127.0.0.1")
+        #expect(listed["widgets"]?[1]?["schedule"] == "every 1h")
+        #expect(listed["widgets"]?[1]?["nextRefreshAt"] == items["nextRefreshAt"])
+        #expect(listed["problems"] == [])
+        let badFormat = try await Widgetd.run(["status", "--out", "out", "--format", "yaml"], in: folder.url)
+        #expect(badFormat.status == 2)
+        #expect(badFormat.stderr.contains("--format takes 'text' or 'json', not 'yaml'"))
     }
 
     /// The cells of a table line: columns are separated by two spaces or more.
@@ -173,7 +198,10 @@ struct CommandLineEndToEndTests {
     @Test func everyCommandHasHelpStartingWithItsUsage() async throws {
         let run = try await Widgetd.run(["run", "--help"])
         #expect(run.status == 0)
-        #expect(run.stdoutLines.first == "Usage: widgetd run [--config DIR] [--out DIR] [--once] [--shard K/N] [--allow-path DIR]… [--rewrite-origin FROM=TO]…")
+        #expect(run.stdoutLines.prefix(2) == [
+            "Usage: widgetd run [--config DIR] [--out DIR] [--once] [--shard K/N] [--log-format text|json]",
+            "                   [--log-level LEVEL] [--allow-path DIR]… [--rewrite-origin FROM=TO]…",
+        ])
         for command in WidgetCommandLine.commands {
             let output = try await Widgetd.run([command.name, "--help"])
             #expect(output.status == 0)

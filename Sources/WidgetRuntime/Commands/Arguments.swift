@@ -61,6 +61,19 @@ public struct Arguments: Sendable {
         return values.first
     }
 
+    /// The value of `--name`, which must be one of `choices`; `fallback` when not given.
+    ///
+    /// - Throws: ``UsageError`` naming the choices when the value is another, or the option is given twice.
+    public mutating func choice(_ name: String, among choices: [String], default fallback: String) throws(UsageError) -> String {
+        let value = try option(name) ?? fallback
+        guard choices.contains(value) else {
+            let list = choices.map { "'\($0)'" }
+            let listed = list.count == 2 ? "\(list[0]) or \(list[1])" : list.dropLast().joined(separator: ", ") + " or \(list.last!)"
+            throw UsageError("\(name) takes \(listed), not '\(value)'")
+        }
+        return value
+    }
+
     /// Every value of a repeatable option `--name`, in order.
     ///
     /// - Throws: ``UsageError`` when the option is given without a value.

@@ -1,12 +1,12 @@
 import Foundation
 import WidgetCore
 
-/// `widgetd list --config DIR`: a table of the widgets.
+/// `widgetd list --config DIR [--format json]`: a table of the widgets.
 public struct ListCommand: WidgetCommand {
     public static let name = "list"
     public static let summary = "Show a table of the widgets: id, source, parser, schedule, next refresh."
     public static let help = """
-        Usage: widgetd list [--config DIR] [--out DIR]
+        Usage: widgetd list [--config DIR] [--out DIR] [--format text|json]
 
         Prints one line per valid widget: id, source, parser, schedule and next refresh. The next
         refresh comes from the daemon's state in OUT when there is one, else from the schedule.
@@ -19,17 +19,22 @@ public struct ListCommand: WidgetCommand {
                          $CREDENTIALS_DIRECTORY (systemd's LoadCredential=)
           --out DIR      the daemon's output folder; without it $WIDGETD_OUT, else
                          $STATE_DIRECTORY (systemd), else out
+          --format FORMAT
+                         text (default) or json: {"widgets": [{id, title, file, source, parser,
+                         schedule, nextRefreshAt}], "problems": [{file, line, column, path, message}]}
         """
 
     public var config: String
     /// `--secrets`.
     public var secrets: SecretsOption
     public var out: String
+    public var json: Bool
 
     public init(arguments: inout Arguments) throws(UsageError) {
         config = try arguments.configFolder().path
         secrets = try SecretsOption(arguments: &arguments)
         out = try arguments.outputFolder().path
+        json = try arguments.choice("--format", among: ["text", "json"], default: "text") == "json"
     }
 
     public func run(_ environment: CommandEnvironment) async -> Int32 {
@@ -38,6 +43,7 @@ public struct ListCommand: WidgetCommand {
         let store = SnapshotStore(directory: URL(fileURLWithPath: out, isDirectory: true))
         let now = environment.clock.now()
         var rows = [["ID", "SOURCE", "PARSER", "SCHEDULE", "NEXT REFRESH"]]
+        var objects: [WidgetValue] = []
         for widget in result.widgets.sorted(by: { $0.id < $1.id }) {
             let definition = widget.definition
             let source = ListCommand.describe(definition.source)
@@ -47,9 +53,20 @@ public struct ListCommand: WidgetCommand {
                 widget.id, source, definition.parser.typeName, definition.schedule.summary,
                 next.map(Timestamp.string) ?? "-",
             ])
+            objects.append(.object([
+                "id": .string(widget.id), "title": definition.title.map(WidgetValue.string) ?? .null,
+                "file": .string(definition.file), "source": .string(source), "parser": .string(definition.parser.typeName),
+                "schedule": .string(definition.schedule.summary),
+                "nextRefreshAt": next.map { .string(Timestamp.string($0)) } ?? .null,
+            ]))
         }
-        environment.print(ListCommand.table(rows))
-        for diagnostic in result.diagnostics { environment.printError("\(diagnostic)") }
+        if json {
+            let report: WidgetObject = ["widgets": .array(objects), "problems": .array(result.diagnostics.map(\.value))]
+            environment.print(JSONWriter.string(.object(report), style: .pretty))
+        } else {
+            environment.print(ListCommand.table(rows))
+            for diagnostic in result.diagnostics { environment.printError("\(diagnostic)") }
+        }
         return result.diagnostics.isEmpty ? 0 : 1
     }
 

@@ -47,7 +47,7 @@ public struct PreviewCommand: WidgetCommand {
         guard let widget = result.widgets.first(where: { $0.id == id }) else {
             return WidgetLookup.reportMissing(id, in: result, config: config, environment: environment)
         }
-        let outcome = await environment.refresher().refresh(widget, state: WidgetState(), now: environment.clock.now(), respectBudget: false)
+        let outcome = await environment.refresher(log: { environment.printError($0.message) }).refresh(widget, state: WidgetState(), now: environment.clock.now(), respectBudget: false)
         environment.print(JSONWriter.string(outcome.snapshot.value, style: .pretty))
         if let error = outcome.error {
             environment.printError("Error: \(id): \(error)")

@@ -7,7 +7,8 @@ public struct RunCommand: WidgetCommand {
     public static let name = "run"
     public static let summary = "Keep every widget's snapshot fresh (the daemon); --once refreshes each once."
     public static let help = """
-        Usage: widgetd run [--config DIR] [--out DIR] [--once] [--shard K/N] [--allow-path DIR]… [--rewrite-origin FROM=TO]…
+        Usage: widgetd run [--config DIR] [--out DIR] [--once] [--shard K/N] [--log-format text|json]
+                           [--log-level LEVEL] [--allow-path DIR]… [--rewrite-origin FROM=TO]…
 
         Runs every widget defined in DIR and keeps OUT/<id>.json, OUT/index.json and OUT/widgetd.prom
         current. Each snapshot is replaced atomically, so a reader never sees a half-written file.
@@ -24,6 +25,12 @@ public struct RunCommand: WidgetCommand {
           --shard K/N    run only the widgets that shard K of N owns (K from 0), so that N
                          daemons share one definitions folder without coordination; each
                          needs its own --out (a widget's owner follows from its id alone)
+          --log-format text|json
+                         how log lines on standard error look: text (a timestamp and a sentence,
+                         the default) or json (one object a line: time, level, event, message,
+                         and widget, status, duration, entries, next, error when the event has them)
+          --log-level LEVEL
+                         the least level logged: debug, info (the default), notice, warning, error
           --rewrite-origin FROM=TO
                          send HTTP requests whose URL starts with FROM to TO instead (repeatable),
                          e.g. to try definitions against a local server with recorded payloads
@@ -53,6 +60,8 @@ public struct RunCommand: WidgetCommand {
     public var once: Bool
     /// `--shard K/N`.
     public var shard: Shard?
+    /// `--log-format` and `--log-level`.
+    public var logFormat: LogFormat
 
     public init(arguments: inout Arguments) throws(UsageError) {
         (config, configOrigin) = try arguments.configFolder()
@@ -60,6 +69,7 @@ public struct RunCommand: WidgetCommand {
         access = try SourceAccessOptions(arguments: &arguments)
         out = try arguments.outputFolder().path
         once = arguments.flag("--once")
+        logFormat = try arguments.logFormat()
         do {
             shard = try arguments.option("--shard").map { text throws(ShardError) in try Shard(parsing: text) }
         } catch {
@@ -76,8 +86,9 @@ public struct RunCommand: WidgetCommand {
         let environment = access.apply(to: withSecrets)
         let notifier = ServiceNotifier(variables: environment.variables)
         let store = SnapshotStore(directory: URL(fileURLWithPath: out, isDirectory: true))
-        let log: @Sendable (String) -> Void = { line in
-            environment.printError("\(Timestamp.string(environment.clock.now())) \(line)")
+        let format = logFormat
+        let log: @Sendable (LogRecord) -> Void = { record in
+            if let line = format.line(record, at: environment.clock.now()) { environment.printError(line) }
         }
         let configuration = WidgetDaemon.Configuration(
             definitions: DefinitionDirectory(path: config),
@@ -123,7 +134,13 @@ public struct RunCommand: WidgetCommand {
             try await SignalHandling.run(daemon, watching: config) {
                 // The first line: the folder is prepared and locked, and from here on every signal counts.
                 let part = shard.map { ", shard \($0)" } ?? ""
-                log("widgetd running: definitions in \(config), snapshots in \(out)\(part) (pid \(ProcessInfo.processInfo.processIdentifier))")
+                let pid = ProcessInfo.processInfo.processIdentifier
+                log(LogRecord(
+                    .notice, "started", "widgetd running: definitions in \(config), snapshots in \(out)\(part) (pid \(pid))",
+                    details: [
+                        "config": .string(config), "out": .string(out), "pid": .number(WidgetNumber(Int(pid))),
+                        "version": .string(BuildInfo.release),
+                    ]))
             }
             return 0
         } catch {

@@ -1,58 +1,118 @@
 import Foundation
 import WidgetCore
 
-/// `widgetd status --out DIR`: how every widget is doing.
+/// `widgetd status --out DIR [--format json]`: whether the daemon runs, and how every widget is doing.
 public struct StatusCommand: WidgetCommand {
     public static let name = "status"
-    public static let summary = "Show each widget's status, age, last error, next refresh and budget used today."
+    public static let summary = "Show whether the daemon runs, and each widget's status, age, next refresh and last error."
     public static let help = """
-        Usage: widgetd status [--out DIR]
+        Usage: widgetd status [--out DIR] [--format text|json]
 
-        Reads the snapshots and state in DIR and prints one line per widget: status, age of the data,
-        next refresh, refreshes used today against the daily budget, and the last error; then the
+        Reads the snapshots and state in DIR. The first line says whether a daemon is writing to DIR
+        (its pid, since when, and when its last wave of refreshes ended); then one line per widget:
+        status, age of the data, next refresh, refreshes used today, and the last error; then the
         problems of the definitions as the daemon last loaded them.
 
         Options:
-          --out DIR   the daemon's output folder; without it $WIDGETD_OUT, else $STATE_DIRECTORY
-                      (systemd), else out
+          --out DIR        the daemon's output folder; without it $WIDGETD_OUT, else $STATE_DIRECTORY
+                           (systemd), else out
+          --format FORMAT  text (default) or json: {"daemon": {...}, "widgets": [...], "problems": [...]}
 
         Exit code 1 when a widget is not fresh or a definition has a problem.
         """
 
     public var out: String
+    public var json: Bool
 
     public init(arguments: inout Arguments) throws(UsageError) {
         out = try arguments.outputFolder().path
+        json = try arguments.choice("--format", among: ["text", "json"], default: "text") == "json"
     }
 
     public func run(_ environment: CommandEnvironment) async -> Int32 {
         let store = SnapshotStore(directory: URL(fileURLWithPath: out, isDirectory: true))
         let ids = store.snapshotIDs()
+        let daemon = StatusCommand.DaemonStatus(store: store)
         guard !ids.isEmpty else {
-            environment.printError("Error: no snapshots in \(out); run 'widgetd run --config DIR --out \(out)' first")
+            let running = daemon.running ? " (a daemon runs: pid \(daemon.record.map { "\($0.pid)" } ?? "unknown"); wait for its first refreshes)" : ""
+            environment.printError("Error: no snapshots in \(out)\(running); run 'widgetd run --config DIR --out \(out)' first")
             return 1
         }
         let now = environment.clock.now()
-        var rows = [["ID", "STATUS", "AGE", "NEXT REFRESH", "TODAY", "LAST ERROR"]]
-        var allFresh = true
-        for id in ids {
-            guard let snapshot = store.snapshot(for: id) else { continue }
-            let state = store.state(for: id)
-            allFresh = allFresh && snapshot.status == .fresh
-            let age = snapshot.lastSuccessAt.map { StatusCommand.age(now.timeIntervalSince($0)) } ?? "-"
-            let today = state.budgetDay == nil ? "0" : "\(state.budgetUsed)"
-            rows.append([
-                id, snapshot.status.rawValue, age, snapshot.nextRefreshAt.map(Timestamp.string) ?? "-", today,
-                snapshot.error ?? "-",
-            ])
-        }
-        environment.print(ListCommand.table(rows))
+        let snapshots = ids.compactMap { id in store.snapshot(for: id).map { ($0, store.state(for: id)) } }
+        let allFresh = snapshots.allSatisfy { $0.0.status == .fresh }
         let problems = store.definitionProblems()
-        if !problems.isEmpty {
-            environment.print("\nDefinition problems (the widgets they belong to keep running their last valid definition):")
-            for problem in problems { environment.print("  \(problem)") }
+        if json {
+            let widgets = snapshots.map { snapshot, state -> WidgetValue in
+                var object: WidgetObject = [
+                    "id": .string(snapshot.id), "title": snapshot.title.map(WidgetValue.string) ?? .null,
+                    "status": .string(snapshot.status.rawValue),
+                    "lastSuccessAt": snapshot.lastSuccessAt.map { .string(Timestamp.string($0)) } ?? .null,
+                ]
+                object["ageSeconds"] = snapshot.lastSuccessAt.map { .number(WidgetNumber(max(0, Int(now.timeIntervalSince($0))))) } ?? .null
+                object["nextRefreshAt"] = snapshot.nextRefreshAt.map { .string(Timestamp.string($0)) } ?? .null
+                object["refreshesToday"] = .number(WidgetNumber(state.budgetDay == nil ? 0 : state.budgetUsed))
+                object["entries"] = .number(WidgetNumber(snapshot.entries.count))
+                object["error"] = snapshot.error.map(WidgetValue.string) ?? .null
+                return .object(object)
+            }
+            let report: WidgetObject = [
+                "daemon": daemon.value, "widgets": .array(widgets), "problems": .array(problems.map(WidgetValue.string)),
+            ]
+            environment.print(JSONWriter.string(.object(report), style: .pretty))
+        } else {
+            environment.print(daemon.line(now: now) + "\n")
+            var rows = [["ID", "STATUS", "AGE", "NEXT REFRESH", "TODAY", "LAST ERROR"]]
+            for (snapshot, state) in snapshots {
+                let age = snapshot.lastSuccessAt.map { StatusCommand.age(now.timeIntervalSince($0)) } ?? "-"
+                let today = state.budgetDay == nil ? "0" : "\(state.budgetUsed)"
+                rows.append([
+                    snapshot.id, snapshot.status.rawValue, age, snapshot.nextRefreshAt.map(Timestamp.string) ?? "-", today,
+                    snapshot.error ?? "-",
+                ])
+            }
+            environment.print(ListCommand.table(rows))
+            if !problems.isEmpty {
+                environment.print("\nDefinition problems (the widgets they belong to keep running their last valid definition):")
+                for problem in problems { environment.print("  \(problem)") }
+            }
         }
         return allFresh && problems.isEmpty ? 0 : 1
+    }
+
+    /// Whether a daemon writes to the folder (by its lock) and what the last one recorded.
+    struct DaemonStatus {
+        var running: Bool
+        var record: DaemonRecord?
+
+        init(store: SnapshotStore) {
+            running = DaemonLock.isHeld(store: store)
+            record = store.daemonRecord()
+        }
+
+        /// `daemon: running, pid 4242, since 2026-11-24T08:00:00Z (3h10m), last wave 12s ago, 6 widgets`.
+        func line(now: Date) -> String {
+            guard let record else { return running ? "daemon: running (it has not recorded itself yet)" : "daemon: not running" }
+            let shard = record.shard.map { ", shard \($0)" } ?? ""
+            let wave = record.lastWaveAt.map { "last wave \(StatusCommand.age(now.timeIntervalSince($0))) ago" } ?? "no wave yet"
+            if running, record.stoppedAt == nil {
+                return "daemon: running, pid \(record.pid)\(shard), since \(Timestamp.string(record.startedAt)) "
+                    + "(\(StatusCommand.age(now.timeIntervalSince(record.startedAt)))), \(wave), \(record.widgets) widgets"
+            }
+            if running { return "daemon: running (another process holds the folder's lock)" }
+            if let stopped = record.stoppedAt {
+                return "daemon: not running (pid \(record.pid) stopped at \(Timestamp.string(stopped)))"
+            }
+            return "daemon: not running (pid \(record.pid) ended without stopping cleanly; \(wave))"
+        }
+
+        var value: WidgetValue {
+            var object: WidgetObject = ["running": .bool(running)]
+            if let record, case .object(let fields) = record.value {
+                for (key, value) in fields { object[key] = value }
+            }
+            return .object(object)
+        }
     }
 
     /// `42s`, `5m`, `3h10m`, `2d4h`.

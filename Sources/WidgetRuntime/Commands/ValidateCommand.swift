@@ -32,11 +32,7 @@ public struct ValidateCommand: WidgetCommand {
     public init(arguments: inout Arguments) throws(UsageError) {
         config = try arguments.configFolder().path
         secrets = try SecretsOption(arguments: &arguments)
-        let format = try arguments.option("--format") ?? "text"
-        guard format == "text" || format == "json" else {
-            throw UsageError("--format takes 'text' or 'json', not '\(format)'")
-        }
-        json = format == "json"
+        json = try arguments.choice("--format", among: ["text", "json"], default: "text") == "json"
     }
 
     public func run(_ environment: CommandEnvironment) async -> Int32 {

@@ -93,7 +93,7 @@ public struct CommandEnvironment: Sendable {
     }
 
     /// A refresher for this environment.
-    public func refresher(assets: URL? = nil, log: @escaping @Sendable (String) -> Void = { _ in }) -> WidgetRefresher {
+    public func refresher(assets: URL? = nil, log: @escaping @Sendable (LogRecord) -> Void = { _ in }) -> WidgetRefresher {
         WidgetRefresher(secrets: secrets, resources: resources, assetsDirectory: assets, log: log)
     }
 }

@@ -34,8 +34,8 @@ public final class WidgetDaemon: Sendable {
         public var maximumConcurrentRefreshes: Int
         /// When several daemons share the definitions: the one this daemon is; it runs only its widgets.
         public var shard: Shard?
-        /// Where the daemon reports, one line at a time.
-        public var log: @Sendable (String) -> Void
+        /// Where the daemon reports, one record at a time.
+        public var log: @Sendable (LogRecord) -> Void
         /// Called as the daemon's state changes (ready, reloading, stopping): for a service manager.
         public var lifecycle: @Sendable (LifecycleEvent) -> Void
 
@@ -47,7 +47,7 @@ public final class WidgetDaemon: Sendable {
             clock: any WidgetClock = SystemClock(),
             maximumConcurrentRefreshes: Int = 8,
             shard: Shard? = nil,
-            log: @escaping @Sendable (String) -> Void = { _ in },
+            log: @escaping @Sendable (LogRecord) -> Void = { _ in },
             lifecycle: @escaping @Sendable (LifecycleEvent) -> Void = { _ in }
         ) {
             self.definitions = definitions
@@ -142,6 +142,9 @@ public final class WidgetDaemon: Sendable {
         try store.prepare()
         var book = Book(store: store)
         reload(into: &book, startup: true)
+        book.daemon = DaemonRecord(
+            pid: Int(ProcessInfo.processInfo.processIdentifier), startedAt: configuration.clock.now(),
+            widgets: book.widgets.count, shard: configuration.shard?.description)
         // Describe the widgets at once, even when none is due: the index may be missing or list
         // widgets removed while the daemon was down.
         book.writeIndexAndMetrics(now: configuration.clock.now(), log: configuration.log)
@@ -152,8 +155,15 @@ public final class WidgetDaemon: Sendable {
             let now = configuration.clock.now()
             let due = book.due(at: now)
             if !due.isEmpty {
-                _ = await refresh(due, book: &book, now: now, respectBudget: true)
-                book.writeIndexAndMetrics(now: configuration.clock.now(), log: configuration.log)
+                let outcomes = await refresh(due, book: &book, now: now, respectBudget: true)
+                let ended = configuration.clock.now()
+                book.daemon?.lastWaveAt = ended
+                book.writeIndexAndMetrics(now: ended, log: configuration.log)
+                let fresh = outcomes.filter { $0.snapshot.status == .fresh }.count
+                configuration.log(LogRecord(
+                    .debug, "wave", "wave done: \(outcomes.count) refreshed, \(fresh) fresh; index written",
+                    next: book.earliestDue,
+                    details: ["refreshed": .number(WidgetNumber(outcomes.count)), "fresh": .number(WidgetNumber(fresh))]))
                 continue
             }
             let events = await mailbox.wait(until: book.earliestDue, clock: configuration.clock)
@@ -169,37 +179,48 @@ public final class WidgetDaemon: Sendable {
                     let now = configuration.clock.now()
                     for id in takeReloadRequests() {
                         guard book.widgets[id] != nil else {
-                            configuration.log("\(id): reload requested for an unknown widget; ignored")
+                            configuration.log(LogRecord(.warning, "reload-ignored", "\(id): reload requested for an unknown widget; ignored", widget: id))
                             continue
                         }
                         // Requests within a second of the last manual refresh are merged into it.
                         if let last = book.manualRefreshAt[id], now.timeIntervalSince(last) < WidgetDaemon.reloadCoalescingInterval {
-                            configuration.log("\(id): reload requested again within a second; merged into the last one")
+                            configuration.log(LogRecord(.debug, "reload-merged", "\(id): reload requested again within a second; merged into the last one", widget: id))
                             continue
                         }
                         book.manualRefreshAt[id] = now
                         book.dueAt[id] = now
-                        configuration.log("\(id): reload requested")
+                        configuration.log(LogRecord(.info, "reload-requested", "\(id): reload requested", widget: id))
                     }
                 }
             }
         }
         configuration.lifecycle(.stopping)
-        configuration.log("stopping")
+        configuration.log(LogRecord(.notice, "stopping", "stopping"))
+        book.daemon?.stoppedAt = configuration.clock.now()
+        book.writeDaemonRecord(log: configuration.log)
     }
 
-    /// Loads the definitions into `book`, keeping the last valid version of widgets whose file broke.
+    /// Loads the definitions into `book`, keeping the last valid version of widgets whose file broke,
+    /// and logs what changed.
     private func reload(into book: inout Book, startup: Bool) {
+        let log = configuration.log
         let loaded = loadDefinitions()
-        for diagnostic in loaded.diagnostics { configuration.log("invalid definition: \(diagnostic)") }
+        for diagnostic in loaded.diagnostics {
+            log(LogRecord(.warning, "definition-invalid", "invalid definition: \(diagnostic)", error: "\(diagnostic)"))
+        }
         recordProblems(loaded.diagnostics)
         if loaded.files.isEmpty, !loaded.diagnostics.isEmpty, !book.widgets.isEmpty {
             // The folder itself cannot be read (moved away, unmounted): that removes no widget.
-            configuration.log("keeping every widget running until \(configuration.definitions.path) can be read again")
+            log(LogRecord(.error, "definitions-unreadable",
+                "keeping every widget running until \(configuration.definitions.path) can be read again"))
             return
         }
         let now = configuration.clock.now()
         var keep: Set<String> = []
+        var added: [String] = []
+        var changed: [String] = []
+        var removed: [String] = []
+        var kept: [String] = []
         for widget in loaded.widgets {
             keep.insert(widget.id)
             if let existing = book.widgets[widget.id], existing.definition.fingerprint == widget.definition.fingerprint,
@@ -207,17 +228,56 @@ public final class WidgetDaemon: Sendable {
             {
                 continue
             }
-            if book.widgets[widget.id] != nil { configuration.log("\(widget.id): definition changed") }
+            if book.widgets[widget.id] != nil {
+                changed.append(widget.id)
+                log(LogRecord(.info, "definition-changed", "\(widget.id): definition changed", widget: widget.id))
+            } else {
+                added.append(widget.id)
+            }
             book.add(widget, now: now, startup: book.widgets[widget.id] == nil)
         }
         for (id, widget) in book.widgets where !keep.contains(id) {
             if loaded.failedFiles.contains(widget.definition.file) {
-                configuration.log("\(id): keeps running its last valid definition until \(widget.definition.file) is fixed")
+                kept.append(id)
+                log(LogRecord(.warning, "definition-kept",
+                    "\(id): keeps running its last valid definition until \(widget.definition.file) is fixed", widget: id))
             } else if !startup {
-                configuration.log("\(id): definition removed")
+                removed.append(id)
+                log(LogRecord(.info, "definition-removed", "\(id): definition removed", widget: id))
                 book.remove(id)
             }
         }
+        log(WidgetDaemon.reloadSummary(
+            startup: startup, widgets: book.widgets.count, added: added, changed: changed, removed: removed,
+            keptLastValid: kept, problems: loaded.diagnostics.count))
+    }
+
+    /// The line a load of the definitions ends with: `definitions reloaded: 1 added (news), 0 changed,
+    /// 1 removed (weather); 12 widgets, 1 problem`.
+    static func reloadSummary(
+        startup: Bool, widgets: Int, added: [String], changed: [String], removed: [String], keptLastValid: [String],
+        problems: Int
+    ) -> LogRecord {
+        func part(_ ids: [String], _ word: String) -> String {
+            let sorted = ids.sorted()
+            guard !sorted.isEmpty else { return "0 \(word)" }
+            let shown = sorted.prefix(5).joined(separator: ", ") + (sorted.count > 5 ? ", …" : "")
+            return "\(sorted.count) \(word) (\(shown))"
+        }
+        let counts = "\(widgets) widget\(widgets == 1 ? "" : "s"), \(problems) problem\(problems == 1 ? "" : "s")"
+        let message = startup
+            ? "definitions loaded: \(counts)"
+            : "definitions reloaded: \(part(added, "added")), \(part(changed, "changed")), \(part(removed, "removed")); \(counts)"
+        func list(_ ids: [String]) -> WidgetValue { .array(ids.sorted().map(WidgetValue.string)) }
+        var details: WidgetObject = ["widgets": .number(WidgetNumber(widgets)), "problems": .number(WidgetNumber(problems))]
+        if !startup {
+            // At start every widget is new: the count says it.
+            details["added"] = list(added)
+            details["changed"] = list(changed)
+            details["removed"] = list(removed)
+            details["keptLastValid"] = list(keptLastValid)
+        }
+        return LogRecord(problems > 0 ? .warning : .notice, startup ? "loaded" : "reloaded", message, details: details)
     }
 
     /// Reads the definitions, keeping only this shard's widgets when the daemon is one of several.
@@ -234,7 +294,7 @@ public final class WidgetDaemon: Sendable {
         do {
             try configuration.store.writeDefinitionProblems(diagnostics)
         } catch {
-            configuration.log("\(error)")
+            configuration.log(LogRecord(.error, "write-failed", "\(error)", error: "\(error)"))
         }
     }
 
@@ -280,7 +340,7 @@ public final class WidgetDaemon: Sendable {
             for await (widget, outcome, duration) in group {
                 if outcome.error?.isCancellation == true || (outcome.error != nil && Task.isCancelled) {
                     // Stopping, not failing: the widget keeps its last snapshot and state.
-                    configuration.log("\(widget.id): refresh interrupted by the stop; its last snapshot stays")
+                    configuration.log(LogRecord(.notice, "refresh-interrupted", "\(widget.id): refresh interrupted by the stop; its last snapshot stays", widget: widget.id))
                     _ = startNext()
                     continue
                 }
@@ -319,6 +379,8 @@ extension WidgetDaemon {
         var assetReferences: [String: Set<String>] = [:]
         /// Whether a refresh since the last collection may have left an image unused.
         var assetsChanged = true
+        /// What the daemon records about itself for `widgetd status`; nil for `run --once`.
+        var daemon: DaemonRecord?
 
         init(store: SnapshotStore) {
             self.store = store
@@ -374,7 +436,9 @@ extension WidgetDaemon {
             mutating get { dueAt.earliest }
         }
 
-        mutating func record(_ outcome: WidgetRefresher.Outcome, for widget: WidgetPipeline, duration: Duration, log: (String) -> Void) {
+        mutating func record(
+            _ outcome: WidgetRefresher.Outcome, for widget: WidgetPipeline, duration: Duration, log: (LogRecord) -> Void
+        ) {
             let id = widget.id
             let snapshot = outcome.snapshot
             snapshots[id] = Book.summary(of: snapshot)
@@ -399,15 +463,20 @@ extension WidgetDaemon {
                 try store.write(snapshot)
                 try store.writeState(outcome.state, for: id)
             } catch {
-                log("\(id): \(error)")
+                log(LogRecord(.error, "write-failed", "\(id): \(error)", widget: id, error: "\(error)"))
             }
             let next = snapshot.nextRefreshAt.map { "; next at \(Timestamp.string($0))" } ?? ""
             let count = "\(snapshot.entries.count) entr\(snapshot.entries.count == 1 ? "y" : "ies")"
+            var record = LogRecord(
+                .info, "refreshed", "\(id): fresh, \(count) in \(Int(seconds * 1000)) ms\(next)", widget: id,
+                status: snapshot.status.rawValue, duration: seconds, entries: snapshot.entries.count, next: snapshot.nextRefreshAt)
             if let error = outcome.error {
-                log("\(id): \(snapshot.status.rawValue), \(count) — \(error)\(next)")
-            } else {
-                log("\(id): fresh, \(count) in \(Int(seconds * 1000)) ms\(next)")
+                record.level = .warning
+                record.event = "refresh-failed"
+                record.message = "\(id): \(snapshot.status.rawValue), \(count) — \(error)\(next)"
+                record.error = "\(error)"
             }
+            log(record)
         }
 
         /// The `assets/…` strings anywhere in `values`.
@@ -425,26 +494,42 @@ extension WidgetDaemon {
             return paths
         }
 
-        mutating func writeIndexAndMetrics(now: Date, log: (String) -> Void) {
+        mutating func writeIndexAndMetrics(now: Date, log: (LogRecord) -> Void) {
             do {
                 try store.writeIndex(Array(snapshots.values), generatedAt: now)
                 try AtomicFile.write(Data(metricsText(now: now).utf8), to: store.metricsFile)
             } catch {
-                log("\(error)")
+                log(LogRecord(.error, "write-failed", "\(error)", error: "\(error)"))
             }
+            writeDaemonRecord(log: log)
             collectUnusedAssets(log: log)
+        }
+
+        /// Writes ``daemon``, with the current number of widgets.
+        mutating func writeDaemonRecord(log: (LogRecord) -> Void) {
+            guard var record = daemon else { return }
+            record.widgets = widgets.count
+            daemon = record
+            do {
+                try store.writeDaemonRecord(record)
+            } catch {
+                log(LogRecord(.error, "write-failed", "\(error)", error: "\(error)"))
+            }
         }
 
         /// Deletes downloaded images that no snapshot, and no item kept for fallback, refers to any more;
         /// only after a refresh changed what is referred to.
-        mutating func collectUnusedAssets(log: (String) -> Void) {
+        mutating func collectUnusedAssets(log: (LogRecord) -> Void) {
             guard assetsChanged else { return }
             assetsChanged = false
             let folder = store.assetsDirectory
             guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder.path), !names.isEmpty else { return }
             let referenced = assetReferences.values.reduce(into: Set<String>()) { $0.formUnion($1) }
             let deleted = AssetGarbageCollector.collect(in: folder, referencedBy: referenced.sorted().map(WidgetValue.string))
-            if !deleted.isEmpty { log("deleted \(deleted.count) unused asset\(deleted.count == 1 ? "" : "s")") }
+            if !deleted.isEmpty {
+                log(LogRecord(.debug, "assets-deleted", "deleted \(deleted.count) unused asset\(deleted.count == 1 ? "" : "s")",
+                    details: ["deleted": .number(WidgetNumber(deleted.count))]))
+            }
         }
 
         /// The Prometheus text exposition of the daemon's counters and gauges.

@@ -15,14 +15,14 @@ public struct WidgetRefresher: Sendable {
     public var resources: StageResources
     /// Where assets go, when snapshots are written.
     public var assetsDirectory: URL?
-    /// Where stages report.
-    public var log: @Sendable (String) -> Void
+    /// Where stages report (``StageContext/log`` lines become `stage` records of their widget).
+    public var log: @Sendable (LogRecord) -> Void
 
     public init(
         secrets: SecretStore = .processEnvironment,
         resources: StageResources = StageResources(),
         assetsDirectory: URL? = nil,
-        log: @escaping @Sendable (String) -> Void = { _ in }
+        log: @escaping @Sendable (LogRecord) -> Void = { _ in }
     ) {
         self.secrets = secrets
         self.resources = resources
@@ -57,7 +57,9 @@ public struct WidgetRefresher: Sendable {
             baseDirectory: base,
             assetsDirectory: assetsDirectory,
             resources: resources,
-            log: log
+            log: { [log] message in
+                log(LogRecord(.warning, "stage", "\(definition.id): \(message)", widget: definition.id))
+            }
         )
     }
 

@@ -115,6 +115,11 @@ public enum Timestamp {
         date.formatted(.iso8601)
     }
 
+    /// With milliseconds, for log lines: `2026-11-22T05:00:03.042Z`.
+    public static func milliseconds(_ date: Date) -> String {
+        date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
+    }
+
     public static func date(_ text: String) -> Date? {
         if let date = try? Date(text, strategy: .iso8601) { return date }
         return try? Date(text, strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: true))

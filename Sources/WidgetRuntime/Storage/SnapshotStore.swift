@@ -95,8 +95,9 @@ public struct SnapshotStore: Sendable {
 
     // MARK: - Definition problems
 
-    /// `OUT/.state/problems.json`: the problems of the definitions as last loaded.
-    public var problemsFile: URL { stateDirectory.appendingPathComponent("problems.json") }
+    /// `OUT/.state/_problems.json`: the problems of the definitions as last loaded. (A widget id cannot
+    /// begin with `_`, so no widget's state file can take the name.)
+    public var problemsFile: URL { stateDirectory.appendingPathComponent("_problems.json") }
 
     /// Records the definitions' problems (an empty list when there are none).
     public func writeDefinitionProblems(_ diagnostics: [Diagnostic]) throws(AtomicFileError) {
@@ -112,6 +113,22 @@ public struct SnapshotStore: Sendable {
             let path = problem["path"]?.string.map { ": \($0)" } ?? ""
             return "\(file)\(location)\(path): \(message)"
         }
+    }
+
+    // MARK: - The daemon
+
+    /// `OUT/.state/_daemon.json`: who writes this folder, since when, and when it last refreshed.
+    public var daemonFile: URL { stateDirectory.appendingPathComponent("_daemon.json") }
+
+    /// Records what the daemon writing this folder is doing.
+    public func writeDaemonRecord(_ record: DaemonRecord) throws(AtomicFileError) {
+        try AtomicFile.write(JSONWriter.data(record.value, style: .pretty) + Data([0x0A]), to: daemonFile)
+    }
+
+    /// What the last daemon that wrote this folder recorded, if any.
+    public func daemonRecord() -> DaemonRecord? {
+        guard let data = try? Data(contentsOf: daemonFile), let value = try? JSONReader.read(data) else { return nil }
+        return DaemonRecord(value: value)
     }
 
     // MARK: - State

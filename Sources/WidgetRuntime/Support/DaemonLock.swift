@@ -57,15 +57,20 @@ struct DaemonLock {
 
     /// The pid of the live daemon writing to `store`, if any: one holds the lock.
     static func runningDaemon(store: SnapshotStore) -> Int32? {
+        isHeld(store: store) ? recordedPID(store: store) : nil
+    }
+
+    /// Whether a live process (a daemon, or `run --once`) holds the lock on `store`.
+    static func isHeld(store: SnapshotStore) -> Bool {
         let lockFile = store.stateDirectory.appendingPathComponent("daemon.lock")
         let descriptor = open(lockFile.path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { return nil }
+        guard descriptor >= 0 else { return false }
         defer { close(descriptor) }
         if flock(descriptor, LOCK_SH | LOCK_NB) == 0 {
             flock(descriptor, LOCK_UN)
-            return nil
+            return false
         }
-        return recordedPID(store: store)
+        return true
     }
 
     /// The pid written in `daemon.pid`.

@@ -1,15 +1,20 @@
 import Synchronization
+import WidgetRuntime
 
-/// Collects the lines a daemon logs, for tests to read.
+/// Collects the records a daemon logs, for tests to read.
 final class LogRecorder: Sendable {
-    private let storage = Mutex<[String]>([])
+    private let storage = Mutex<[LogRecord]>([])
 
     init() {}
 
     /// The function to pass as a daemon's `log`.
-    var log: @Sendable (String) -> Void {
-        { [self] line in storage.withLock { $0.append(line) } }
+    var log: @Sendable (LogRecord) -> Void {
+        { [self] record in storage.withLock { $0.append(record) } }
     }
 
-    var lines: [String] { storage.withLock { $0 } }
+    /// Every record so far.
+    var records: [LogRecord] { storage.withLock { $0 } }
+
+    /// The text of every record so far.
+    var lines: [String] { records.map(\.message) }
 }

@@ -1,0 +1,124 @@
+public import Foundation
+public import WidgetCore
+
+/// How much the daemon says: each ``LogRecord`` has a level, and `--log-level` drops those below it.
+public enum LogLevel: String, Sendable, Comparable, CaseIterable {
+    /// What only a person chasing a problem wants: merged reload requests, deleted images.
+    case debug
+    /// The normal course of things: each refresh that succeeded, each reload asked for.
+    case info
+    /// Changes of the daemon's own state: started, definitions reloaded, stopping.
+    case notice
+    /// A widget that failed to refresh, an invalid definition.
+    case warning
+    /// What stops the daemon from doing its job: a write that failed, a folder that cannot be read.
+    case error
+
+    public static func < (lhs: LogLevel, rhs: LogLevel) -> Bool {
+        allCases.firstIndex(of: lhs)! < allCases.firstIndex(of: rhs)!
+    }
+}
+
+/// One thing the daemon reports: a sentence for people, and the same facts as fields for tools.
+///
+/// The text form is the ``message`` alone (it already names the widget and the figures); the JSON form
+/// (`--log-format json`) is one object a line with `time`, `level`, `event`, `message` and whichever of
+/// `widget`, `status`, `duration`, `entries`, `next`, `error` and ``details`` the event has.
+public struct LogRecord: Sendable, Equatable {
+    public var level: LogLevel
+    /// A stable name for the kind of event (`refreshed`, `refresh-failed`, `reloaded`, …), for filters.
+    public var event: String
+    /// The sentence a person reads.
+    public var message: String
+    /// The widget the event is about.
+    public var widget: String?
+    /// The widget's status after a refresh.
+    public var status: String?
+    /// How long the refresh took, in seconds.
+    public var duration: Double?
+    /// The number of entries a refresh produced.
+    public var entries: Int?
+    /// When the widget refreshes next.
+    public var next: Date?
+    /// What went wrong.
+    public var error: String?
+    /// Further facts of the event (the ids a reload added, removed and changed, …).
+    public var details: WidgetObject
+
+    public init(
+        _ level: LogLevel,
+        _ event: String,
+        _ message: String,
+        widget: String? = nil,
+        status: String? = nil,
+        duration: Double? = nil,
+        entries: Int? = nil,
+        next: Date? = nil,
+        error: String? = nil,
+        details: WidgetObject = [:]
+    ) {
+        self.level = level
+        self.event = event
+        self.message = message
+        self.widget = widget
+        self.status = status
+        self.duration = duration
+        self.entries = entries
+        self.next = next
+        self.error = error
+        self.details = details
+    }
+}
+
+/// How log records are written: `--log-format` and `--log-level`.
+public struct LogFormat: Sendable, Equatable {
+    /// `text` (a timestamp and the sentence) or `json` (one object a line).
+    public enum Style: String, Sendable, CaseIterable {
+        case text, json
+    }
+
+    public var style: Style
+    /// Records below this level are dropped.
+    public var level: LogLevel
+
+    public init(style: Style = .text, level: LogLevel = .info) {
+        self.style = style
+        self.level = level
+    }
+
+    /// The line for `record` at `time`, without a line break; nil when its level is below ``level``.
+    public func line(_ record: LogRecord, at time: Date) -> String? {
+        guard record.level >= level else { return nil }
+        switch style {
+        case .text:
+            return "\(Timestamp.string(time)) \(record.message)"
+        case .json:
+            var object = WidgetObject()
+            object["time"] = .string(Timestamp.milliseconds(time))
+            object["level"] = .string(record.level.rawValue)
+            object["event"] = .string(record.event)
+            object["message"] = .string(record.message)
+            if let widget = record.widget { object["widget"] = .string(widget) }
+            if let status = record.status { object["status"] = .string(status) }
+            if let duration = record.duration, let number = WidgetNumber((duration * 1000).rounded() / 1000) {
+                object["duration"] = .number(number)
+            }
+            if let entries = record.entries { object["entries"] = .number(WidgetNumber(entries)) }
+            if let next = record.next { object["next"] = .string(Timestamp.string(next)) }
+            if let error = record.error { object["error"] = .string(error) }
+            for (key, value) in record.details where object[key] == nil { object[key] = value }
+            return JSONWriter.string(.object(object))
+        }
+    }
+}
+
+extension Arguments {
+    /// `--log-format text|json` and `--log-level debug|info|notice|warning|error`.
+    ///
+    /// - Throws: ``UsageError`` for a value that is not one of those.
+    public mutating func logFormat() throws(UsageError) -> LogFormat {
+        let style = try choice("--log-format", among: LogFormat.Style.allCases.map(\.rawValue), default: "text")
+        let level = try choice("--log-level", among: LogLevel.allCases.map(\.rawValue), default: "info")
+        return LogFormat(style: LogFormat.Style(rawValue: style)!, level: LogLevel(rawValue: level)!)
+    }
+}

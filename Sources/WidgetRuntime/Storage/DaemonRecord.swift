@@ -1,0 +1,62 @@
+public import Foundation
+public import WidgetCore
+
+/// What a running daemon records about itself in `OUT/.state/_daemon.json`, for `widgetd status`:
+/// its process, when it started, when its last refresh wave ended and, once it stopped cleanly, when.
+///
+/// Whether the daemon still runs is not read from here but from the folder's lock (a daemon killed
+/// with SIGKILL writes nothing more); this says which daemon and how it was doing.
+public struct DaemonRecord: Sendable, Equatable {
+    public var pid: Int
+    public var startedAt: Date
+    /// When the last wave of refreshes ended; nil before the first.
+    public var lastWaveAt: Date?
+    /// When the daemon stopped; nil while it runs (or when it was killed).
+    public var stoppedAt: Date?
+    /// How many widgets it runs.
+    public var widgets: Int
+    /// `K/N` when it is one of several daemons sharing the definitions.
+    public var shard: String?
+    /// The widgetd release.
+    public var version: String
+
+    public init(
+        pid: Int, startedAt: Date, lastWaveAt: Date? = nil, stoppedAt: Date? = nil, widgets: Int, shard: String? = nil,
+        version: String = BuildInfo.release
+    ) {
+        self.pid = pid
+        self.startedAt = startedAt
+        self.lastWaveAt = lastWaveAt
+        self.stoppedAt = stoppedAt
+        self.widgets = widgets
+        self.shard = shard
+        self.version = version
+    }
+
+    /// The record as written to the file.
+    public var value: WidgetValue {
+        var object: WidgetObject = [
+            "pid": .number(WidgetNumber(pid)), "startedAt": .string(Timestamp.string(startedAt)),
+            "lastWaveAt": lastWaveAt.map { .string(Timestamp.string($0)) } ?? .null,
+            "stoppedAt": stoppedAt.map { .string(Timestamp.string($0)) } ?? .null,
+            "widgets": .number(WidgetNumber(widgets)),
+        ]
+        if let shard { object["shard"] = .string(shard) }
+        object["version"] = .string(version)
+        return .object(object)
+    }
+
+    /// Reads a record written by ``value``; nil when it is not one.
+    public init?(value: WidgetValue) {
+        guard let pid = value["pid"]?.number?.int,
+            let startedAt = value["startedAt"]?.string.flatMap(Timestamp.date)
+        else { return nil }
+        self.pid = pid
+        self.startedAt = startedAt
+        lastWaveAt = value["lastWaveAt"]?.string.flatMap(Timestamp.date)
+        stoppedAt = value["stoppedAt"]?.string.flatMap(Timestamp.date)
+        widgets = value["widgets"]?.number?.int ?? 0
+        shard = value["shard"]?.string
+        version = value["version"]?.string ?? "unknown"
+    }
+}
