@@ -14,6 +14,8 @@ public final class ManualClock: WidgetClock {
         var id: Int
         var deadline: Date
         var continuation: CheckedContinuation<Void, any Error>
+        /// Slept with `busy: true`: woken as any other, but not idle.
+        var busy = false
     }
 
     private struct State {
@@ -33,12 +35,16 @@ public final class ManualClock: WidgetClock {
         state.withLock { $0.now }
     }
 
-    /// How many tasks are sleeping on this clock.
+    /// How many tasks are sleeping idle on this clock.
     public var sleeperCount: Int {
-        state.withLock { $0.sleepers.count }
+        state.withLock { $0.sleepers.count { !$0.busy } }
     }
 
     public func sleep(until deadline: Date) async throws {
+        try await sleep(until: deadline, busy: false)
+    }
+
+    public func sleep(until deadline: Date, busy: Bool) async throws {
         let id = state.withLock { state -> Int in
             state.nextID += 1
             return state.nextID
@@ -47,7 +53,8 @@ public final class ManualClock: WidgetClock {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
                 let (resumeNow, waiters) = state.withLock { state -> (Bool, [CheckedContinuation<Void, Never>]) in
                     if deadline <= state.now || Task.isCancelled { return (true, []) }
-                    state.sleepers.append(Sleeper(id: id, deadline: deadline, continuation: continuation))
+                    state.sleepers.append(Sleeper(id: id, deadline: deadline, continuation: continuation, busy: busy))
+                    if busy { return (false, []) }
                     defer { state.sleeperWaiters.removeAll() }
                     return (false, state.sleeperWaiters)
                 }
@@ -65,7 +72,7 @@ public final class ManualClock: WidgetClock {
         }
     }
 
-    /// The earliest moment a task sleeping on this clock waits for, or `nil` when none sleeps.
+    /// The earliest moment a task sleeping idle on this clock waits for, or `nil` when none sleeps.
     ///
     /// With ``waitForSleeper()`` this drives a scheduler through simulated days: wait until it idles,
     /// then jump to the moment it waits for.
@@ -78,14 +85,15 @@ public final class ManualClock: WidgetClock {
     /// }
     /// ```
     public var earliestDeadline: Date? {
-        state.withLock { $0.sleepers.map(\.deadline).min() }
+        state.withLock { $0.sleepers.filter { !$0.busy }.map(\.deadline).min() }
     }
 
-    /// Returns once at least one task sleeps on this clock (at once if one already does).
+    /// Returns once at least one task sleeps idle on this clock (at once if one already does); a task
+    /// sleeping with `busy: true` does not count.
     public func waitForSleeper() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let ready = state.withLock { state -> Bool in
-                if !state.sleepers.isEmpty { return true }
+                if state.sleepers.contains(where: { !$0.busy }) { return true }
                 state.sleeperWaiters.append(continuation)
                 return false
             }

@@ -136,7 +136,7 @@ struct DefinitionReaderTests {
         #expect(problems(#"{"source": {"path": "x.json"}, "colour": "red"}"#) == [
             "widgets.d/news.json:1:32: $.colour: unknown key 'colour'; known keys: 'id', 'title', 'description', "
                 + "'timeZone', 'inputs', 'source', 'parser', 'transforms', 'timeline', 'schedule', 'staleAfter', "
-                + "'fallback', 'placeholder', 'instances'",
+                + "'deadline', 'fallback', 'placeholder', 'instances'",
         ])
     }
 

@@ -32,12 +32,12 @@ struct WidgetDaemonTests {
         """
     }
 
-    func makeDaemon(started: HangingFetcher.Started? = nil) -> WidgetDaemon {
+    func makeDaemon(started: HangingFetcher.Started? = nil, gate: StubbornFetcher.Gate? = nil) -> WidgetDaemon {
         WidgetDaemon(configuration: .init(
             definitions: DefinitionDirectory(path: config.path),
             store: store,
             reader: TestWidgets.reader,
-            refresher: TestWidgets.refresher(source, started: started),
+            refresher: TestWidgets.refresher(source, started: started, gate: gate),
             clock: clock,
             log: logs.log
         ))
@@ -386,6 +386,69 @@ struct WidgetDaemonTests {
         #expect(logs.lines.contains("slow: refresh interrupted by the stop; its last snapshot stays"))
     }
 
+    // MARK: - Independence and deadlines
+
+    @Test func aRefreshUnderWayHoldsUpNoOtherWidget() async throws {
+        try config.write("slow.json", #"{"source": {"type": "hang"}, "parser": "json", "schedule": {"every": "15m"}, "deadline": "1h"}"#)
+        try config.write("fast.json", Self.definition(key: "fast", every: "15m"))
+        source.set("fast", json: #"{"ok": true}"#)
+        let started = HangingFetcher.Started()
+        let daemon = makeDaemon(started: started)
+        var reports = daemon.refreshes.makeAsyncIterator()
+        let task = Task { try await daemon.run() }
+        var fetches = started.fetches.makeAsyncIterator()
+        _ = await fetches.next()
+
+        // Four quarters of an hour with slow's first refresh still under way: fast keeps its schedule.
+        for quarter in 0..<4 {
+            let report = try #require(await reports.next())
+            #expect(report.id == "fast")
+            #expect(report.snapshot.generatedAt == start.addingTimeInterval(Double(quarter) * 900))
+            clock.advance(by: 900)
+        }
+        _ = try #require(await reports.next())
+        #expect(source.fetchCount("fast") == 5)
+        #expect(!out.names().contains("slow.json"))
+
+        task.cancel()
+        try await task.value
+        #expect(logs.lines.contains("slow: refresh interrupted by the stop; its last snapshot stays"))
+    }
+
+    @Test func aStageThatIgnoresCancellationIsStoppedAtItsDeadline() async throws {
+        let gate = StubbornFetcher.Gate()
+        defer { gate.open() }
+        let pipeline = try TestWidgets.pipeline(
+            #"{"source": {"type": "stubborn"}, "parser": "json", "schedule": {"every": "1h"}, "deadline": "1s"}"#)
+        var state = WidgetState()
+        state.lastSuccessAt = start.addingTimeInterval(-60)
+        state.lastGoodEntries = [TimelineEntry(date: start.addingTimeInterval(-60), content: ["old": true])]
+        let outcome = await TestWidgets.refresher(source, gate: gate).refresh(pipeline, state: state, now: start)
+        #expect(gate.started == 1)
+        #expect(outcome.snapshot.status == .cached)
+        #expect(outcome.snapshot.entries.map(\.content) == [["old": true]])
+        #expect(outcome.error?.description
+            == #"refresh: stopped at its 1s deadline; the last good data stays (set "deadline" in the definition to allow longer)"#)
+        #expect(outcome.state.consecutiveFailures == 1)
+    }
+
+    @Test func aStopDoesNotWaitForAStageThatIgnoresCancellation() async throws {
+        let gate = StubbornFetcher.Gate()
+        defer { gate.open() }
+        try config.write("stuck.json", #"{"source": {"type": "stubborn"}, "parser": "json", "schedule": {"every": "1h"}, "deadline": "1h"}"#)
+        try config.write("fast.json", Self.definition(key: "fast"))
+        source.set("fast", json: #"{"ok": true}"#)
+        let daemon = makeDaemon(gate: gate)
+        var reports = daemon.refreshes.makeAsyncIterator()
+        let task = Task { try await daemon.run() }
+        #expect(await reports.next()?.id == "fast")
+        task.cancel()
+        // Returns although the stuck stage goes on until the gate opens.
+        try await task.value
+        #expect(logs.lines.contains("stuck: refresh interrupted by the stop; its last snapshot stays"))
+        #expect(!FileManager.default.fileExists(atPath: out.file("stuck.json").path))
+    }
+
     // MARK: - Files
 
     @Test func indexAndMetricsDescribeEveryWidget() async throws {
@@ -495,7 +558,7 @@ struct WidgetDaemonTests {
         #expect(report.outcomes.map(\.snapshot.status) == [.fresh])
         #expect(report.diagnostics.map(\.description) == [
             "\(config.path)/broken.json:1:44: $.colour: unknown key 'colour'; known keys: 'id', 'title', 'description', "
-            + "'timeZone', 'inputs', 'source', 'parser', 'transforms', 'timeline', 'schedule', 'staleAfter', 'fallback', "
+            + "'timeZone', 'inputs', 'source', 'parser', 'transforms', 'timeline', 'schedule', 'staleAfter', 'deadline', 'fallback', "
             + "'placeholder', 'instances'"
         ])
         #expect(store.snapshot(for: "news")?.entries.map(\.content) == [["headline": "once"]])

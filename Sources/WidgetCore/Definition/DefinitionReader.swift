@@ -14,7 +14,7 @@ public struct DefinitionReader: Sendable {
     /// The keys a definition may have at its top level.
     public static let topLevelKeys = [
         "$schema", "id", "title", "description", "timeZone", "inputs", "source", "parser", "transforms",
-        "timeline", "schedule", "staleAfter", "fallback", "placeholder", "instances",
+        "timeline", "schedule", "staleAfter", "deadline", "fallback", "placeholder", "instances",
     ]
 
     /// The keys of an instance in `instances`.
@@ -317,6 +317,19 @@ extension DefinitionReader {
                 if staleAfter == nil { report(root.appending("staleAfter"), WidgetDuration.problem(text)) }
             }
 
+            var deadline = WidgetDefinition.defaultDeadline
+            if let text = string(object["deadline"], at: root.appending("deadline"), what: "deadline") {
+                if let read = WidgetDuration(text) {
+                    if read.seconds < 1 || read.seconds > WidgetDefinition.maximumDeadline.seconds {
+                        report(root.appending("deadline"), "a deadline is from 1s to 1h; write e.g. \"30s\" or \"5m\"")
+                    } else {
+                        deadline = read
+                    }
+                } else {
+                    report(root.appending("deadline"), WidgetDuration.problem(text))
+                }
+            }
+
             let fallback = readFallback(object["fallback"], at: root.appending("fallback"))
             let placeholder = object["placeholder"]
             checkSecrets(value, at: root)
@@ -324,7 +337,7 @@ extension DefinitionReader {
             let base = WidgetDefinition(
                 id: id, title: title, timeZone: timeZone, inputs: inputs, source: source, parser: parser,
                 transforms: transforms, timeline: timeline, schedule: schedule, staleAfter: staleAfter,
-                fallback: fallback, placeholder: placeholder, file: file,
+                deadline: deadline, fallback: fallback, placeholder: placeholder, file: file,
                 fingerprint: WidgetDefinition.fingerprint(of: value)
             )
             guard let instancesValue = object["instances"] else { return [base] }

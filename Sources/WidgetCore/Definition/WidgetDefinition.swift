@@ -4,6 +4,11 @@ public import Foundation
 ///
 /// Read one with ``DefinitionReader``; turn it into running stages with ``WidgetPipeline``.
 public struct WidgetDefinition: Sendable {
+    /// A refresh's ``deadline`` unless the definition sets one: one minute.
+    public static let defaultDeadline = WidgetDuration(seconds: 60)
+    /// The longest ``deadline`` a definition may set: one hour.
+    public static let maximumDeadline = WidgetDuration(seconds: 3_600)
+
     /// The widget's id: the file name without `.json`, the `id` key, or either plus an instance suffix.
     public var id: String
     /// The display title.
@@ -24,6 +29,8 @@ public struct WidgetDefinition: Sendable {
     public var schedule: Schedule
     /// After how long data counts as stale; `nil` for never.
     public var staleAfter: WidgetDuration?
+    /// How long one refresh may take, all stages together, before it is stopped and counts as failed.
+    public var deadline: WidgetDuration
     /// What to serve when a refresh fails.
     public var fallback: FallbackPolicy
     /// Content served before there has ever been data.
@@ -47,6 +54,7 @@ public struct WidgetDefinition: Sendable {
         timeline: TimelineDefinition = TimelineDefinition(),
         schedule: Schedule = Schedule(),
         staleAfter: WidgetDuration? = nil,
+        deadline: WidgetDuration = WidgetDefinition.defaultDeadline,
         fallback: FallbackPolicy = FallbackPolicy(),
         placeholder: WidgetValue? = nil,
         params: WidgetObject = [:],
@@ -63,6 +71,7 @@ public struct WidgetDefinition: Sendable {
         self.timeline = timeline
         self.schedule = schedule
         self.staleAfter = staleAfter
+        self.deadline = deadline
         self.fallback = fallback
         self.placeholder = placeholder
         self.params = params

@@ -12,6 +12,17 @@ public protocol WidgetClock: Sendable {
     ///
     /// - Throws: `CancellationError` when the waiting task is cancelled.
     func sleep(until deadline: Date) async throws
+
+    /// Like ``sleep(until:)``, said by a sleeper that is not idle: work it started is still under way
+    /// (the daemon waiting for both its refreshes and its next due time). A manual clock wakes it like
+    /// any sleeper but does not count it when a test waits for the daemon to idle.
+    func sleep(until deadline: Date, busy: Bool) async throws
+}
+
+extension WidgetClock {
+    public func sleep(until deadline: Date, busy: Bool) async throws {
+        try await sleep(until: deadline)
+    }
 }
 
 /// Wall-clock time.

@@ -115,6 +115,7 @@ public enum DefinitionSchema {
             "timeline": timeline,
             "schedule": schedule,
             "staleAfter": duration,
+            "deadline": duration,
             "fallback": [
                 "type": "object",
                 "properties": [

@@ -45,7 +45,7 @@ public final class WidgetDaemon: Sendable {
             reader: DefinitionReader,
             refresher: WidgetRefresher = WidgetRefresher(),
             clock: any WidgetClock = SystemClock(),
-            maximumConcurrentRefreshes: Int = 8,
+            maximumConcurrentRefreshes: Int = 16,
             shard: Shard? = nil,
             log: @escaping @Sendable (LogRecord) -> Void = { _ in },
             lifecycle: @escaping @Sendable (LifecycleEvent) -> Void = { _ in }
@@ -151,28 +151,20 @@ public final class WidgetDaemon: Sendable {
         defer { refreshContinuation.finish() }
         configuration.lifecycle(.ready(widgets: book.widgets.count))
 
+        var running = RunningRefreshes(limit: max(1, configuration.maximumConcurrentRefreshes))
         while !Task.isCancelled {
-            let now = configuration.clock.now()
-            let due = book.due(at: now)
-            if !due.isEmpty {
-                let outcomes = await refresh(due, book: &book, now: now, respectBudget: true)
-                let ended = configuration.clock.now()
-                book.daemon?.lastWaveAt = ended
-                book.writeIndexAndMetrics(now: ended, log: configuration.log)
-                let fresh = outcomes.filter { $0.snapshot.status == .fresh }.count
-                configuration.log(LogRecord(
-                    .debug, "wave", "wave done: \(outcomes.count) refreshed, \(fresh) fresh; index written",
-                    next: book.earliestDue,
-                    details: ["refreshed": .number(WidgetNumber(outcomes.count)), "fresh": .number(WidgetNumber(fresh))]))
-                continue
-            }
-            let events = await mailbox.wait(until: book.earliestDue, clock: configuration.clock)
+            startDue(&book, running: &running)
+            // With refreshes under way the loop waits for them too: it is not idle.
+            let wakeAt = running.isFull ? nil : book.earliestDue
+            let mail = await mailbox.wait(until: wakeAt, clock: configuration.clock, busy: !running.isEmpty)
             if Task.isCancelled { break }
-            for event in events {
+            if !mail.finished.isEmpty { record(mail.finished, in: &book, running: &running) }
+            for event in mail.events {
                 switch event {
                 case .reloadDefinitions:
                     configuration.lifecycle(.reloading)
                     reload(into: &book, startup: false)
+                    for id in running.ids where book.widgets[id] == nil { running.abandon(id) }
                     book.writeIndexAndMetrics(now: configuration.clock.now(), log: configuration.log)
                     configuration.lifecycle(.reloaded(widgets: book.widgets.count))
                 case .reloadRequested:
@@ -195,9 +187,70 @@ public final class WidgetDaemon: Sendable {
             }
         }
         configuration.lifecycle(.stopping)
+        // A refresh under way is abandoned: its widget keeps its last snapshot and state.
+        for id in running.ids {
+            running.abandon(id)
+            configuration.log(LogRecord(
+                .notice, "refresh-interrupted", "\(id): refresh interrupted by the stop; its last snapshot stays", widget: id))
+        }
         configuration.log(LogRecord(.notice, "stopping", "stopping"))
         book.daemon?.stoppedAt = configuration.clock.now()
         book.writeDaemonRecord(log: configuration.log)
+    }
+
+    /// Starts the refreshes that are due, as many as there are free places; the others stay due. A widget
+    /// whose refresh is still under way refreshes again once it is done.
+    private func startDue(_ book: inout Book, running: inout RunningRefreshes) {
+        let now = configuration.clock.now()
+        var due = book.due(at: now)
+        guard !due.isEmpty else { return }
+        // Identical requests of the refreshes started together share one fetch.
+        var refresher = configuration.refresher
+        refresher.resources.insert(FetchCoalescer())
+        while !due.isEmpty, !running.isFull {
+            let widget = due.removeFirst()
+            if running.contains(widget.id) {
+                running.again.insert(widget.id)
+                continue
+            }
+            let state = book.states[widget.id] ?? WidgetState()
+            let start = running.nextStart()
+            let mailbox = mailbox
+            let task = Task { [refresher] in
+                let started = ContinuousClock.now
+                let outcome = await refresher.refresh(widget, state: state, now: now, respectBudget: true)
+                await mailbox.post(FinishedRefresh(id: widget.id, start: start, outcome: outcome, duration: ContinuousClock.now - started))
+            }
+            running.add(widget.id, start: start, task: task)
+        }
+        // No free place: these wait for the next one, still due.
+        for widget in due { book.dueAt[widget.id] = now }
+    }
+
+    /// Writes what finished refreshes produced, then the index, the metrics and the daemon's record.
+    private func record(_ finished: [FinishedRefresh], in book: inout Book, running: inout RunningRefreshes) {
+        var recorded = 0
+        var fresh = 0
+        for refresh in finished {
+            // A refresh of a widget removed, or abandoned, meanwhile: nothing of it is kept.
+            guard running.finish(refresh.id, start: refresh.start), let widget = book.widgets[refresh.id] else { continue }
+            book.record(refresh.outcome, for: widget, duration: refresh.duration, log: configuration.log)
+            refreshContinuation.yield(RefreshReport(id: refresh.id, snapshot: refresh.outcome.snapshot, error: refresh.outcome.error))
+            if running.again.remove(refresh.id) != nil { book.dueAt[refresh.id] = configuration.clock.now() }
+            recorded += 1
+            if refresh.outcome.snapshot.status == .fresh { fresh += 1 }
+        }
+        guard recorded > 0 else { return }
+        let ended = configuration.clock.now()
+        book.daemon?.lastWaveAt = ended
+        book.writeIndexAndMetrics(now: ended, log: configuration.log)
+        configuration.log(LogRecord(
+            .debug, "wave", "wave done: \(recorded) refreshed, \(fresh) fresh, \(running.count) under way; index written",
+            next: book.earliestDue,
+            details: [
+                "refreshed": .number(WidgetNumber(recorded)), "fresh": .number(WidgetNumber(fresh)),
+                "running": .number(WidgetNumber(running.count)),
+            ]))
     }
 
     /// Loads the definitions into `book`, keeping the last valid version of widgets whose file broke,
@@ -453,7 +506,7 @@ extension WidgetDaemon {
             let seconds = Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
             lastDurations[id] = seconds
             if let error = outcome.error {
-                let stage = error.stage == "schedule" ? "schedule" : error.kind.rawValue
+                let stage = error.stage == "schedule" ? "schedule" : error.stage == WidgetRefresher.deadlineStage ? "deadline" : error.kind.rawValue
                 failures[id, default: [:]][stage, default: 0] += 1
             }
             if let seconds = outcome.fetchSeconds { fetchSeconds[id] = seconds }
@@ -580,6 +633,52 @@ extension WidgetDaemon {
                 })
             family("widgetd_widgets", "gauge", "Widgets loaded.", [("", "\(widgets.count)")])
             return lines.joined(separator: "\n") + "\n"
+        }
+    }
+}
+
+// MARK: - Refreshes under way
+
+extension WidgetDaemon {
+    /// The refreshes the loop started and has not recorded yet, each with the number of its start.
+    struct RunningRefreshes {
+        let limit: Int
+        private var tasks: [String: (start: Int, task: Task<Void, Never>)] = [:]
+        private var starts = 0
+        /// Widgets that became due again while their refresh was under way.
+        var again: Set<String> = []
+
+        init(limit: Int) {
+            self.limit = limit
+        }
+
+        var isEmpty: Bool { tasks.isEmpty }
+        var isFull: Bool { tasks.count >= limit }
+        var count: Int { tasks.count }
+        var ids: [String] { tasks.keys.sorted() }
+
+        func contains(_ id: String) -> Bool { tasks[id] != nil }
+
+        mutating func nextStart() -> Int {
+            starts += 1
+            return starts
+        }
+
+        mutating func add(_ id: String, start: Int, task: Task<Void, Never>) {
+            tasks[id] = (start, task)
+        }
+
+        /// Whether `start` is the refresh of `id` under way; it is then no longer under way.
+        mutating func finish(_ id: String, start: Int) -> Bool {
+            guard tasks[id]?.start == start else { return false }
+            tasks[id] = nil
+            return true
+        }
+
+        /// Cancels the refresh of `id` and forgets it: what it finishes with is ignored.
+        mutating func abandon(_ id: String) {
+            tasks.removeValue(forKey: id)?.task.cancel()
+            again.remove(id)
         }
     }
 }

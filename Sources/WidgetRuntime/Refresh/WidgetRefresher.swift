@@ -90,7 +90,7 @@ public struct WidgetRefresher: Sendable {
         state.lastAttemptAt = now
 
         do {
-            let result = try await pipeline.run(context: context(for: pipeline, now: now), cache: state.fetchCache)
+            let result = try await runWithinDeadline(pipeline, context: context(for: pipeline, now: now), cache: state.fetchCache)
             let entries = result.entries
             state.fetchCache = result.cache
             state.lastGoodEntries = entries
@@ -120,6 +120,33 @@ public struct WidgetRefresher: Sendable {
             return Outcome(snapshot: snapshot, state: state, error: error, ran: true)
         }
     }
+
+    /// Runs `pipeline`, stopping it at its definition's `deadline`.
+    ///
+    /// The refresh returns at the deadline, or as soon as the calling task is cancelled, even when a stage
+    /// does not stop when asked: what it does afterwards is ignored.
+    func runWithinDeadline(
+        _ pipeline: WidgetPipeline, context: StageContext, cache: [String: CachedFetch]
+    ) async throws(PipelineError) -> PipelineResult {
+        let deadline = pipeline.definition.deadline
+        do {
+            return try await Deadline.run(within: .seconds(deadline.seconds)) {
+                try await pipeline.run(context: context, cache: cache)
+            }
+        } catch let error as PipelineError {
+            throw error
+        } catch is Deadline.Exceeded {
+            throw PipelineError(
+                stage: WidgetRefresher.deadlineStage, kind: .fetcher,
+                underlying: StageError(
+                    "stopped at its \(deadline) deadline; the last good data stays (set \"deadline\" in the definition to allow longer)"))
+        } catch {
+            throw PipelineError(stage: WidgetRefresher.deadlineStage, kind: .fetcher, underlying: CancellationError())
+        }
+    }
+
+    /// The stage a refresh stopped at its deadline names.
+    public static let deadlineStage = "refresh"
 
     // MARK: - Fallback
 

@@ -9,11 +9,13 @@ enum DaemonEvent: Sendable, Hashable {
     case reloadRequested
 }
 
-/// Where signals and watchers post events, and where the daemon's loop waits for the first event or a
-/// deadline, whichever comes first. Waiting costs nothing: no polling.
+/// Where signals and watchers post events, refreshes post what they finished, and where the daemon's
+/// loop waits for the first of them or a deadline, whichever comes first. Waiting costs nothing: no
+/// polling.
 actor EventMailbox {
     private var pending: [DaemonEvent] = []
-    private var waiter: CheckedContinuation<[DaemonEvent], Never>?
+    private var finished: [FinishedRefresh] = []
+    private var waiter: CheckedContinuation<Mail, Never>?
     private var timer: Task<Void, Never>?
 
     func post(_ event: DaemonEvent) {
@@ -21,20 +23,29 @@ actor EventMailbox {
         wake()
     }
 
-    /// The events that arrive before `deadline` (all pending ones at once), or none at the deadline.
-    /// Returns at once when events are already pending or the task is cancelled.
-    func wait(until deadline: Date?, clock: any WidgetClock) async -> [DaemonEvent] {
-        if !pending.isEmpty || Task.isCancelled { return take() }
+    /// Hands a finished refresh to the loop.
+    func post(_ refresh: FinishedRefresh) {
+        finished.append(refresh)
+        wake()
+    }
+
+    /// What arrived before `deadline` (everything pending at once), or nothing at the deadline.
+    /// Returns at once when something is already pending or the task is cancelled.
+    ///
+    /// - Parameter busy: whether work the caller started is still under way (see
+    ///   ``WidgetClock/sleep(until:busy:)``).
+    func wait(until deadline: Date?, clock: any WidgetClock, busy: Bool = false) async -> Mail {
+        if hasMail || Task.isCancelled { return take() }
         return await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
-                if Task.isCancelled || !pending.isEmpty {
+                if Task.isCancelled || hasMail {
                     continuation.resume(returning: take())
                     return
                 }
                 waiter = continuation
                 if let deadline {
                     timer = Task { [weak self] in
-                        try? await clock.sleep(until: deadline)
+                        try? await clock.sleep(until: deadline, busy: busy)
                         await self?.wake()
                     }
                 }
@@ -53,8 +64,28 @@ actor EventMailbox {
         }
     }
 
-    private func take() -> [DaemonEvent] {
-        defer { pending.removeAll() }
-        return pending
+    private var hasMail: Bool { !pending.isEmpty || !finished.isEmpty }
+
+    private func take() -> Mail {
+        defer {
+            pending.removeAll()
+            finished.removeAll()
+        }
+        return Mail(events: pending, finished: finished)
     }
+}
+
+/// What the daemon's loop is woken with.
+struct Mail: Sendable {
+    var events: [DaemonEvent]
+    var finished: [FinishedRefresh]
+}
+
+/// A refresh the daemon started, done: which start it was (a widget removed or restarted meanwhile has
+/// another), its outcome and how long it took.
+struct FinishedRefresh: Sendable {
+    var id: String
+    var start: Int
+    var outcome: WidgetRefresher.Outcome
+    var duration: Duration
 }

@@ -7,11 +7,12 @@ import WidgetTesting
 
 /// Builds widgets for tests: the built-in stages plus the in-memory source.
 enum TestWidgets {
-    /// The built-in stages, `{"type": "memory", "key": …}` and `{"type": "hang"}`.
+    /// The built-in stages, `{"type": "memory", "key": …}`, `{"type": "hang"}` and `{"type": "stubborn"}`.
     static let registry: StageRegistry = {
         var builder = StageRegistry.Builder.builtIn()
         builder.register(InMemoryFetcher.self)
         builder.register(HangingFetcher.self)
+        builder.register(StubbornFetcher.self)
         do {
             return try builder.build()
         } catch {
@@ -33,10 +34,13 @@ enum TestWidgets {
     }
 
     /// A refresher whose stages find `source` among their resources.
-    static func refresher(_ source: InMemorySource, started: HangingFetcher.Started? = nil) -> WidgetRefresher {
+    static func refresher(
+        _ source: InMemorySource, started: HangingFetcher.Started? = nil, gate: StubbornFetcher.Gate? = nil
+    ) -> WidgetRefresher {
         var resources = StageResources()
         resources.insert(source)
         if let started { resources.insert(started) }
+        if let gate { resources.insert(gate) }
         return WidgetRefresher(secrets: SecretStore(), resources: resources)
     }
 

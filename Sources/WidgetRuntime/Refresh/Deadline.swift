@@ -1,0 +1,78 @@
+import Synchronization
+
+/// Runs work that must end by a deadline, without waiting for work that does not stop when asked.
+///
+/// A task group would wait for its child to return even after cancelling it; a stage stuck in a system
+/// call or a loop that does not check for cancellation would then hold the caller, and the daemon with
+/// it. Here the work runs in a task of its own: at the deadline (or when the caller is cancelled) it is
+/// cancelled and the caller returns at once; whatever the work still does afterwards is ignored.
+enum Deadline {
+    /// The deadline passed before the work finished.
+    struct Exceeded: Error, Sendable {}
+
+    /// The result of `operation`, or ``Exceeded`` when `limit` passes first, or `CancellationError`
+    /// when the calling task is cancelled first; in both cases `operation`'s task is cancelled.
+    static func run<T: Sendable>(
+        within limit: Duration, _ operation: @escaping @Sendable () async throws -> T
+    ) async throws -> T {
+        let outcome = Outcome<T>()
+        let work = Task { try await operation() }
+        let timer = Task {
+            try await Task.sleep(for: limit)
+            if outcome.resolve(.failure(Exceeded())) { work.cancel() }
+        }
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                outcome.attach(continuation)
+                Task {
+                    let result = await work.result
+                    if outcome.resolve(result) { timer.cancel() }
+                }
+            }
+        } onCancel: {
+            if outcome.resolve(.failure(CancellationError())) {
+                work.cancel()
+                timer.cancel()
+            }
+        }
+    }
+
+    /// The first result wins; the continuation is resumed once, whenever both it and a result are there.
+    private final class Outcome<T: Sendable>: Sendable {
+        private struct State {
+            var result: Result<T, any Error>?
+            var continuation: CheckedContinuation<T, any Error>?
+            var resumed = false
+
+            /// The continuation, once: nil when it is not attached yet or already resumed.
+            mutating func take() -> CheckedContinuation<T, any Error>? {
+                guard !resumed, let continuation else { return nil }
+                resumed = true
+                self.continuation = nil
+                return continuation
+            }
+        }
+
+        private let state = Mutex(State())
+
+        /// Records `result` if none was; returns whether it was the first.
+        func resolve(_ result: Result<T, any Error>) -> Bool {
+            let (first, continuation) = state.withLock { state -> (Bool, CheckedContinuation<T, any Error>?) in
+                guard state.result == nil else { return (false, nil) }
+                state.result = result
+                return (true, state.take())
+            }
+            continuation?.resume(with: result)
+            return first
+        }
+
+        func attach(_ continuation: CheckedContinuation<T, any Error>) {
+            let ready = state.withLock { state -> (CheckedContinuation<T, any Error>, Result<T, any Error>)? in
+                state.continuation = continuation
+                guard let result = state.result, let taken = state.take() else { return nil }
+                return (taken, result)
+            }
+            if let (continuation, result) = ready { continuation.resume(with: result) }
+        }
+    }
+}
