@@ -2,6 +2,11 @@ import Foundation
 import Testing
 import WidgetCore
 import WidgetStages
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 struct FileFetcherTests {
     /// A fresh folder with `data/items.json` (`{"items": [1, 2]}`), `big.txt` (11 bytes) and `notes.TXT`.
@@ -114,5 +119,28 @@ struct FileFetcherTests {
         #expect(optionsError(["path": ""])?.description == #"$.path: "path" is empty; name a file such as "data/sample.json""#)
         #expect(optionsError(["path": "a.json", "maxBytes": 0])?.description == #"$.maxBytes: "maxBytes" must be above 0"#)
         #expect(optionsError([:])?.description == "$: missing required key 'path'")
+    }
+
+    /// A FIFO with no writer would block an ordinary open and read for ever; a folder or a device is no
+    /// payload either. Each is refused at once with what it is.
+    @Test func onlyRegularFilesAreRead() async throws {
+        let folder = try Self.makeFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        #expect(mkfifo(folder.appendingPathComponent("pipe").path, 0o600) == 0)
+        for (path, kind) in [("pipe", "a FIFO"), ("data", "a folder")] {
+            do {
+                _ = try await fetcher(["path": .string(path)]).fetch(context: context(base: folder))
+                Issue.record("\(path) was read")
+            } catch let error as StageError {
+                #expect(error.message == "the file \(path) is \(kind), not a regular file; point \"path\" at a file")
+            }
+        }
+        // Without a base folder nothing restricts where the path points: a device is refused too.
+        do {
+            _ = try await fetcher(["path": "/dev/zero"]).fetch(context: context(base: nil))
+            Issue.record("/dev/zero was read")
+        } catch let error as StageError {
+            #expect(error.message == "the file /dev/zero is a device, not a regular file; point \"path\" at a file")
+        }
     }
 }

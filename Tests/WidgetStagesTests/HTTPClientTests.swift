@@ -190,8 +190,24 @@ struct HTTPClientTests {
         let maximum = try #require(object["maxConcurrent"] as? Int)
         #expect(maximum >= 1 && maximum <= 2)
         #expect(object["total"] as? Int == 20)
-        #expect(client.slotsInUse(host: "127.0.0.1") == 0)
+        #expect(client.slotsInUse(request.url) == 0)
         #expect(client.trackedExchanges == 0)
+    }
+
+    @Test func theLimitIsPerSchemeHostAndPort() async throws {
+        let stalled = try TestHTTPServer()
+        let other = try TestHTTPServer()
+        let client = HTTPClient(maximumConnectionsPerHost: 1)
+        let slow = stalled.url("/slow?delay=20")
+        let waiting = Task { try await client.send(HTTPRequest(url: slow, timeout: 30)) }
+        defer { waiting.cancel() }
+        while client.slotsInUse(slow) == 0 { await Task.yield() }
+        // Same address, another port: not held up by the stalled request.
+        let response = try await client.send(HTTPRequest(url: other.url("/json")))
+        #expect(response.status == 200)
+        #expect(client.slotsInUse(slow) == 1)
+        #expect(HTTPClient.origin(of: URL(string: "HTTPS://Example.com/x")!) == "https://example.com:443")
+        #expect(HTTPClient.origin(of: URL(string: "http://example.com:8080/x")!) == "http://example.com:8080")
     }
 
     @Test func cancellingTheCallerCancelsTheRequest() async throws {
@@ -204,7 +220,7 @@ struct HTTPClientTests {
         let result = await task.result
         let error = try #require(result.failure as? HTTPClientError)
         #expect(error.kind == .cancelled)
-        #expect(client.slotsInUse(host: "127.0.0.1") == 0)
+        #expect(client.slotsInUse(server.url("/slow?delay=10")) == 0)
     }
 
     @Test func aCancelledWaiterLeavesTheHostQueue() async {

@@ -1,5 +1,10 @@
 public import Foundation
 public import WidgetCore
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// Reads a local file: `"source": {"path": "data/artworks.json"}`.
 ///
@@ -43,34 +48,55 @@ public struct FileFetcher: Fetcher {
                 )
             }
         }
-        let handle: FileHandle
-        do {
-            handle = try FileHandle(forReadingFrom: url)
-        } catch {
-            throw StageError("the file \(path) cannot be opened: \(Self.reason(error)); check that it exists and is readable")
-        }
-        defer { try? handle.close() }
-        let data: Data
-        do {
-            data = try handle.read(upToCount: maxBytes + 1) ?? Data()
-        } catch {
-            throw StageError("the file \(path) cannot be read: \(Self.reason(error))")
-        }
-        if data.count > maxBytes {
-            throw StageError("the file \(path) is larger than the \(maxBytes)-byte limit; raise \"maxBytes\" if it is expected")
-        }
+        let data = try Self.readRegularFile(url.path, named: path, maxBytes: maxBytes)
         return Payload(data: data, contentType: Self.contentType(forExtension: url.pathExtension), origin: path)
     }
 
-    static func reason(_ error: any Error) -> String {
-        let nsError = error as NSError
-        if nsError.domain == NSCocoaErrorDomain, nsError.code == NSFileReadNoSuchFileError || nsError.code == 4 {
-            return "no such file"
+    /// Reads up to `maxBytes` of the regular file at `filePath`, in chunks, stopping when the refresh is
+    /// cancelled. A FIFO, a device, a socket or a folder is refused before reading: opening is
+    /// non-blocking, so a FIFO with no writer cannot hold the refresh.
+    static func readRegularFile(_ filePath: String, named path: String, maxBytes: Int) throws -> Data {
+        let descriptor = open(filePath, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY)
+        guard descriptor >= 0 else {
+            let reason = errno == ENOENT ? "no such file" : String(cString: strerror(errno)).lowercased()
+            throw StageError("the file \(path) cannot be opened: \(reason); check that it exists and is readable")
         }
-        if let posix = nsError.userInfo[NSUnderlyingErrorKey] as? NSError, posix.domain == NSPOSIXErrorDomain {
-            return String(cString: strerror(Int32(posix.code))).lowercased()
+        defer { close(descriptor) }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0 else {
+            throw StageError("the file \(path) cannot be read: \(String(cString: strerror(errno)).lowercased())")
         }
-        return nsError.localizedDescription
+        guard status.st_mode & S_IFMT == S_IFREG else {
+            let kind: String
+            switch status.st_mode & S_IFMT {
+            case S_IFDIR: kind = "a folder"
+            case S_IFIFO: kind = "a FIFO"
+            case S_IFSOCK: kind = "a socket"
+            case S_IFCHR, S_IFBLK: kind = "a device"
+            default: kind = "not a regular file"
+            }
+            throw StageError("the file \(path) is \(kind), not a regular file; point \"path\" at a file")
+        }
+        if Int(status.st_size) > maxBytes {
+            throw StageError("the file \(path) is larger than the \(maxBytes)-byte limit; raise \"maxBytes\" if it is expected")
+        }
+        var data = Data(capacity: Int(status.st_size))
+        var chunk = [UInt8](repeating: 0, count: 256 * 1024)
+        while true {
+            if Task.isCancelled { throw CancellationError() }
+            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw StageError("the file \(path) cannot be read: \(String(cString: strerror(errno)).lowercased())")
+            }
+            if count == 0 { break }
+            data.append(contentsOf: chunk[0..<count])
+            // The file may have grown since it was measured.
+            if data.count > maxBytes {
+                throw StageError("the file \(path) is larger than the \(maxBytes)-byte limit; raise \"maxBytes\" if it is expected")
+            }
+        }
+        return data
     }
 
     /// The media type for a file extension, or `nil`.

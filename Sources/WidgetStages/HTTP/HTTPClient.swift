@@ -87,7 +87,7 @@ public final class HTTPClient: Sendable {
         guard scheme == "http" || scheme == "https", let hostName = request.url.host, !hostName.isEmpty else {
             throw .unsupportedURL(host, scheme: request.url.scheme)
         }
-        let key = hostName.lowercased()
+        let key = HTTPClient.origin(of: request.url)
         guard await limiter.acquire(key) else { throw .cancelled(host) }
         defer { limiter.release(key) }
 
@@ -106,9 +106,17 @@ public final class HTTPClient: Sendable {
         return try outcome.get()
     }
 
-    /// How many requests are in flight or waiting for `host` (for tests).
-    func slotsInUse(host: String) -> Int {
-        limiter.holders(host.lowercased())
+    /// How many requests are in flight or waiting for the origin of `url` (for tests).
+    func slotsInUse(_ url: URL) -> Int {
+        limiter.holders(HTTPClient.origin(of: url))
+    }
+
+    /// What the per-host limit counts by: scheme, host and port (`http://127.0.0.1:8080`, with the
+    /// scheme's default port when the URL names none), so two servers on one address are two hosts.
+    static func origin(of url: URL) -> String {
+        let scheme = url.scheme?.lowercased() ?? ""
+        let port = url.port ?? (scheme == "https" ? 443 : 80)
+        return "\(scheme)://\(url.host?.lowercased() ?? ""):\(port)"
     }
 
     /// How many exchanges the session still tracks (for tests: zero once all are done).
