@@ -20,7 +20,8 @@ Routes (query parameters are optional unless marked):
                             announces N bytes (default 20) and sends them one byte every S seconds
                             (default 0.5): the whole body takes N*S seconds.
   /huge?bytes=N             N bytes (default 1048576) of "x" with Content-Length;
-                            &chunked=1 sends them with chunked transfer encoding (no length announced).
+                            &chunked=1 sends them with chunked transfer encoding (no length announced);
+                            &rate=R sends at most R bytes a second (a fast link rather than the loopback).
   /redirect/<n>             302 to /redirect/<n-1> (query kept); /redirect/0 answers /json.
   /etag                     200 with `ETag: "v1"` and `Last-Modified: Sun, 06 Nov 1994 08:49:37 GMT`
                             (?etag=X and ?modified=HTTP-DATE change them); `If-None-Match` with the ETag,
@@ -41,6 +42,8 @@ Routes (query parameters are optional unless marked):
   /file/<name>              the file <name> from the --root folder (404 when missing or outside it).
   /stall?seconds=S          200 announcing 100 bytes, then sends nothing until the client hangs up or S
                             seconds pass (default 30): a server that stalls after its headers.
+  /not-http                 another protocol's greeting (an SSH banner) instead of a response, then closes.
+  /header-flood?count=N     200 with N headers of 64 bytes each (default 100000) before a 2-byte body.
   /loop                     302 to /loop (query kept), forever: a redirect loop.
   /gzip?bytes=N             200 application/json with `Content-Encoding: gzip`: {"padding": "xxx…"} with N
                             "x" (default 1000), gzip-compressed, so the body on the wire is far smaller than
@@ -214,7 +217,8 @@ class Handler(BaseHTTPRequestHandler):
         elif path == "/trickle":
             self.trickle(int(self.param("bytes", "20")), float(self.param("interval", "0.5")))
         elif path == "/huge":
-            self.huge(int(self.param("bytes", "1048576")), self.param("chunked") == "1")
+            self.huge(int(self.param("bytes", "1048576")), self.param("chunked") == "1",
+                      float(self.param("rate", "0")))
         elif head == "redirect" and len(parts) == 2:
             remaining = int(parts[1])
             if remaining <= 0:
@@ -284,6 +288,18 @@ class Handler(BaseHTTPRequestHandler):
                 time.sleep(0.01)
                 received = STATS.counts()["targets"].get(target, 0)
             self.send_json(200 if received >= count else 504, {"received": received})
+        elif path == "/not-http":
+            # Another protocol's greeting on the HTTP port, then the hang-up.
+            self.wfile.write(b"SSH-2.0-OpenSSH_9.6\r\n")
+            self.wfile.flush()
+            self.close_connection = True
+        elif path == "/header-flood":
+            self.send_response(200)
+            for index in range(int(self.param("count", "100000"))):
+                self.send_header("X-Flood-%d" % index, "y" * 64)
+            self.send_header("Content-Length", "2")
+            self.end_headers()
+            self.wfile.write(b"{}")
         elif path == "/loop":
             self.send_body(302, b"", "text/plain", [("Location", "/loop" + ("?" + query if query else ""))])
         elif path == "/gzip":
@@ -314,7 +330,8 @@ class Handler(BaseHTTPRequestHandler):
             self.wfile.write(b"x")
             self.wfile.flush()
 
-    def huge(self, count, chunked):
+    def huge(self, count, chunked, rate=0):
+        """Sends COUNT bytes, chunked or with a length, at most RATE bytes a second when RATE > 0."""
         self.send_response(200)
         self.send_header("Content-Type", "application/octet-stream")
         if chunked:
@@ -331,6 +348,8 @@ class Handler(BaseHTTPRequestHandler):
             else:
                 self.wfile.write(piece)
             remaining -= len(piece)
+            if rate > 0:
+                time.sleep(len(piece) / rate)
         if chunked:
             self.wfile.write(b"0\r\n\r\n")
 

@@ -156,6 +156,25 @@ struct HTTPClientTests {
         #expect(error.message.hasPrefix("the response from 127.0.0.1:\(server.port) ended after"))
     }
 
+    #if canImport(FoundationNetworking)
+    // The words below are the Linux transport's (libcurl); Apple's URLSession reports these cases in its own.
+
+    @Test func aPeerThatDoesNotSpeakHTTPIsNamedSo() async throws {
+        let server = try TestHTTPServer()
+        let error = try #require(await failure(of: HTTPRequest(url: server.url("/not-http"))))
+        #expect(error.kind == .invalidResponse)
+        #expect(error.message.hasPrefix("127.0.0.1:\(server.port) did not speak HTTP"))
+    }
+
+    @Test func aHeaderFloodFailsWithTheTransportsOwnWords() async throws {
+        let server = try TestHTTPServer()
+        let url = server.url("/header-flood?count=20000&token=hunter2")
+        let error = try #require(await failure(of: HTTPRequest(url: url)))
+        #expect(error.message.hasPrefix("the request to 127.0.0.1:\(server.port) failed: Too large response headers"))
+        #expect(!error.message.contains("hunter2"))
+    }
+    #endif
+
     @Test func aClosedPortIsARefusedConnection() async throws {
         let server = try TestHTTPServer()
         let url = server.url("/json")

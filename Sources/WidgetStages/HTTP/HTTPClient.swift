@@ -2,6 +2,7 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import Synchronization
 
 /// Sends HTTP requests with limits that hold on every platform: a per-host limit on requests in flight,
 /// a deadline for the whole exchange, a cap on the body, and a redirect limit.
@@ -16,6 +17,10 @@ import FoundationNetworking
 ///   server is still sending.
 /// - Nothing is cached and no cookies are kept: every request goes to the server.
 /// - Cancelling the calling task cancels the request.
+/// - Each exchange has a URLSession of its own, invalidated when the exchange ends: what a hostile server
+///   keeps sending after a cap or a deadline reaches only that session's queue, which is dropped with it,
+///   and cannot delay the callbacks of other requests. (No connection is reused between requests; a
+///   widget refreshes every few minutes at most, so none would be.)
 ///
 /// A status of 400 or more is a response, not an error: the caller decides what it means.
 ///
@@ -30,10 +35,10 @@ public final class HTTPClient: Sendable {
     /// The most requests sent to one host at the same time.
     public let maximumConnectionsPerHost: Int
 
-    private let session: URLSession
-    private let delegate: HTTPSessionDelegate
     private let limiter: HostLimiter
-    private let delegateQueue: OperationQueue
+    private let userAgent: String
+    /// Exchanges under way, for tests.
+    private let live = Mutex(0)
 
     /// Creates a client with its own URLSession.
     ///
@@ -44,8 +49,11 @@ public final class HTTPClient: Sendable {
         let limit = max(1, maximumConnectionsPerHost)
         self.maximumConnectionsPerHost = limit
         limiter = HostLimiter(limit: limit)
-        delegate = HTTPSessionDelegate()
+        self.userAgent = userAgent
+    }
 
+    /// A session for one exchange: nothing cached or stored, the client's User-Agent.
+    private func makeSession(delegate: HTTPSessionDelegate) -> (URLSession, OperationQueue) {
         let configuration = URLSessionConfiguration.ephemeral
         configuration.urlCache = nil
         configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
@@ -53,19 +61,14 @@ public final class HTTPClient: Sendable {
         configuration.httpCookieAcceptPolicy = .never
         configuration.httpShouldSetCookies = false
         configuration.urlCredentialStorage = nil
-        configuration.httpMaximumConnectionsPerHost = limit
+        configuration.httpMaximumConnectionsPerHost = maximumConnectionsPerHost
         configuration.timeoutIntervalForRequest = HTTPExchange.silenceLimit(HTTPRequest.defaultConnectTimeout)
         configuration.timeoutIntervalForResource = 7 * 24 * 3600
         configuration.httpAdditionalHeaders = ["User-Agent": userAgent]
         let queue = OperationQueue()
         queue.name = "widgetd.HTTPClient"
         queue.maxConcurrentOperationCount = 1
-        delegateQueue = queue
-        session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: queue)
-    }
-
-    deinit {
-        session.invalidateAndCancel()
+        return (URLSession(configuration: configuration, delegate: delegate, delegateQueue: queue), queue)
     }
 
     /// Sends `request` and returns the server's response, whatever its status.
@@ -91,10 +94,19 @@ public final class HTTPClient: Sendable {
         guard await limiter.acquire(key) else { throw .cancelled(host) }
         defer { limiter.release(key) }
 
+        let delegate = HTTPSessionDelegate()
+        let (session, delegateQueue) = makeSession(delegate: delegate)
         let exchange = HTTPExchange(request: request, delegateQueue: delegateQueue)
         let task = session.dataTask(with: urlRequest(for: request))
         delegate.register(exchange, for: task)
-        defer { delegate.forget(task) }
+        live.withLock { $0 += 1 }
+        defer {
+            delegate.forget(task)
+            // Ends the transfer if it still runs and lets the session, its queue and whatever is
+            // still queued on it go.
+            session.invalidateAndCancel()
+            live.withLock { $0 -= 1 }
+        }
 
         let outcome = await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
@@ -120,7 +132,7 @@ public final class HTTPClient: Sendable {
     }
 
     /// How many exchanges the session still tracks (for tests: zero once all are done).
-    var trackedExchanges: Int { delegate.count }
+    var trackedExchanges: Int { live.withLock { $0 } }
 
     private func urlRequest(for request: HTTPRequest) -> URLRequest {
         var urlRequest = URLRequest(url: request.url)

@@ -99,6 +99,19 @@ extension HTTPClientError {
         Self(.connectionFailed, host: host, message: "the request to \(host) failed (URL error \(code))")
     }
 
+    static func notHTTP(_ host: String) -> Self {
+        Self(
+            .invalidResponse,
+            host: host,
+            message: "\(host) did not speak HTTP (its first bytes were not a status line): check the URL's port and scheme"
+        )
+    }
+
+    static func transportFailed(_ host: String, said: String) -> Self {
+        let sentence = said.hasSuffix(".") ? String(said.dropLast()) : said
+        return Self(.connectionFailed, host: host, message: "the request to \(host) failed: \(sentence)")
+    }
+
     static func truncated(_ host: String, received: Int, announced: Int64?) -> Self {
         let expected = announced.map { " of the \($0) announced" } ?? ""
         return Self(

@@ -68,8 +68,10 @@ final class HTTPExchange: Sendable {
     }
 
     /// Ends the exchange with `outcome` unless it already ended; a failure cancels the transfer unless
-    /// `cancelTransfer` is `false`.
-    func finish(_ outcome: Outcome, cancelTransfer: Bool = true) {
+    /// `cancelTransfer` is `false`. With `immediately` the cancel is sent at once rather than after the
+    /// callbacks already on the delegate queue: for a body over its cap, whose server may have filled
+    /// that queue faster than it drains.
+    func finish(_ outcome: Outcome, cancelTransfer: Bool = true, immediately: Bool = false) {
         let ended: (CheckedContinuation<Outcome, Never>?, URLSessionTask?, (any DispatchSourceTimer)?)? =
             state.withLock { state in
                 guard !state.finished else { return nil }
@@ -88,7 +90,11 @@ final class HTTPExchange: Sendable {
         guard let (continuation, task, deadline) = ended else { return }
         deadline?.cancel()
         if case .failure = outcome, cancelTransfer, let task {
-            delegateQueue.addOperation { task.cancel() }
+            if immediately {
+                DispatchQueue.global().async { task.cancel() }
+            } else {
+                delegateQueue.addOperation { task.cancel() }
+            }
         }
         continuation?.resume(returning: outcome)
     }
@@ -124,7 +130,7 @@ final class HTTPExchange: Sendable {
             return false
         }
         if overflow {
-            finish(.failure(.tooLarge(host, limit: request.maxBytes)))
+            finish(.failure(.tooLarge(host, limit: request.maxBytes)), immediately: true)
         }
     }
 
@@ -202,6 +208,7 @@ final class HTTPExchange: Sendable {
 
     private func failure(for error: any Error, response: HTTPURLResponse?, received: Int) -> HTTPClientError {
         let code = (error as NSError).code
+        let said = transportDescription(of: error as NSError)
         switch code {
         case NSURLErrorCancelled:
             return .cancelled(host)
@@ -221,13 +228,39 @@ final class HTTPExchange: Sendable {
         case NSURLErrorBadServerResponse, NSURLErrorCannotParseResponse, NSURLErrorCannotDecodeRawData,
             NSURLErrorCannotDecodeContentData:
             return .invalidResponse(host)
+        case NSURLErrorUnsupportedURL where said?.contains("HTTP/0.9") == true:
+            // curl's words for a peer whose first bytes are not an HTTP status line.
+            return .notHTTP(host)
         case NSURLErrorNetworkConnectionLost, NSURLErrorUnknown, NSURLErrorZeroByteResource:
-            guard let response else { return .closedBeforeAnswer(host) }
+            guard let response else {
+                if code == NSURLErrorUnknown, let said, !said.hasPrefix("Empty reply") {
+                    // e.g. headers over curl's limit: the peer did not close, the transport gave up.
+                    return .transportFailed(host, said: said)
+                }
+                return .closedBeforeAnswer(host)
+            }
             let announced = response.expectedContentLength
             return .truncated(host, received: received, announced: announced >= 0 ? announced : nil)
         default:
+            if let said { return .transportFailed(host, said: said) }
             return .connectionFailed(host, code: code)
         }
+    }
+
+    /// What the transport said about `error` in words (curl's message on Linux, e.g. "Too large response
+    /// headers: 307213 > 307200"), without the URL, whose path or query may hold a secret; `nil` when it
+    /// said nothing of its own.
+    private func transportDescription(of error: NSError) -> String? {
+        let underlying = error.userInfo[NSUnderlyingErrorKey] as? NSError
+        guard var said = (error.userInfo[NSLocalizedDescriptionKey] as? String)
+            ?? (underlying?.userInfo[NSLocalizedDescriptionKey] as? String)
+        else { return nil }
+        said = said.trimmingCharacters(in: .whitespacesAndNewlines)
+        let url = request.url.absoluteString
+        if said.isEmpty || said == "(null)" || said.contains(url) { return nil }
+        if let query = request.url.query, !query.isEmpty, said.contains(query) { return nil }
+        if said.hasPrefix("The operation could not be completed") { return nil }
+        return said
     }
 
     /// The silence limit handed to URLSession, which counts whole seconds only.
