@@ -31,7 +31,8 @@ struct SimulatedWeekTests {
             reader: TestWidgets.reader,
             refresher: TestWidgets.refresher(source),
             clock: clock,
-            log: logs.log
+            log: logs.log,
+            keepsEveryRefreshReport: true
         ))
     }
 

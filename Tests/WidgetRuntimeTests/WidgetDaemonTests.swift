@@ -39,7 +39,8 @@ struct WidgetDaemonTests {
             reader: TestWidgets.reader,
             refresher: TestWidgets.refresher(source, started: started, gate: gate),
             clock: clock,
-            log: logs.log
+            log: logs.log,
+            keepsEveryRefreshReport: true
         ))
     }
 

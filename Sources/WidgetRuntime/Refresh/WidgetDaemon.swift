@@ -38,6 +38,10 @@ public final class WidgetDaemon: Sendable {
         public var log: @Sendable (LogRecord) -> Void
         /// Called as the daemon's state changes (ready, reloading, stopping): for a service manager.
         public var lifecycle: @Sendable (LifecycleEvent) -> Void
+        /// Whether ``WidgetDaemon/refreshes`` keeps every report until it is read (tests that read them
+        /// afterwards). Otherwise it keeps only the newest unread one, so a daemon nobody listens to does
+        /// not grow with each refresh.
+        public var keepsEveryRefreshReport: Bool
 
         public init(
             definitions: DefinitionDirectory,
@@ -48,7 +52,8 @@ public final class WidgetDaemon: Sendable {
             maximumConcurrentRefreshes: Int = 16,
             shard: Shard? = nil,
             log: @escaping @Sendable (LogRecord) -> Void = { _ in },
-            lifecycle: @escaping @Sendable (LifecycleEvent) -> Void = { _ in }
+            lifecycle: @escaping @Sendable (LifecycleEvent) -> Void = { _ in },
+            keepsEveryRefreshReport: Bool = false
         ) {
             self.definitions = definitions
             self.store = store
@@ -59,6 +64,7 @@ public final class WidgetDaemon: Sendable {
             self.shard = shard
             self.log = log
             self.lifecycle = lifecycle
+            self.keepsEveryRefreshReport = keepsEveryRefreshReport
         }
     }
 
@@ -88,14 +94,16 @@ public final class WidgetDaemon: Sendable {
 
     public init(configuration: Configuration) {
         self.configuration = configuration
-        (refreshStream, refreshContinuation) = AsyncStream.makeStream(bufferingPolicy: .unbounded)
+        (refreshStream, refreshContinuation) = AsyncStream.makeStream(
+            bufferingPolicy: configuration.keepsEveryRefreshReport ? .unbounded : .bufferingNewest(1))
     }
 
     /// `widgetd reload` requests for a widget that arrive within this many seconds after a manual
     /// refresh of it started are merged into that refresh.
     public static let reloadCoalescingInterval: Double = 1
 
-    /// Every refresh the daemon finishes, in order: for tests and embedders that wait for work.
+    /// The refreshes the daemon finishes, in order, for embedders and tests that wait for work: a reader
+    /// that falls behind gets only the newest unless ``Configuration/keepsEveryRefreshReport`` is set.
     public var refreshes: AsyncStream<RefreshReport> { refreshStream }
 
     /// Asks the daemon to reload its definitions (what SIGHUP does).
