@@ -41,8 +41,8 @@ public struct RunCommand: WidgetCommand {
         One process writes to OUT at a time (a lock on OUT/.state/daemon.lock, released when the
         process ends, however it ends): a second daemon, or --once while a daemon runs, exits 1.
 
-        Signals: SIGTERM and SIGINT stop the daemon; a refresh under way is abandoned and its
-        widget keeps its last snapshot. SIGHUP reloads the definitions (so does any change in DIR);
+        Signals: SIGTERM and SIGINT stop the daemon within 1.5 s; a refresh under way is abandoned
+        and its widget keeps its last snapshot. SIGHUP reloads the definitions (so does any change in DIR);
         a widget whose new definition is invalid keeps running its last valid one.
 
         Under systemd (Type=notify) the daemon reports READY=1 once the definitions are loaded,

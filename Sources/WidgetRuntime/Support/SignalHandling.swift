@@ -29,6 +29,9 @@ enum SignalHandling {
     /// stop signal, and returns when it has stopped.
     ///
     /// - Throws: what the daemon throws, or ``StoreError`` when the signal pipe cannot be made.
+    /// How long a stop may take before the process ends without waiting for the rest.
+    static let stopGrace = 1.5
+
     static func run(_ daemon: WidgetDaemon, watching folder: String, ready: () -> Void) async throws {
         let queue = DispatchQueue(label: "widgetd.signals")
         let pipe = try SignalPipe.install(UnixSignal.all.map(\.rawValue))
@@ -38,7 +41,14 @@ enum SignalHandling {
         source.setEventHandler {
             for number in pipe.drain() {
                 switch UnixSignal(rawValue: number) {
-                case .terminate, .interrupt: task.cancel()
+                case .terminate, .interrupt:
+                    task.cancel()
+                    // Whatever a stage or the network library is doing, the process ends soon: snapshots
+                    // are replaced atomically, so an interrupted write loses only itself.
+                    queue.asyncAfter(deadline: .now() + SignalHandling.stopGrace) {
+                        StandardStream.error.write("widgetd: the stop took longer than \(SignalHandling.stopGrace) s; exiting now\n")
+                        _exit(0)
+                    }
                 case .hangup: Task { await daemon.reloadDefinitions() }
                 case .user1: Task { await daemon.checkReloadRequests() }
                 default: break
