@@ -17,6 +17,10 @@ public struct DefinitionDirectory: Sendable {
         self.path = path
     }
 
+    /// The largest definition file read (1 MiB): a bigger one is refused from its size, before it is
+    /// parsed. Real definitions are a few kilobytes.
+    public static let maximumFileSize = 1 << 20
+
     /// What loading found.
     public struct LoadResult: Sendable {
         /// The widgets of valid definitions, by id.
@@ -53,6 +57,17 @@ public struct DefinitionDirectory: Sendable {
         path.hasSuffix("/") ? path + name : path + "/" + name
     }
 
+    private static func message(for error: any Error) -> String {
+        switch error as? RegularFile.Failure {
+        case .cannotOpen(let reason)?: "the file cannot be opened: \(reason); check its permissions"
+        case .cannotRead(let reason)?: "the file cannot be read: \(reason)"
+        case .notRegular(let kind)?: "this is \(kind), not a regular file; only definition files belong in this folder"
+        case .tooLarge(let limit)?:
+            "the file is larger than \(limit) bytes, the limit for a definition; a definition describes a widget, its data belongs at its source"
+        case nil: "the file cannot be read: \(error.localizedDescription)"
+        }
+    }
+
     /// Reads every definition file with `reader`.
     public func load(reader: DefinitionReader) -> LoadResult {
         var result = LoadResult(widgets: [], diagnostics: [], files: [], failedFiles: [])
@@ -68,12 +83,9 @@ public struct DefinitionDirectory: Sendable {
         for file in files {
             let data: Data
             do {
-                data = try Data(contentsOf: URL(fileURLWithPath: file))
+                data = try RegularFile.read(file, maxBytes: Self.maximumFileSize)
             } catch {
-                result.diagnostics.append(Diagnostic(
-                    file: file, location: nil, path: nil,
-                    message: "the file cannot be read: \(error.localizedDescription)"
-                ))
+                result.diagnostics.append(Diagnostic(file: file, location: nil, path: nil, message: Self.message(for: error)))
                 result.failedFiles.insert(file)
                 continue
             }

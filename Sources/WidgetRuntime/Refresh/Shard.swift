@@ -1,4 +1,4 @@
-public import WidgetCore
+import WidgetCore
 
 /// One of N daemons sharing one folder of definitions: `widgetd run --shard K/N`.
 ///

@@ -1,10 +1,5 @@
 public import Foundation
 public import WidgetCore
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// Reads a local file: `"source": {"path": "data/artworks.json"}`.
 ///
@@ -52,51 +47,23 @@ public struct FileFetcher: Fetcher {
         return Payload(data: data, contentType: Self.contentType(forExtension: url.pathExtension), origin: path)
     }
 
-    /// Reads up to `maxBytes` of the regular file at `filePath`, in chunks, stopping when the refresh is
-    /// cancelled. A FIFO, a device, a socket or a folder is refused before reading: opening is
-    /// non-blocking, so a FIFO with no writer cannot hold the refresh.
+    /// Reads up to `maxBytes` of the regular file at `filePath` (see ``RegularFile``), with errors that
+    /// name the definition's `path` and the option to change.
     static func readRegularFile(_ filePath: String, named path: String, maxBytes: Int) throws -> Data {
-        let descriptor = open(filePath, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY)
-        guard descriptor >= 0 else {
-            let reason = errno == ENOENT ? "no such file" : String(cString: strerror(errno)).lowercased()
-            throw StageError("the file \(path) cannot be opened: \(reason); check that it exists and is readable")
-        }
-        defer { close(descriptor) }
-        var status = stat()
-        guard fstat(descriptor, &status) == 0 else {
-            throw StageError("the file \(path) cannot be read: \(String(cString: strerror(errno)).lowercased())")
-        }
-        guard status.st_mode & S_IFMT == S_IFREG else {
-            let kind: String
-            switch status.st_mode & S_IFMT {
-            case S_IFDIR: kind = "a folder"
-            case S_IFIFO: kind = "a FIFO"
-            case S_IFSOCK: kind = "a socket"
-            case S_IFCHR, S_IFBLK: kind = "a device"
-            default: kind = "not a regular file"
-            }
-            throw StageError("the file \(path) is \(kind), not a regular file; point \"path\" at a file")
-        }
-        if Int(status.st_size) > maxBytes {
-            throw StageError("the file \(path) is larger than the \(maxBytes)-byte limit; raise \"maxBytes\" if it is expected")
-        }
-        var data = Data(capacity: Int(status.st_size))
-        var chunk = [UInt8](repeating: 0, count: 256 * 1024)
-        while true {
-            if Task.isCancelled { throw CancellationError() }
-            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw StageError("the file \(path) cannot be read: \(String(cString: strerror(errno)).lowercased())")
-            }
-            if count == 0 { break }
-            data.append(contentsOf: chunk[0..<count])
-            // The file may have grown since it was measured.
-            if data.count > maxBytes {
-                throw StageError("the file \(path) is larger than the \(maxBytes)-byte limit; raise \"maxBytes\" if it is expected")
+        do {
+            return try RegularFile.read(filePath, maxBytes: maxBytes)
+        } catch let failure as RegularFile.Failure {
+            switch failure {
+            case .cannotOpen(let reason):
+                throw StageError("the file \(path) cannot be opened: \(reason); check that it exists and is readable")
+            case .cannotRead(let reason):
+                throw StageError("the file \(path) cannot be read: \(reason)")
+            case .notRegular(let kind):
+                throw StageError("the file \(path) is \(kind), not a regular file; point \"path\" at a file")
+            case .tooLarge(let limit):
+                throw StageError("the file \(path) is larger than the \(limit)-byte limit; raise \"maxBytes\" if it is expected")
             }
         }
-        return data
     }
 
     /// The media type for a file extension, or `nil`.
