@@ -341,13 +341,14 @@ extension StageContext {
     /// `secrets` is true;
     /// `item`'s members are root names too.
     public func templateScope(item: WidgetValue? = nil, secrets: Bool = false) -> TemplateScope {
-        var globals: WidgetObject = [
+        let globals: WidgetObject = [
             "inputs": .object(inputs),
             "now": .string(now.formatted(.iso8601)),
             "widget": widgetValue,
             "params": .object(params),
         ]
         var scope = TemplateScope(globals: globals, item: item, now: now, timeZone: timeZone)
+        scope.budget = renderBudget
         if secrets { self.secrets.install(in: &scope, masked: false) }
         return scope
     }

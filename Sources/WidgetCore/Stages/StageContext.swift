@@ -31,6 +31,9 @@ public struct StageContext: Sendable {
     public var validators: [String: String] = [:]
     /// Where a stage reports what it did, one line at a time (never secrets).
     public var log: @Sendable (String) -> Void
+    /// What the templates of this refresh may produce together (see ``RenderBudget``); every scope made
+    /// by ``templateScope(item:secrets:)`` shares it. A new context has a new budget.
+    public var renderBudget = RenderBudget()
 
     public init(
         widgetID: String,

@@ -68,8 +68,16 @@ enum StandardFilters {
         ("remove_last", 1...1, { input, arguments, _ in
             .string(replaceLast(string(input), string(arguments[0]), ""))
         }),
-        ("replace", 1...2, { input, arguments, _ in
-            .string(replaceAll(string(input), string(arguments[0]), arguments.count > 1 ? string(arguments[1]) : ""))
+        ("replace", 1...2, { input, arguments, context throws(ExpressionError) in
+            let text = string(input), target = string(arguments[0])
+            let replacement = arguments.count > 1 ? string(arguments[1]) : ""
+            // Measured before it is built: a long replacement of a frequent target multiplies the size.
+            let growth = replacement.utf8.count - target.utf8.count
+            if growth > 0 {
+                let occurrences = target.isEmpty ? text.count + 1 : text.ranges(of: target).count
+                try RenderBudget.check(text.utf8.count + occurrences * growth, producedBy: "replace", column: context.column)
+            }
+            return .string(replaceAll(text, target, replacement))
         }),
         ("replace_first", 1...2, { input, arguments, _ in
             .string(replaceFirst(string(input), string(arguments[0]), arguments.count > 1 ? string(arguments[1]) : ""))
@@ -233,9 +241,12 @@ enum StandardFilters {
     // MARK: - Lists
 
     static let listFilters: [(String, ClosedRange<Int>, Body)] = [
-        ("join", 0...1, { input, arguments, _ in
+        ("join", 0...1, { input, arguments, context throws(ExpressionError) in
             let glue = arguments.first.map(string) ?? " "
-            return .string(LiquidValue.list(input).map(string).joined(separator: glue))
+            let pieces = LiquidValue.list(input).map(string)
+            let size = pieces.reduce(0) { $0 + $1.utf8.count } + max(0, pieces.count - 1) * glue.utf8.count
+            try RenderBudget.check(size, producedBy: "join", column: context.column)
+            return .string(pieces.joined(separator: glue))
         }),
         ("first", 0...0, { input, _, _ in first(input) }),
         ("last", 0...0, { input, _, _ in input.array?.last ?? .null }),

@@ -106,7 +106,9 @@ public struct Template: Sendable, Hashable, CustomStringConvertible {
     /// - Throws: ``ExpressionError`` when a filter fails, e.g. `divided_by: 0`.
     public func render(_ scope: TemplateScope) throws(ExpressionError) -> WidgetValue {
         if parts.count == 1, case .output(let output) = parts[0] {
-            return try evaluate(output, in: scope)
+            let value = try evaluate(output, in: scope)
+            if case .string(let text) = value { try scope.budget?.charge(text.utf8.count) }
+            return value
         }
         return .string(try renderString(scope))
     }
@@ -125,7 +127,9 @@ public struct Template: Sendable, Hashable, CustomStringConvertible {
             case .text(let literal): text += literal
             case .output(let output): text += LiquidValue.string(try evaluate(output, in: scope))
             }
+            try RenderBudget.check(text.utf8.count, producedBy: "the template")
         }
+        try scope.budget?.charge(text.utf8.count)
         return text
     }
 
@@ -148,6 +152,9 @@ public struct Template: Sendable, Hashable, CustomStringConvertible {
                 column: call.column
             )
             value = try filter.body(value, arguments, context)
+            if case .string(let text) = value {
+                try RenderBudget.check(text.utf8.count, producedBy: call.name, column: call.column)
+            }
         }
         return value
     }

@@ -19,6 +19,9 @@ public struct TemplateScope: Sendable {
     public var now: Date
     /// The time zone the `date` filter shows dates in and reads zone-less dates in.
     public var timeZone: TimeZone
+    /// The bytes all templates rendered with this scope (and its copies) may produce together; `nil` limits
+    /// only each text, to ``RenderBudget/maximumTextBytes``.
+    public var budget: RenderBudget?
 
     /// Creates a scope; by default empty, at the current time, in UTC.
     public init(

@@ -1,0 +1,52 @@
+import Synchronization
+
+/// How much text templates may produce: at most ``maximumTextBytes`` for one text (a filter's result or a
+/// rendered template), and, when a scope carries a budget, at most its bytes for all the templates of one
+/// refresh together.
+///
+/// A template cannot then turn a small input into gigabytes (`{{ (1..99999) | join | replace: ' ', big }}`):
+/// `replace` and `join` check the size of their result before building it, every other filter's result
+/// is checked after, and a refresh that renders more than its budget fails with a message naming the limit.
+///
+/// ```swift
+/// var scope = TemplateScope(globals: ["items": items])
+/// scope.budget = RenderBudget(bytes: 32 << 20)
+/// ```
+public final class RenderBudget: Sendable {
+    /// The most UTF-8 bytes one text may have: 1 MiB.
+    public static let maximumTextBytes = 1 << 20
+    /// The default for one refresh: 32 MiB.
+    public static let defaultBytes = 32 << 20
+
+    /// The budget this one started with.
+    public let bytes: Int
+    private let used = Mutex(0)
+
+    public init(bytes: Int = RenderBudget.defaultBytes) {
+        self.bytes = bytes
+    }
+
+    /// Counts `count` bytes of rendered text, or throws when that passes the budget.
+    public func charge(_ count: Int) throws(ExpressionError) {
+        let total = used.withLock { used in
+            used += count
+            return used
+        }
+        if total > bytes {
+            throw ExpressionError(
+                "the templates of this refresh produced more than \(bytes) bytes, the limit for one refresh",
+                hint: "shorten what they build (truncate, slice, fewer items)"
+            )
+        }
+    }
+
+    /// Throws unless a text of `count` bytes is within ``maximumTextBytes``; `what` names the producer.
+    static func check(_ count: Int, producedBy what: String, column: Int? = nil) throws(ExpressionError) {
+        guard count > maximumTextBytes else { return }
+        throw ExpressionError(
+            "\(what) would make a text of \(count) bytes, more than the \(maximumTextBytes) one template value may have",
+            column: column,
+            hint: "shorten the data first (truncate, slice, first)"
+        )
+    }
+}
