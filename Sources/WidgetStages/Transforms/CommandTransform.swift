@@ -1,5 +1,6 @@
 public import Foundation
 public import WidgetCore
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -9,16 +10,20 @@ import Darwin
 /// Runs an external program on the value: JSON on its standard input, JSON on its standard output.
 ///
 /// ```json
-/// {"type": "command", "run": ["python3", "split_joke.py"], "timeout": "5s"}
+/// {"type": "command", "run": ["python3", "split_joke.py"], "timeout": "5s", "passEnvironment": ["LANG"]}
 /// ```
 ///
 /// `run` is the program and its arguments (no shell); a program path with a `/` is relative to the
 /// definition's folder, a bare name is looked up in `PATH`. The program runs in the definition's folder
 /// with the value as compact JSON on standard input and must print one JSON document on standard output
 /// and exit 0 within `timeout` (default 10 s); its output may be at most `maxBytes` (default 1 MiB).
-/// Otherwise the transform fails, naming the exit status or the first line of standard error. The
-/// program's environment is widgetd's: do not run programs you do not trust. A program that exits without
-/// reading its input is fine: the write to it fails without a SIGPIPE.
+/// Otherwise the transform fails, naming the exit status or the first line of standard error.
+///
+/// The program does not see widgetd's environment, where secrets live: only `PATH`, `HOME`, `LANG`,
+/// `LC_ALL`, `TZ` (those that are set) and the variables named in `passEnvironment`. It runs in a process
+/// group of its own, killed whole (its children too) at the timeout, when the refresh is stopped at its
+/// deadline, and when it exits leaving children behind. A program that exits without reading its input is
+/// fine: the write to it fails without a SIGPIPE.
 public struct CommandTransform: Transformer {
     public struct Options: Decodable, Sendable {
         /// The program and its arguments.
@@ -27,14 +32,20 @@ public struct CommandTransform: Transformer {
         public var timeout: WidgetDuration?
         /// The most bytes it may print; default 1 MiB.
         public var maxBytes: Int?
+        /// Variables of widgetd's environment the program sees besides the basic ones.
+        public var passEnvironment: [String]?
     }
 
     public static let typeName = "command"
     public static let summary = "Runs a program with the value as JSON on stdin and takes JSON from its stdout."
 
+    /// The variables every program sees when widgetd has them set.
+    public static let basicEnvironment = ["PATH", "HOME", "LANG", "LC_ALL", "TZ"]
+
     public let arguments: [String]
     public let timeout: TimeInterval
     public let maxBytes: Int
+    public let passEnvironment: [String]
 
     public init(options: Options) throws {
         guard let program = options.run.first, !program.isEmpty else {
@@ -43,8 +54,19 @@ public struct CommandTransform: Transformer {
         arguments = options.run
         timeout = options.timeout.map { Double($0.seconds) } ?? 10
         maxBytes = options.maxBytes ?? 1_048_576
+        passEnvironment = options.passEnvironment ?? []
         guard timeout > 0 else { throw StageError("\"timeout\" must be above 0s", option: "timeout") }
         guard maxBytes > 0 else { throw StageError("\"maxBytes\" must be above 0", option: "maxBytes") }
+        for name in passEnvironment where name.isEmpty || name.contains("=") || name.contains("\0") {
+            throw StageError("\"\(name)\" is not an environment variable name", option: "passEnvironment")
+        }
+    }
+
+    /// The environment the program gets, as `NAME=value` strings, from widgetd's `environment`.
+    public func programEnvironment(from environment: [String: String]) -> [String] {
+        var names = Self.basicEnvironment
+        for name in passEnvironment where !names.contains(name) { names.append(name) }
+        return names.compactMap { name in environment[name].map { "\(name)=\($0)" } }
     }
 
     public func transform(_ value: WidgetValue, context: StageContext) async throws -> WidgetValue {
@@ -53,14 +75,23 @@ public struct CommandTransform: Transformer {
         let folder = context.baseDirectory
         let timeout = self.timeout
         let maxBytes = self.maxBytes
+        let environment = programEnvironment(from: ProcessInfo.processInfo.environment)
         let name = (arguments[0] as NSString).lastPathComponent
-        let result = try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Data, any Error>) in
-            // Blocking work runs on its own thread, never on the cooperative pool.
-            Thread.detachNewThread {
-                continuation.resume(with: Result {
-                    try CommandTransform.runProgram(arguments, input: input, folder: folder, timeout: timeout, maxBytes: maxBytes)
-                })
+        let group = ProcessGroup()
+        let result = try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Data, any Error>) in
+                // Blocking work runs on its own thread, never on the cooperative pool.
+                Thread.detachNewThread {
+                    continuation.resume(with: Result {
+                        try CommandTransform.runProgram(
+                            arguments, input: input, folder: folder, environment: environment,
+                            timeout: timeout, maxBytes: maxBytes, group: group)
+                    })
+                }
             }
+        } onCancel: {
+            // The refresh was stopped (its deadline, or the daemon's stop): the program and its children end.
+            group.kill()
         }
         do {
             return try JSONReader.read(result)
@@ -69,29 +100,37 @@ public struct CommandTransform: Transformer {
         }
     }
 
-    static func runProgram(_ arguments: [String], input: Data, folder: URL?, timeout: TimeInterval, maxBytes: Int) throws -> Data {
-        let process = Process()
+    static func runProgram(
+        _ arguments: [String], input: Data, folder: URL?, environment: [String], timeout: TimeInterval,
+        maxBytes: Int, group: ProcessGroup
+    ) throws -> Data {
         let program = arguments[0]
         let name = (program as NSString).lastPathComponent
-        if program.contains("/") {
-            process.executableURL = program.hasPrefix("/") || folder == nil
-                ? URL(fileURLWithPath: program) : folder!.appendingPathComponent(program)
-            process.arguments = Array(arguments.dropFirst())
-        } else {
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            process.arguments = arguments
+        var executable = program
+        if program.contains("/"), !program.hasPrefix("/"), let folder {
+            executable = folder.appendingPathComponent(program).path
         }
-        if let folder { process.currentDirectoryURL = folder }
-        let stdin = Pipe()
-        let stdout = Pipe()
-        let stderr = Pipe()
-        process.standardInput = stdin
-        process.standardOutput = stdout
-        process.standardError = stderr
+        let pid: pid_t
+        let stdin, stdout, stderr: (reading: FileHandle, writing: FileHandle)
         do {
-            try process.run()
+            (stdin, stdout, stderr) = (try ChildProcess.pipe(), try ChildProcess.pipe(), try ChildProcess.pipe())
+            pid = try ChildProcess.spawn(
+                executable, arguments: arguments, environment: environment, folder: folder?.path,
+                stdin: stdin.reading.fileDescriptor,
+                stdout: stdout.writing.fileDescriptor,
+                stderr: stderr.writing.fileDescriptor)
         } catch {
-            throw StageError("\(name) cannot be started: \(error.localizedDescription)")
+            throw StageError("\(name) cannot be started: \(error)")
+        }
+        group.started(pid)
+        // The child has its copies; ours would keep the pipes open after it ends.
+        try? stdin.reading.close()
+        try? stdout.writing.close()
+        try? stderr.writing.close()
+        // Whatever happens below, the whole group ends and the child is reaped.
+        defer {
+            group.kill()
+            _ = ChildProcess.wait(pid)
         }
         let writer = Thread {
             // A program that exits without reading its input must not kill us with SIGPIPE: blocked in this
@@ -100,8 +139,8 @@ public struct CommandTransform: Transformer {
             sigemptyset(&pipeSignal)
             sigaddset(&pipeSignal, SIGPIPE)
             pthread_sigmask(SIG_BLOCK, &pipeSignal, nil)
-            try? stdin.fileHandleForWriting.write(contentsOf: input)
-            try? stdin.fileHandleForWriting.close()
+            try? stdin.writing.write(contentsOf: input)
+            try? stdin.writing.close()
         }
         writer.start()
         let deadline = DispatchTime.now() + timeout
@@ -116,19 +155,19 @@ public struct CommandTransform: Transformer {
         let finished = DispatchSemaphore(value: 0)
         let outputEnded = DispatchSemaphore(value: 0)
         let stdoutReader = Thread {
-            let reader = stdout.fileHandleForReading
+            let reader = stdout.reading
             while let chunk = try? reader.read(upToCount: 65_536), !chunk.isEmpty {
                 collected.output.append(chunk)
                 if collected.output.count > maxBytes {
                     collected.tooLarge = true
-                    kill(process.processIdentifier, SIGKILL)
+                    group.kill()
                     break
                 }
             }
             outputEnded.signal()
         }
         let stderrReader = Thread {
-            collected.errors = (try? stderr.fileHandleForReading.read(upToCount: 65_536)) ?? Data()
+            collected.errors = (try? stderr.reading.read(upToCount: 65_536)) ?? Data()
             finished.signal()
         }
         stdoutReader.start()
@@ -136,19 +175,57 @@ public struct CommandTransform: Transformer {
         let outputInTime = outputEnded.wait(timeout: deadline) == .success
         if outputInTime, collected.tooLarge { throw StageError("\(name) printed more than the \(maxBytes)-byte limit") }
         guard outputInTime, finished.wait(timeout: deadline) == .success else {
-            kill(process.processIdentifier, SIGKILL)
+            if group.wasKilled, !collected.tooLarge { throw CancellationError() }
             throw StageError("\(name) did not finish within \(Int(timeout)) s")
         }
-        process.waitUntilExit()
+        let status = ChildProcess.wait(pid)
         let tooLarge = collected.tooLarge
         let output = collected.output
         let errors: Data? = collected.errors
         if tooLarge { throw StageError("\(name) printed more than the \(maxBytes)-byte limit") }
-        guard process.terminationStatus == 0 else {
+        if group.wasKilled { throw CancellationError() }
+        switch status {
+        case .exited(0):
+            return output
+        case .exited(let code):
             let firstLine = errors.flatMap { String(decoding: $0, as: UTF8.self).split(separator: "\n").first }
                 .map { ": \($0)" } ?? ""
-            throw StageError("\(name) exited with status \(process.terminationStatus)\(firstLine)")
+            throw StageError("\(name) exited with status \(code)\(firstLine)")
+        case .signalled(let signal):
+            throw StageError("\(name) was ended by signal \(signal)")
         }
-        return output
     }
+}
+
+/// The process group of one program run: its pid once started; killing it kills the program and every
+/// process it started that stayed in its group.
+final class ProcessGroup: Sendable {
+    private let state = Mutex<(pid: pid_t?, killed: Bool)>((nil, false))
+
+    /// Records the program's pid (also its group's id). A kill that came first is applied now.
+    func started(_ pid: pid_t) {
+        let killNow = state.withLock { state in
+            state.pid = pid
+            return state.killed
+        }
+        if killNow { killGroup(pid) }
+    }
+
+    /// Sends SIGKILL to the whole group (or, before it started, to it as soon as it starts).
+    func kill() {
+        let pid = state.withLock { state in
+            state.killed = true
+            return state.pid
+        }
+        if let pid { killGroup(pid) }
+    }
+
+    /// Whether ``kill()`` was called before the program ended on its own.
+    var wasKilled: Bool { state.withLock { $0.killed } }
+}
+
+
+/// SIGKILL to the process group `group`.
+private func killGroup(_ group: pid_t) {
+    _ = kill(-group, SIGKILL)
 }
