@@ -55,14 +55,10 @@ struct SecretsCanaryTests {
             "secrethost": """
                 {"source": {"url": "http://{{ env.WIDGETD_TEST_HOST }}:\(closedPort)/json"}, "parser": "json"}
                 """,
-            // Filters given the secret's value where they expect a number or a date must not quote it.
-            "arithmetic": """
-                {"source": {"url": "\(server.url("/json").absoluteString)", "headers": {"X-Count": "{{ env.WIDGETD_TEST_TOKEN | plus: 1 }}"}},
-                 "parser": "json"}
-                """,
-            "dated": """
-                {"source": {"url": "\(server.url("/json").absoluteString)?at={{ env.WIDGETD_TEST_TOKEN | date: '%Y' }}"},
-                 "parser": "json"}
+            // A host whose variable name comes from the instance's params: masked all the same.
+            "paramhost": """
+                {"source": {"url": "http://{{ env[params.hostVariable] }}:\(closedPort)/json"}, "parser": "json",
+                 "instances": [{"id": "a", "params": {"hostVariable": "WIDGETD_TEST_HOST"}}]}
                 """,
             "notaurl": """
                 {"source": {"url": "{{ env.WIDGETD_TEST_TOKEN }}"}, "parser": "json"}
@@ -146,9 +142,8 @@ struct SecretsCanaryTests {
         }
         let secretHost = try OutputFolder.snapshot("secrethost", in: out)["error"]?.string
         #expect(secretHost?.hasPrefix("source: ") == true && secretHost?.contains("***:\(closedPort)") == true, "\(secretHost ?? "no error")")
-        // Liquid's filters pass a value they cannot use through unchanged, so these two still fetch.
-        #expect(try OutputFolder.snapshot("arithmetic", in: out)["status"] == "fresh")
-        #expect(try OutputFolder.snapshot("dated", in: out)["status"] == "fresh")
+        let paramHost = try OutputFolder.snapshot("paramhost.a", in: out)["error"]?.string
+        #expect(paramHost?.contains("***:\(closedPort)") == true, "\(paramHost ?? "no error")")
         #expect(
             try OutputFolder.snapshot("notaurl", in: out)["error"]
                 == "source: the url template did not give an http or https URL; check the values it reads"
@@ -171,6 +166,51 @@ struct SecretsCanaryTests {
         let missing = try await Widgetd.run(["validate", "--config", "widgets.d", "--secrets", "nowhere"], in: folder.url)
         #expect(missing.status == 2)
         #expect(missing.stderrLines.first?.hasPrefix("Error: the secrets folder nowhere (from --secrets) cannot be read") == true)
+    }
+
+    /// Secrets by construction: a name known when the definition is read, and only filters that keep the
+    /// value whole; everything else is a `validate` error naming the fix.
+    @Test func secretsAreReadByKnownNamesAndPassedOnWhole() async throws {
+        let folder = try TemporaryFolder()
+        let cases: [(String, String, String)] = [
+            ("dynamic", "{{ env[item.key] }}", "the name of a secret must be written ({{ env.NAME }}) or come from params"),
+            ("computed", "{{ [params.root].X }}", "a variable whose name is computed ([…]) could read a secret here"),
+            ("whole", "{{ env }}", "{{ env }} would show every environment variable; name one: {{ env.NAME }}"),
+            ("sliced", "{{ env.WIDGETD_TEST_TOKEN | slice: 0, 4 }}", "'slice' would change the secret env.WIDGETD_TEST_TOKEN"),
+            ("sized", "{{ env.WIDGETD_TEST_TOKEN.size }}", "nothing can be read from inside a secret"),
+            ("argument", "{{ 'abc' | replace: 'a', secret.api_key }}", "'replace' cannot take the secret secret.api_key as an argument"),
+            ("after", "{{ 'Bearer ' | append: env.WIDGETD_TEST_TOKEN | truncate: 9 }}", "'truncate' would change the secret env.WIDGETD_TEST_TOKEN"),
+            ("unset", "{{ env[params.name] }}", "env[params.name] names no variable for this widget (it has no instances)"),
+        ]
+        for (id, template, _) in cases {
+            try folder.write("widgets.d/\(id).json", #"{"source": {"url": "https://example.com/", "headers": {"X": "\#(template)"}}}"#)
+        }
+        // What is allowed: written names, names from params, filters that keep the value whole.
+        try folder.write("widgets.d/allowed.json", #"""
+            {"source": {"url": "https://{{ env[params.user] | url_encode }}@example.com/?k={{ secret['api_key'] | url_encode }}",
+              "headers": {"Authorization": "{{ 'Bearer ' | append: env.WIDGETD_TEST_TOKEN }}",
+                          "X-Basic": "{{ env.WIDGETD_TEST_TOKEN | base64_encode }}"}},
+             "instances": [{"id": "home", "params": {"user": "WIDGETD_TEST_TOKEN"}}]}
+            """#)
+        try folder.write("secrets/api_key", "x")
+        let output = try await Widgetd.run(
+            ["validate", "--config", "widgets.d", "--secrets", "secrets"], in: folder.url, variables: Self.environment)
+        #expect(output.status == 1)
+        for (id, _, message) in cases {
+            #expect(output.stdoutLines.contains { $0.hasPrefix("widgets.d/\(id).json:") && $0.contains(message) }, "\(id): \(output.stdout)")
+        }
+        #expect(!output.stdout.contains("allowed.json"), "\(output.stdout)")
+        #expect(!output.stdout.contains(Self.canary))
+    }
+
+    @Test func aSecretOfAnyLengthIsMaskedInEveryForm() {
+        let secrets = SecretStore(environment: ["SHORT": "ab", "PASS": "p@ss/wörd"])
+        let uses = [
+            Template.SecretUse(namespace: .env, name: .literal("SHORT")),
+            Template.SecretUse(namespace: .env, name: .parameter(["which"])),
+        ]
+        let text = "host ab, p@ss/wörd, p%40ss%2Fw%C3%B6rd, \(Data("p@ss/wörd".utf8).base64EncodedString())"
+        #expect(secrets.mask(text, uses: uses, params: ["which": "PASS"]) == "host ***, ***, ***, ***")
     }
 
     @Test func aSecretOutsideASourceIsRejected() async throws {

@@ -66,52 +66,6 @@ public struct DefinitionReader: Sendable {
         self.environment = environment
     }
 
-    /// One secret a template reads: `env.NAME` or `secret.NAME`.
-    public struct SecretReference: Sendable, Hashable {
-        public var namespace: SecretStore.Namespace
-        public var name: String
-    }
-
-    /// The secrets a template reads: `env.NAME`, `env['NAME']`, `secret.NAME`, `secret['NAME']`.
-    public static func secretReferences(in source: String) -> [SecretReference] {
-        var references: [SecretReference] = []
-        let scalars = Array(source.unicodeScalars)
-        func isNameScalar(_ scalar: Unicode.Scalar) -> Bool {
-            scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) || scalar == "_" || scalar == "-"
-        }
-        func matches(_ word: [Unicode.Scalar], at index: Int) -> Bool {
-            index + word.count < scalars.count && Array(scalars[index..<(index + word.count)]) == word
-        }
-        let words = SecretStore.Namespace.allCases.map { ($0, Array($0.rawValue.unicodeScalars)) }
-        var index = 0
-        while index < scalars.count {
-            let startsWord = index == 0 || !isNameScalar(scalars[index - 1]) && scalars[index - 1] != "."
-            guard startsWord, let (namespace, word) = words.first(where: { matches($0.1, at: index) }) else {
-                index += 1
-                continue
-            }
-            var cursor = index + word.count
-            var name = ""
-            if scalars[cursor] == "." {
-                cursor += 1
-                while cursor < scalars.count, isNameScalar(scalars[cursor]) {
-                    name.unicodeScalars.append(scalars[cursor])
-                    cursor += 1
-                }
-            } else if scalars[cursor] == "[", cursor + 1 < scalars.count, scalars[cursor + 1] == "'" || scalars[cursor + 1] == "\"" {
-                let quote = scalars[cursor + 1]
-                cursor += 2
-                while cursor < scalars.count, scalars[cursor] != quote {
-                    name.unicodeScalars.append(scalars[cursor])
-                    cursor += 1
-                }
-            }
-            if !name.isEmpty { references.append(SecretReference(namespace: namespace, name: name)) }
-            index = max(cursor, index + 1)
-        }
-        return references
-    }
-
     /// Reads one definition file.
     ///
     /// - Parameters:
@@ -332,7 +286,14 @@ extension DefinitionReader {
 
             let fallback = readFallback(object["fallback"], at: root.appending("fallback"))
             let placeholder = object["placeholder"]
-            checkSecrets(value, at: root)
+            var instanceParams: [(id: String?, params: WidgetObject)] = [(nil, [:])]
+            if case .array(let list)? = object["instances"] {
+                instanceParams = list.compactMap { element in
+                    guard case .object(let instance) = element else { return nil }
+                    return (instance["id"]?.string, instance["params"]?.object ?? [:])
+                }
+            }
+            checkSecrets(value, at: root, instances: instanceParams)
 
             let base = WidgetDefinition(
                 id: id, title: title, timeZone: timeZone, inputs: inputs, source: source, parser: parser,
@@ -603,34 +564,54 @@ extension DefinitionReader {
             return definitions
         }
 
-        /// `{{ env.NAME }}` and `{{ secret.NAME }}` are allowed in a source's `url`, `headers` and `body` only.
-        mutating func checkSecrets(_ value: WidgetValue, at path: ValuePath) {
+        /// `{{ env.NAME }}` and `{{ secret.NAME }}` are allowed in a source's `url`, `headers` and `body` only,
+        /// with names known now (written, or from each instance's `params`) and filters that keep them whole.
+        mutating func checkSecrets(_ value: WidgetValue, at path: ValuePath, instances: [(id: String?, params: WidgetObject)]) {
             switch value {
             case .string(let text):
-                guard text.containsBytes("{{"), text.containsBytes("env") || text.containsBytes("secret"),
-                    let template = try? Template(text, filters: reader.filters),
-                    let namespace = SecretStore.Namespace.allCases.first(where: { template.variables.contains($0.rawValue) })
+                guard text.containsBytes("{{") else { return }
+                let allowed = Self.secretsAllowed(at: path)
+                // Outside a source only a direct mention matters (no secret is in scope there); inside one,
+                // every template is read, since a computed name ([params.x]) could reach a secret.
+                guard allowed || text.containsBytes("env") || text.containsBytes("secret"),
+                    let template = try? Template(text, filters: reader.filters)
                 else { return }
-                if !Self.secretsAllowed(at: path) {
-                    report(path, "{{ \(namespace.rawValue).… }} may only be used in a source's \"url\", \"headers\" and \"body\", so that secrets never reach a snapshot; move it there")
-                } else if let environment = reader.environment {
-                    for reference in DefinitionReader.secretReferences(in: text) where environment[reference.namespace, reference.name] == nil {
-                        switch reference.namespace {
+                if !allowed {
+                    if let namespace = SecretStore.Namespace.allCases.first(where: { template.variables.contains($0.rawValue) }) {
+                        report(path, "{{ \(namespace.rawValue).… }} may only be used in a source's \"url\", \"headers\" and \"body\", so that secrets never reach a snapshot; move it there")
+                    }
+                    return
+                }
+                let (uses, problems) = template.secretUses
+                for problem in problems { report(path, problem) }
+                guard let environment = reader.environment else { return }
+                var reported: Set<String> = []
+                for use in uses {
+                    for instance in instances {
+                        guard let name = use.name.resolved(with: instance.params) else {
+                            let owner = instance.id.map { "the instance \"\($0)\"" } ?? "this widget (it has no instances)"
+                            report(path, "\(use.display) names no variable for \(owner): its params do not give that name as text; set it in \"instances\"")
+                            continue
+                        }
+                        guard environment[use.namespace, name] == nil, reported.insert("\(use.namespace).\(name)").inserted else { continue }
+                        switch use.namespace {
                         case .env:
-                            report(path, "the environment variable \(reference.name) is not set; export it before starting widgetd")
+                            report(path, "the environment variable \(name) is not set; export it before starting widgetd")
                         case .secret:
                             if let folder = environment.folder {
-                                report(path, "the secret \(reference.name) is not a file in the secrets folder \(folder); write it to \(folder)/\(reference.name)")
+                                report(path, "the secret \(name) is not a file in the secrets folder \(folder); write it to \(folder)/\(name)")
                             } else {
-                                report(path, "the secret \(reference.name) cannot be read: no secrets folder is given; pass --secrets DIR or run under systemd with LoadCredential=\(reference.name):FILE")
+                                report(path, "the secret \(name) cannot be read: no secrets folder is given; pass --secrets DIR or run under systemd with LoadCredential=\(name):FILE")
                             }
                         }
                     }
                 }
             case .array(let elements):
-                for (index, element) in elements.enumerated() { checkSecrets(element, at: path.appending(index: index)) }
+                for (index, element) in elements.enumerated() {
+                    checkSecrets(element, at: path.appending(index: index), instances: instances)
+                }
             case .object(let object):
-                for (key, member) in object { checkSecrets(member, at: path.appending(key)) }
+                for (key, member) in object { checkSecrets(member, at: path.appending(key), instances: instances) }
             default:
                 break
             }

@@ -111,13 +111,25 @@ public struct SecretStore: Sendable {
         SecretStore(environment: values[.env] ?? [:], files: files, folder: folder)
     }
 
-    /// `text` with every secret value that occurs in it replaced by `***`, for error messages.
-    public func redact(_ text: String) -> String {
-        var result = text
-        for namespace in Namespace.allCases {
-            for value in values[namespace, default: [:]].values where value.count >= 4 && result.contains(value) {
-                result = result.replacingOccurrences(of: value, with: "***")
+    /// `text` with the secrets `uses` read (names from `params` where a use takes its name from them)
+    /// replaced by `***` wherever they occur, whatever their length, as written and in the forms the
+    /// secret-keeping filters give them (URL-encoded, base64, HTML-escaped): for error messages.
+    public func mask(_ text: String, uses: [Template.SecretUse], params: WidgetObject = [:]) -> String {
+        var forms: Set<String> = []
+        for use in uses {
+            guard let name = use.name.resolved(with: params), let value = self[use.namespace, name], !value.isEmpty else {
+                continue
             }
+            forms.insert(value)
+            forms.insert(URLText.encode(value))
+            forms.insert(HTMLText.escape(value))
+            forms.insert(Data(value.utf8).base64EncodedString())
+            forms.insert(Data(value.utf8).base64EncodedString().replacing("+", with: "-").replacing("/", with: "_"))
+        }
+        var result = text
+        // Longest first, so that a secret inside another is not masked half.
+        for form in forms.sorted(by: { $0.count > $1.count }) where result.contains(form) {
+            result = result.replacingOccurrences(of: form, with: "***")
         }
         return result
     }

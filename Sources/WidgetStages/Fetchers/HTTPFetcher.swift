@@ -56,9 +56,9 @@ public struct HTTPFetcher: Fetcher {
     public let maxBytes: Int
     public let maxRedirects: Int
     public let handshake: Handshake?
-    /// The `env` and `secret` names the url, header and body templates read: their values are masked in
+    /// The `env` and `secret` reads of the url, header and body templates: their values are masked in
     /// every error.
-    let secretReferences: [DefinitionReader.SecretReference]
+    let secretUses: [Template.SecretUse]
 
     public init(options: Options) throws {
         url = options.url
@@ -74,17 +74,17 @@ public struct HTTPFetcher: Fetcher {
         maxBytes = options.maxBytes ?? HTTPRequest.defaultMaxBytes
         maxRedirects = options.maxRedirects ?? HTTPRequest.defaultMaxRedirects
         handshake = options.handshake
-        var sources = [options.url.source] + (options.headers ?? [:]).values.map(\.source)
+        var templates = [options.url] + (options.headers ?? [:]).values
         func collect(_ tree: TemplateTree) {
             switch tree {
             case .literal: break
-            case .template(let template): sources.append(template.source)
+            case .template(let template): templates.append(template)
             case .array(let elements): elements.forEach(collect)
             case .object(let members): members.forEach { collect($0.value) }
             }
         }
         if let body = options.body { collect(body) }
-        secretReferences = Array(Set(sources.flatMap(DefinitionReader.secretReferences(in:))))
+        secretUses = Array(Set(templates.flatMap(\.secretUses.uses)))
         guard timeout > 0, connectTimeout > 0 else { throw StageError("\"timeout\" and \"connectTimeout\" must be above 0s", option: "timeout") }
         guard maxBytes > 0 else { throw StageError("\"maxBytes\" must be above 0", option: "maxBytes") }
         guard (0...5).contains(maxRedirects) else { throw StageError("\"maxRedirects\" must be from 0 to 5", option: "maxRedirects") }
@@ -110,15 +110,10 @@ public struct HTTPFetcher: Fetcher {
         }
     }
 
-    /// `text` with the value of every secret the templates read replaced by `***` (values shorter than
-    /// 4 characters are left alone: masking them would garble the message and hide nothing).
+    /// `text` with the value of every secret the templates read replaced by `***`, whatever its length
+    /// (see ``SecretStore/mask(_:uses:params:)``).
     func masked(_ text: String, context: StageContext) -> String {
-        var text = text
-        for reference in secretReferences {
-            guard let value = context.secrets[reference.namespace, reference.name], value.count >= 4 else { continue }
-            text = text.replacingOccurrences(of: value, with: "***", options: .caseInsensitive)
-        }
-        return text
+        context.secrets.mask(text, uses: secretUses, params: context.params)
     }
 
     private func exchange(context: StageContext) async throws -> Payload {
