@@ -45,6 +45,29 @@ struct XMLInputGuardTests {
         #expect(try parser.parse(Payload(data: Data(xml.utf8), origin: "test"), context: context)["r"]?["x"] == "1")
     }
 
+    /// A declared entity is never silently dropped: a large one used to leave the text empty and the widget
+    /// "fresh", nested ones (billion laughs) failed with a bare error number.
+    @Test func documentsThatDeclareEntitiesAreRefusedByName() throws {
+        let large = String(repeating: "x", count: 20_000_000)
+        let laughs = #"<!ENTITY lol "lol"><!ENTITY lol1 "&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;">"#
+            + #"<!ENTITY lol2 "&lol1;&lol1;&lol1;&lol1;&lol1;&lol1;&lol1;&lol1;&lol1;&lol1;">"#
+        let documents: [(String, String, String)] = [
+            (#"<!ENTITY big "\#(large)">"#, "&big;", "big"),
+            (laughs, "&lol2;", "lol"),
+            (#"<!ENTITY % p "x"><!ENTITY q "y">"#, "&q;", "p"),
+            (#"<!ENTITY e SYSTEM "u" NDATA n><!ENTITY after "z">"#, "&after;", "after"),
+        ]
+        let stage = try StageRegistry.builtIn.makeStage(.parser, typeName: "xml", options: [:], decoder: OptionsDecoder())
+        let xmlParser = try #require(stage as? any Parser)
+        for (declarations, use, name) in documents {
+            let feed = #"<!DOCTYPE rss [\#(declarations)]><rss version="2.0"><channel><title>\#(use)</title></channel></rss>"#
+            let payload = Payload(data: Data(feed.utf8), origin: "https://example.com/feed")
+            let expected = "the payload from https://example.com/feed declares the entity \"\(name)\" in its DTD"
+            #expect { _ = try FeedParser().read(payload) } throws: { ($0 as? StageError)?.message.hasPrefix(expected) == true }
+            #expect { _ = try xmlParser.parse(payload, context: context) } throws: { ($0 as? StageError)?.message.hasPrefix(expected) == true }
+        }
+    }
+
     /// Found by the fuzzer: a year of 44 digits overflowed the date reader.
     @Test func aDateWithAHugeYearIsNoDate() {
         #expect(FeedDate.parse("Mon, 30 Nov 22222222222222222222222222222222222222222222 10:00:00 +0100") == nil)

@@ -42,6 +42,7 @@ public struct XMLValueParser: Parser {
         if let transcoded = FeedInputRepair.transcodeToUTF8(data) {
             data = transcoded
         }
+        if let entity = XMLInputGuard.declaredEntity(in: data) { throw XMLInputGuard.entityError(entity, origin: payload.origin) }
         let parser = XMLParser(data: XMLInputGuard.sanitized(FeedInputRepair.repairMarkup(data) ?? data))
         parser.shouldProcessNamespaces = false
         parser.shouldResolveExternalEntities = false

@@ -1,4 +1,5 @@
 import Foundation
+import WidgetCore
 
 /// Works around crashes in Foundation's `XMLParser` on Linux, which reads a null string (and dies) for a
 /// processing instruction without data (`<?name?>`), an `<!ATTLIST>` without a default value, a
@@ -105,5 +106,45 @@ enum XMLInputGuard {
             }
         }
         return changed ? Data(output) : data
+    }
+
+    /// The name of the first general or parameter entity `data` declares in its DTD (`<!ENTITY name …>`,
+    /// except unparsed `NDATA` ones, which ``sanitized(_:)`` removes), or `nil`.
+    ///
+    /// Such documents are refused rather than read: XMLParser drops the text of a large entity without an
+    /// error (the document would be stored empty and called fresh) and stops nested ones ("billion
+    /// laughs") with a bare error number. Feeds have no need of them.
+    static func declaredEntity(in data: Data) -> String? {
+        guard let start = data.range(of: Data("<!ENTITY".utf8)) else { return nil }
+        let bytes = [UInt8](data[start.lowerBound...].prefix(4096))
+        var cursor = 8
+        func skipSpace() { while cursor < bytes.count, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[cursor]) { cursor += 1 } }
+        skipSpace()
+        if cursor < bytes.count, bytes[cursor] == UInt8(ascii: "%") {
+            cursor += 1
+            skipSpace()
+        }
+        var name: [UInt8] = []
+        while cursor < bytes.count, ![0x20, 0x09, 0x0A, 0x0D, UInt8(ascii: ">")].contains(bytes[cursor]), name.count < 64 {
+            name.append(bytes[cursor])
+            cursor += 1
+        }
+        let declaration = bytes[cursor...].prefix { $0 != UInt8(ascii: ">") }
+        if declaration.count < bytes.count - cursor,
+            String(decoding: declaration, as: UTF8.self).contains("NDATA")
+        {
+            // Unparsed entities are removed before parsing; look for another declaration after this one.
+            let next = start.lowerBound + cursor + declaration.count
+            return declaredEntity(in: data[next...])
+        }
+        return String(decoding: name, as: UTF8.self)
+    }
+
+    /// The error for a document that declares `entity`.
+    static func entityError(_ entity: String, origin: String) -> StageError {
+        StageError(
+            "the payload from \(origin) declares the entity \"\(entity)\" in its DTD; widgetd does not expand "
+                + "DTD entities (they can multiply a document a billion times), so it refuses the document rather "
+                + "than store it without them; ask its publisher for a document without <!ENTITY> declarations")
     }
 }

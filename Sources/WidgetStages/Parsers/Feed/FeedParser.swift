@@ -69,6 +69,7 @@ public struct FeedParser: Parser {
         if let transcoded = FeedInputRepair.transcodeToUTF8(data) {
             data = transcoded
         }
+        if let entity = XMLInputGuard.declaredEntity(in: data) { throw XMLInputGuard.entityError(entity, origin: payload.origin) }
         var outcome = Self.readXML(data, documentURL: documentURL)
         if outcome.error != nil, let repaired = FeedInputRepair.repairMarkup(data) {
             outcome = Self.readXML(repaired, documentURL: documentURL)
