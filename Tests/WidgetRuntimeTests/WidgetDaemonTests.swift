@@ -522,6 +522,8 @@ struct WidgetDaemonTests {
             "# HELP widgetd_refresh_failures_total Failed refreshes since the daemon started, by failing stage.",
             "# TYPE widgetd_refresh_failures_total counter",
             #"widgetd_refresh_failures_total{widget="bad",stage="source"} 1"#,
+            "# HELP widgetd_write_failures_total Snapshot or state writes that failed since the daemon started.",
+            "# TYPE widgetd_write_failures_total counter",
             "# HELP widgetd_fetch_duration_seconds Time spent fetching in each widget's last successful refresh.",
             "# TYPE widgetd_fetch_duration_seconds gauge",
             #"widgetd_fetch_duration_seconds{widget="good"} SECONDS"#,

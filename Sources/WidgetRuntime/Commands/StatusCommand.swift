@@ -9,16 +9,18 @@ public struct StatusCommand: WidgetCommand {
         Usage: widgetd status [--out DIR] [--format text|json]
 
         Reads the snapshots and state in DIR. The first line says whether a daemon is writing to DIR
-        (its pid, since when, and when its last wave of refreshes ended); then one line per widget:
-        status, age of the data, next refresh, refreshes used today, and the last error; then the
-        problems of the definitions as the daemon last loaded them.
+        (its pid, since when, and when its last wave of refreshes ended), and whether DIR's file
+        system is read-only or full; then one line per widget: status ("unwritten" when the daemon
+        could not write its last refresh), age of the data, next refresh, refreshes used today, and the
+        last error; then the problems of the definitions as the daemon last loaded them.
 
         Options:
           --out DIR        the daemon's output folder; without it $WIDGETD_OUT, else $STATE_DIRECTORY
                            (systemd), else out
           --format FORMAT  text (default) or json: {"daemon": {...}, "widgets": [...], "problems": [...]}
 
-        Exit code 1 when a widget is not fresh or a definition has a problem.
+        Exit code 1 when a widget is not fresh or unwritten, DIR cannot be written, or a definition has a
+        problem.
         """
 
     public var out: String
@@ -34,13 +36,20 @@ public struct StatusCommand: WidgetCommand {
         let ids = store.snapshotIDs()
         let daemon = StatusCommand.DaemonStatus(store: store)
         guard !ids.isEmpty else {
+            // What is known of the daemon is worth saying even before (or without) a snapshot.
+            if !json, daemon.running || daemon.record != nil {
+                environment.print(daemon.line(now: environment.clock.now()))
+            }
             let running = daemon.running ? " (a daemon runs: pid \(daemon.record.map { "\($0.pid)" } ?? "unknown"); wait for its first refreshes)" : ""
             environment.printError("Error: no snapshots in \(out)\(running); run 'widgetd run --config DIR --out \(out)' first")
             return 1
         }
         let now = environment.clock.now()
         let snapshots = ids.compactMap { id in store.snapshot(for: id).map { ($0, store.state(for: id)) } }
-        let allFresh = snapshots.allSatisfy { $0.0.status == .fresh }
+        // A running daemon's refreshes that could not be written: the files above are older than they say.
+        let unwritten = daemon.running ? daemon.record?.unwritten ?? [:] : [:]
+        let output = StatusCommand.outputProblem(of: store.directory.path)
+        let allFresh = snapshots.allSatisfy { $0.0.status == .fresh } && unwritten.isEmpty && output == nil
         let problems = store.definitionProblems()
         if json {
             let widgets = snapshots.map { snapshot, state -> WidgetValue in
@@ -54,21 +63,26 @@ public struct StatusCommand: WidgetCommand {
                 object["refreshesToday"] = .number(WidgetNumber(state.budgetDay == nil ? 0 : state.budgetUsed))
                 object["entries"] = .number(WidgetNumber(snapshot.entries.count))
                 object["error"] = snapshot.error.map(WidgetValue.string) ?? .null
+                object["writeError"] = unwritten[snapshot.id].map(WidgetValue.string) ?? .null
                 return .object(object)
             }
             let report: WidgetObject = [
-                "daemon": daemon.value, "widgets": .array(widgets), "problems": .array(problems.map(WidgetValue.string)),
+                "daemon": daemon.value, "output": output.map(WidgetValue.string) ?? .null,
+                "widgets": .array(widgets), "problems": .array(problems.map(WidgetValue.string)),
             ]
             environment.print(JSONWriter.string(.object(report), style: .pretty))
         } else {
-            environment.print(daemon.line(now: now) + "\n")
+            environment.print(daemon.line(now: now))
+            if let output { environment.print("output: \(store.directory.path): \(output)") }
+            environment.print("")
             var rows = [["ID", "STATUS", "AGE", "NEXT REFRESH", "TODAY", "LAST ERROR"]]
             for (snapshot, state) in snapshots {
                 let age = snapshot.lastSuccessAt.map { StatusCommand.age(now.timeIntervalSince($0)) } ?? "-"
                 let today = state.budgetDay == nil ? "0" : "\(state.budgetUsed)"
+                let writeError = unwritten[snapshot.id].map { "its last refresh could not be written: \($0)" }
                 rows.append([
-                    snapshot.id, snapshot.status.rawValue, age, snapshot.nextRefreshAt.map(Timestamp.string) ?? "-", today,
-                    snapshot.error ?? "-",
+                    snapshot.id, writeError == nil ? snapshot.status.rawValue : "unwritten", age,
+                    snapshot.nextRefreshAt.map(Timestamp.string) ?? "-", today, writeError ?? snapshot.error ?? "-",
                 ])
             }
             environment.print(ListCommand.table(rows))
@@ -113,6 +127,21 @@ public struct StatusCommand: WidgetCommand {
             }
             return .object(object)
         }
+    }
+
+    /// Why the daemon cannot write to `folder`, or nil: a read-only file system, or one with less than
+    /// 1 MiB free.
+    static func outputProblem(of folder: String) -> String? {
+        var stats = statvfs()
+        guard statvfs(folder, &stats) == 0 else { return nil }
+        if stats.f_flag & UInt(ST_RDONLY) != 0 {
+            return "the file system is read-only; nothing the daemon refreshes can be written"
+        }
+        let free = UInt64(stats.f_bavail) * UInt64(stats.f_frsize)
+        if free < 1 << 20 {
+            return "the file system is full (\(free) bytes free); snapshots cannot be written until space is freed"
+        }
+        return nil
     }
 
     /// `42s`, `5m`, `3h10m`, `2d4h`.

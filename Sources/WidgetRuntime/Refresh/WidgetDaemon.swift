@@ -431,6 +431,10 @@ extension WidgetDaemon {
         var refreshCounts: [String: [Snapshot.Status: Int]] = [:]
         var lastDurations: [String: Double] = [:]
         var failures: [String: [String: Int]] = [:]
+        /// Snapshot or state writes that failed, by widget, since the daemon started.
+        var writeFailures: [String: Int] = [:]
+        /// The widgets whose last snapshot could not be written, with why: `status` shows them.
+        var unwritten: [String: String] = [:]
         var fetchSeconds: [String: Double] = [:]
         var fetchBytes: [String: Int] = [:]
         var budgets: [String: (used: Int, limit: Int)] = [:]
@@ -520,11 +524,15 @@ extension WidgetDaemon {
             if let seconds = outcome.fetchSeconds { fetchSeconds[id] = seconds }
             if let bytes = outcome.fetchBytes { fetchBytes[id] = bytes }
             budgets[id] = (outcome.state.budgetUsed, widget.definition.schedule.maxPerDay)
+            var writeError: String?
             do {
                 try store.write(snapshot)
                 try store.writeState(outcome.state, for: id)
+                unwritten[id] = nil
             } catch {
-                log(LogRecord(.error, "write-failed", "\(id): \(error)", widget: id, error: "\(error)"))
+                writeError = "\(error)"
+                writeFailures[id, default: 0] += 1
+                unwritten[id] = "\(error)"
             }
             let next = snapshot.nextRefreshAt.map { "; next at \(Timestamp.string($0))" } ?? ""
             let count = "\(snapshot.entries.count) entr\(snapshot.entries.count == 1 ? "y" : "ies")"
@@ -536,6 +544,13 @@ extension WidgetDaemon {
                 record.event = "refresh-failed"
                 record.message = "\(id): \(snapshot.status.rawValue), \(count) — \(error)\(next)"
                 record.error = "\(error)"
+            }
+            if let writeError {
+                // The refresh's result exists only in memory: front-ends still read the previous snapshot.
+                record.level = .error
+                record.event = "write-failed"
+                record.message = "\(id): \(snapshot.status.rawValue), \(count), but it was not written — \(writeError)\(next)"
+                record.error = writeError
             }
             log(record)
         }
@@ -570,6 +585,7 @@ extension WidgetDaemon {
         mutating func writeDaemonRecord(log: (LogRecord) -> Void) {
             guard var record = daemon else { return }
             record.widgets = widgets.count
+            record.unwritten = unwritten
             daemon = record
             do {
                 try store.writeDaemonRecord(record)
@@ -627,6 +643,8 @@ extension WidgetDaemon {
                 failures.keys.sorted().flatMap { id in
                     failures[id]!.keys.sorted().map { ("\(widget(id)),stage=\"\($0)\"", "\(failures[id]![$0]!)") }
                 })
+            family("widgetd_write_failures_total", "counter", "Snapshot or state writes that failed since the daemon started.",
+                writeFailures.keys.sorted().map { (widget($0), "\(writeFailures[$0]!)") })
             family("widgetd_fetch_duration_seconds", "gauge", "Time spent fetching in each widget's last successful refresh.",
                 fetchSeconds.keys.sorted().map { (widget($0), String(format: "%.6f", fetchSeconds[$0]!)) })
             family("widgetd_fetch_bytes", "gauge", "Bytes fetched in each widget's last successful refresh.",

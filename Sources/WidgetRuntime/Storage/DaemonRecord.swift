@@ -19,6 +19,8 @@ public struct DaemonRecord: Sendable, Equatable {
     public var shard: String?
     /// The widgetd release.
     public var version: String
+    /// The widgets whose last snapshot could not be written (disk full, a file in the way), with the error.
+    public var unwritten: [String: String] = [:]
 
     public init(
         pid: Int, startedAt: Date, lastWaveAt: Date? = nil, stoppedAt: Date? = nil, widgets: Int, shard: String? = nil,
@@ -43,6 +45,9 @@ public struct DaemonRecord: Sendable, Equatable {
         ]
         if let shard { object["shard"] = .string(shard) }
         object["version"] = .string(version)
+        if !unwritten.isEmpty {
+            object["unwritten"] = .object(WidgetObject(unwritten.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) }))
+        }
         return .object(object)
     }
 
@@ -58,5 +63,8 @@ public struct DaemonRecord: Sendable, Equatable {
         widgets = value["widgets"]?.number?.int ?? 0
         shard = value["shard"]?.string
         version = value["version"]?.string ?? "unknown"
+        for (id, error) in value["unwritten"]?.object ?? [:] {
+            if let error = error.string { unwritten[id] = error }
+        }
     }
 }
