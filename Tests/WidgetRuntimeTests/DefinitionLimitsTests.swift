@@ -24,6 +24,22 @@ struct DefinitionLimitsTests {
         #expect(!result.stdout.contains("small.json"), "\(result.stdout)")
     }
 
+    @Test func aTemplateThatCanOnlyGrowPastItsLimitIsReportedByValidate() async throws {
+        let folder = try TemporaryFolder()
+        let padding = String(repeating: "y", count: 40)
+        try folder.write("widgets.d/grows.json", #"""
+            {"source": {"path": "data/a.json"}, "parser": "json",
+             "transforms": [{"type": "map", "fields": {"n": "{{ (1..99999) | join | replace: ' ', '\#(padding)' }}",
+                                                         "r": "{{ (1..1000000) | size }}", "ok": "{{ (1..3) | join: '-' }}"}}]}
+            """#)
+        try folder.write("widgets.d/data/a.json", "{}")
+        let result = try await Widgetd.run(["validate", "--config", "widgets.d"], in: folder.url)
+        #expect(result.status == 1)
+        #expect(result.stdout.contains("$.transforms[0].fields.n: this template can never render: replace would make a text of"), "\(result.stdout)")
+        #expect(result.stdout.contains("$.transforms[0].fields.r: this template can never render: the range (1..1000000) has more than 100000 numbers"), "\(result.stdout)")
+        #expect(!result.stdout.contains("fields.ok"), "\(result.stdout)")
+    }
+
     @Test func aFIFOInTheFolderIsNamedNotWaitedFor() async throws {
         let folder = try TemporaryFolder()
         try folder.write("widgets.d/small.json", #"{"source": {"path": "data/a.json"}, "parser": "json"}"#)

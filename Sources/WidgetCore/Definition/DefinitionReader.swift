@@ -294,6 +294,7 @@ extension DefinitionReader {
                 }
             }
             checkSecrets(value, at: root, instances: instanceParams)
+            checkConstantTemplates(value, at: root)
 
             let base = WidgetDefinition(
                 id: id, title: title, timeZone: timeZone, inputs: inputs, source: source, parser: parser,
@@ -612,6 +613,34 @@ extension DefinitionReader {
                 }
             case .object(let object):
                 for (key, member) in object { checkSecrets(member, at: path.appending(key), instances: instances) }
+            default:
+                break
+            }
+        }
+
+        /// A template that reads no variable renders the same every time, so it is rendered now: one that
+        /// exceeds a limit (`{{ (1..99999) | join | replace: ' ', '…' }}`) would fail every refresh, and is
+        /// reported instead. Templates that read data are bounded when they run (see ``RenderBudget``).
+        mutating func checkConstantTemplates(_ value: WidgetValue, at path: ValuePath) {
+            switch value {
+            case .string(let text):
+                guard text.containsBytes("{{"), let template = try? Template(text, filters: reader.filters),
+                    template.variables.isEmpty
+                else { return }
+                var scope = TemplateScope(now: Date(timeIntervalSince1970: 0))
+                scope.budget = RenderBudget()
+                do {
+                    _ = try template.render(scope)
+                } catch where error.reason.contains("would make a text of") || error.reason.contains("the range (") {
+                    report(path, "this template can never render: \(error)")
+                } catch {
+                    // Other failures of a constant template (a date it cannot read, say) are left to the
+                    // refresh, which names them with the widget's clock and zone.
+                }
+            case .array(let elements):
+                for (index, element) in elements.enumerated() { checkConstantTemplates(element, at: path.appending(index: index)) }
+            case .object(let object):
+                for (key, member) in object { checkConstantTemplates(member, at: path.appending(key)) }
             default:
                 break
             }
