@@ -111,15 +111,25 @@ public struct SecretStore: Sendable {
         SecretStore(environment: values[.env] ?? [:], files: files, folder: folder)
     }
 
+    /// `text` with every value of the store of 4 characters or more replaced by `***`, in all the forms of
+    /// ``mask(_:uses:params:)``: for a stage that cannot say which secrets it read. (The store holds the
+    /// whole environment, whose short values — `SHLVL=1` — would garble any message; a stage that knows
+    /// its secrets uses ``mask(_:uses:params:)``, which masks them whatever their length.)
+    public func redact(_ text: String) -> String {
+        Self.mask(text, values: values.values.flatMap(\.values).filter { $0.count >= 4 })
+    }
+
     /// `text` with the secrets `uses` read (names from `params` where a use takes its name from them)
-    /// replaced by `***` wherever they occur, whatever their length, as written and in the forms the
-    /// secret-keeping filters give them (URL-encoded, base64, HTML-escaped): for error messages.
+    /// replaced by `***`.
     public func mask(_ text: String, uses: [Template.SecretUse], params: WidgetObject = [:]) -> String {
+        Self.mask(text, values: uses.compactMap { use in use.name.resolved(with: params).flatMap { self[use.namespace, $0] } })
+    }
+
+    /// `text` with each of `values` replaced by `***` wherever it occurs, whatever its length, as written
+    /// and in the forms the secret-keeping filters give it (URL-encoded, base64, HTML-escaped).
+    private static func mask(_ text: String, values: [String]) -> String {
         var forms: Set<String> = []
-        for use in uses {
-            guard let name = use.name.resolved(with: params), let value = self[use.namespace, name], !value.isEmpty else {
-                continue
-            }
+        for value in values where !value.isEmpty {
             forms.insert(value)
             forms.insert(URLText.encode(value))
             forms.insert(HTMLText.escape(value))
