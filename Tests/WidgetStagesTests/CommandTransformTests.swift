@@ -87,8 +87,9 @@ struct CommandTransformTests {
     @Test func aProgramsChildrenDieWithItAtTheTimeout() async throws {
         let folder = try folderWithPIDs()
         defer { try? FileManager.default.removeItem(at: folder) }
-        // The program starts a child that would outlive it, then waits past its timeout.
-        let stage = try command(["run": ["sh", "-c", "sleep 60 & echo $! > child.pid; wait"], "timeout": "1s"])
+        // The program starts a child that would outlive it, then waits past its timeout (long enough for a
+        // busy machine to start the shell and write the file first).
+        let stage = try command(["run": ["sh", "-c", "sleep 60 & echo $! > child.pid; wait"], "timeout": "5s"])
         await #expect(throws: StageError.self) { _ = try await stage.transform([:], context: context(folder)) }
         let child = try #require(pid_t(String(contentsOf: folder.appendingPathComponent("child.pid"), encoding: .utf8)
             .trimmingCharacters(in: .whitespacesAndNewlines)))

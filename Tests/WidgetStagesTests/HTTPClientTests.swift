@@ -217,8 +217,9 @@ struct HTTPClientTests {
         let stalled = try TestHTTPServer()
         let other = try TestHTTPServer()
         let client = HTTPClient(maximumConnectionsPerHost: 1)
-        let slow = stalled.url("/slow?delay=20")
-        let waiting = Task { try await client.send(HTTPRequest(url: slow, timeout: 30)) }
+        // Silent for a minute, and allowed to be: it holds its slot however slow the rest of the test is.
+        let slow = stalled.url("/slow?delay=60")
+        let waiting = Task { try await client.send(HTTPRequest(url: slow, timeout: 60, connectTimeout: 60)) }
         defer { waiting.cancel() }
         while client.slotsInUse(slow) == 0 { await Task.yield() }
         // Same address, another port: not held up by the stalled request.
