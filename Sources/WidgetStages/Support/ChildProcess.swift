@@ -142,6 +142,12 @@ enum ChildProcess {
     }()
     #endif
 
+    /// Waits for `pid` to end without reaping it: until ``wait(_:)`` its pid stays taken.
+    static func waitForExit(_ pid: pid_t) {
+        var info = siginfo_t()
+        while waitid(P_PID, id_t(pid), &info, WEXITED | WNOWAIT) < 0, errno == EINTR {}
+    }
+
     /// Waits for `pid` to end and reaps it.
     @discardableResult
     static func wait(_ pid: pid_t) -> Status {

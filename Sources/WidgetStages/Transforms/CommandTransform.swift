@@ -128,9 +128,15 @@ public struct CommandTransform: Transformer {
         try? stdout.writing.close()
         try? stderr.writing.close()
         // Whatever happens below, the whole group ends and the child is reaped.
+        // Whatever happens below, the whole group ends and the program is reaped — in that order: until it
+        // is reaped its pid, and so its group's id, cannot be given to another process.
+        var reaped = false
         defer {
-            group.kill()
-            _ = ChildProcess.wait(pid)
+            if !reaped {
+                group.kill()
+                group.end()
+                ChildProcess.wait(pid)
+            }
         }
         let writer = Thread {
             // A program that exits without reading its input must not kill us with SIGPIPE: blocked in this
@@ -178,7 +184,12 @@ public struct CommandTransform: Transformer {
             if group.wasKilled, !collected.tooLarge { throw CancellationError() }
             throw StageError("\(name) did not finish within \(Int(timeout)) s")
         }
+        // It has exited (not reaped yet): what it left running in its group goes, then it is reaped.
+        ChildProcess.waitForExit(pid)
+        group.killLeftovers()
+        group.end()
         let status = ChildProcess.wait(pid)
+        reaped = true
         let tooLarge = collected.tooLarge
         let output = collected.output
         let errors: Data? = collected.errors
@@ -197,33 +208,43 @@ public struct CommandTransform: Transformer {
     }
 }
 
-/// The process group of one program run: its pid once started; killing it kills the program and every
-/// process it started that stayed in its group.
+/// The process group of one program run: its pid (also its group's id) from its start until just before
+/// it is reaped. Signals are sent under the lock, so none can reach a group whose id was given to another
+/// process after the reaping.
 final class ProcessGroup: Sendable {
     private let state = Mutex<(pid: pid_t?, killed: Bool)>((nil, false))
 
-    /// Records the program's pid (also its group's id). A kill that came first is applied now.
+    /// Records the program's pid. A kill that came first is applied now.
     func started(_ pid: pid_t) {
-        let killNow = state.withLock { state in
+        state.withLock { state in
             state.pid = pid
-            return state.killed
+            if state.killed { killGroup(pid) }
         }
-        if killNow { killGroup(pid) }
     }
 
-    /// Sends SIGKILL to the whole group (or, before it started, to it as soon as it starts).
+    /// Ends the program and everything in its group (or does so as soon as it starts).
     func kill() {
-        let pid = state.withLock { state in
+        state.withLock { state in
             state.killed = true
-            return state.pid
+            if let pid = state.pid { killGroup(pid) }
         }
-        if let pid { killGroup(pid) }
     }
 
-    /// Whether ``kill()`` was called before the program ended on its own.
+    /// Ends what the program left running in its group once it exited on its own.
+    func killLeftovers() {
+        state.withLock { state in
+            if let pid = state.pid { killGroup(pid) }
+        }
+    }
+
+    /// Called just before the program is reaped: no signal is sent to its group after this.
+    func end() {
+        state.withLock { $0.pid = nil }
+    }
+
+    /// Whether ``kill()`` was called: the program did not end on its own.
     var wasKilled: Bool { state.withLock { $0.killed } }
 }
-
 
 /// SIGKILL to the process group `group`.
 private func killGroup(_ group: pid_t) {
