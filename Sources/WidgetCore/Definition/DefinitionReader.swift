@@ -293,8 +293,7 @@ extension DefinitionReader {
                     return (instance["id"]?.string, instance["params"]?.object ?? [:])
                 }
             }
-            checkSecrets(value, at: root, instances: instanceParams)
-            checkConstantTemplates(value, at: root)
+            checkTemplates(value, at: root, instances: instanceParams)
 
             let base = WidgetDefinition(
                 id: id, title: title, timeZone: timeZone, inputs: inputs, source: source, parser: parser,
@@ -565,84 +564,76 @@ extension DefinitionReader {
             return definitions
         }
 
-        /// `{{ env.NAME }}` and `{{ secret.NAME }}` are allowed in a source's `url`, `headers` and `body` only,
-        /// with names known now (written, or from each instance's `params`) and filters that keep them whole.
-        mutating func checkSecrets(_ value: WidgetValue, at path: ValuePath, instances: [(id: String?, params: WidgetObject)]) {
+        /// Checks every template of the definition once parsed: see ``checkSecrets(in:at:instances:)`` and
+        /// ``checkConstant(_:at:)``.
+        mutating func checkTemplates(_ value: WidgetValue, at path: ValuePath, instances: [(id: String?, params: WidgetObject)]) {
             switch value {
             case .string(let text):
-                guard text.containsBytes("{{") else { return }
-                let allowed = Self.secretsAllowed(at: path)
-                // Outside a source only a direct mention matters (no secret is in scope there); inside one,
-                // every template is read, since a computed name ([params.x]) could reach a secret.
-                guard allowed || text.containsBytes("env") || text.containsBytes("secret"),
-                    let template = try? Template(text, filters: reader.filters)
-                else { return }
-                if !allowed {
-                    if let namespace = SecretStore.Namespace.allCases.first(where: { template.variables.contains($0.rawValue) }) {
-                        report(path, "{{ \(namespace.rawValue).… }} may only be used in a source's \"url\", \"headers\" and \"body\", so that secrets never reach a snapshot; move it there")
-                    }
-                    return
-                }
-                let (uses, problems) = template.secretUses
-                for problem in problems { report(path, problem) }
-                guard let environment = reader.environment else { return }
-                var reported: Set<String> = []
-                for use in uses {
-                    for instance in instances {
-                        guard let name = use.name.resolved(with: instance.params) else {
-                            let owner = instance.id.map { "the instance \"\($0)\"" } ?? "this widget (it has no instances)"
-                            report(path, "\(use.display) names no variable for \(owner): its params do not give that name as text; set it in \"instances\"")
-                            continue
-                        }
-                        guard environment[use.namespace, name] == nil, reported.insert("\(use.namespace).\(name)").inserted else { continue }
-                        switch use.namespace {
-                        case .env:
-                            report(path, "the environment variable \(name) is not set; export it before starting widgetd")
-                        case .secret:
-                            if let folder = environment.folder {
-                                report(path, "the secret \(name) is not a file in the secrets folder \(folder); write it to \(folder)/\(name)")
-                            } else {
-                                report(path, "the secret \(name) cannot be read: no secrets folder is given; pass --secrets DIR or run under systemd with LoadCredential=\(name):FILE")
-                            }
-                        }
-                    }
-                }
+                guard text.containsBytes("{{"), let template = try? Template(text, filters: reader.filters) else { return }
+                checkSecrets(in: template, at: path, instances: instances)
+                if template.variables.isEmpty { checkConstant(template, at: path) }
             case .array(let elements):
                 for (index, element) in elements.enumerated() {
-                    checkSecrets(element, at: path.appending(index: index), instances: instances)
+                    checkTemplates(element, at: path.appending(index: index), instances: instances)
                 }
             case .object(let object):
-                for (key, member) in object { checkSecrets(member, at: path.appending(key), instances: instances) }
+                for (key, member) in object { checkTemplates(member, at: path.appending(key), instances: instances) }
             default:
                 break
+            }
+        }
+
+        /// `{{ env.NAME }}` and `{{ secret.NAME }}` are allowed in a source's `url`, `headers` and `body` only,
+        /// with names known now (written, or from each instance's `params`) and filters that keep them whole.
+        mutating func checkSecrets(in template: Template, at path: ValuePath, instances: [(id: String?, params: WidgetObject)]) {
+            guard Self.secretsAllowed(at: path) else {
+                // Outside a source no secret is in scope: only a direct mention needs saying.
+                if let namespace = SecretStore.Namespace.allCases.first(where: { template.variables.contains($0.rawValue) }) {
+                    report(path, "{{ \(namespace.rawValue).… }} may only be used in a source's \"url\", \"headers\" and \"body\", so that secrets never reach a snapshot; move it there")
+                }
+                return
+            }
+            // Inside a source every template is read: a computed name ([params.x]) could reach a secret too.
+            let (uses, problems) = template.secretUses
+            for problem in problems { report(path, problem) }
+            var reported: Set<String> = []
+            for use in uses {
+                for instance in instances {
+                    guard let name = use.name.resolved(with: instance.params) else {
+                        let owner = instance.id.map { "the instance \"\($0)\"" } ?? "this widget (it has no instances)"
+                        report(path, "\(use.display) names no variable for \(owner): its params do not give that name as text; set it in \"instances\"")
+                        continue
+                    }
+                    guard let environment = reader.environment, environment[use.namespace, name] == nil,
+                        reported.insert("\(use.namespace).\(name)").inserted
+                    else { continue }
+                    switch use.namespace {
+                    case .env:
+                        report(path, "the environment variable \(name) is not set; export it before starting widgetd")
+                    case .secret:
+                        if let folder = environment.folder {
+                            report(path, "the secret \(name) is not a file in the secrets folder \(folder); write it to \(folder)/\(name)")
+                        } else {
+                            report(path, "the secret \(name) cannot be read: no secrets folder is given; pass --secrets DIR or run under systemd with LoadCredential=\(name):FILE")
+                        }
+                    }
+                }
             }
         }
 
         /// A template that reads no variable renders the same every time, so it is rendered now: one that
         /// exceeds a limit (`{{ (1..99999) | join | replace: ' ', '…' }}`) would fail every refresh, and is
         /// reported instead. Templates that read data are bounded when they run (see ``RenderBudget``).
-        mutating func checkConstantTemplates(_ value: WidgetValue, at path: ValuePath) {
-            switch value {
-            case .string(let text):
-                guard text.containsBytes("{{"), let template = try? Template(text, filters: reader.filters),
-                    template.variables.isEmpty
-                else { return }
-                var scope = TemplateScope(now: Date(timeIntervalSince1970: 0))
-                scope.budget = RenderBudget()
-                do {
-                    _ = try template.render(scope)
-                } catch where error.reason.contains("would make a text of") || error.reason.contains("the range (") {
-                    report(path, "this template can never render: \(error)")
-                } catch {
-                    // Other failures of a constant template (a date it cannot read, say) are left to the
-                    // refresh, which names them with the widget's clock and zone.
-                }
-            case .array(let elements):
-                for (index, element) in elements.enumerated() { checkConstantTemplates(element, at: path.appending(index: index)) }
-            case .object(let object):
-                for (key, member) in object { checkConstantTemplates(member, at: path.appending(key)) }
-            default:
-                break
+        mutating func checkConstant(_ template: Template, at path: ValuePath) {
+            var scope = TemplateScope(now: Date(timeIntervalSince1970: 0))
+            scope.budget = RenderBudget()
+            do {
+                _ = try template.render(scope)
+            } catch where error.reason.contains("would make a text of") || error.reason.contains("the range (") {
+                report(path, "this template can never render: \(error)")
+            } catch {
+                // Other failures of a constant template (a date it cannot read, say) are left to the
+                // refresh, which names them with the widget's clock and zone.
             }
         }
 
