@@ -9,6 +9,7 @@ let suites: [Benchmarks.Suite] = [
     Benchmarks.Suite(name: "refresh", run: runRefreshBenchmarks),
     Benchmarks.Suite(name: "feed", run: runFeedBenchmarks),
     Benchmarks.Suite(name: "scheduler", run: runSchedulerBenchmarks),
+    Benchmarks.Suite(name: "soak", run: runSoakBenchmarks),
 ]
 
 let filters = CommandLine.arguments.dropFirst().map { $0.lowercased() }
