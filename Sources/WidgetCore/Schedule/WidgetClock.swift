@@ -1,4 +1,5 @@
 public import Foundation
+import Synchronization
 
 /// The source of "now" for the scheduler, and a way to wait for a moment.
 ///
@@ -36,7 +37,61 @@ public struct SystemClock: WidgetClock {
         while true {
             let remaining = deadline.timeIntervalSinceNow
             if remaining <= 0 { return }
-            try await Task.sleep(for: .seconds(min(remaining, 60)))
+            try await DispatchSleep.sleep(seconds: min(remaining, 60))
+        }
+    }
+}
+
+/// A sleep on a Dispatch timer that a cancellation ends for good.
+///
+/// A cancelled `Task.sleep` returns at once but leaves its wake-up queued until the time it asked for (on
+/// Linux, about 750 bytes held for up to the whole sleep); the daemon cancels a sleep every time a refresh
+/// finishes, so those would pile up with the refresh rate. A cancelled timer source is released at once.
+enum DispatchSleep {
+    private final class State: Sendable {
+        private let inner = Mutex<(continuation: CheckedContinuation<Void, any Error>?, timer: (any DispatchSourceTimer)?, cancelled: Bool)>(
+            (nil, nil, false))
+
+        /// Starts the timer unless the sleep was cancelled first.
+        func start(_ continuation: CheckedContinuation<Void, any Error>, seconds: Double) {
+            let cancelled = inner.withLock { state -> Bool in
+                if state.cancelled { return true }
+                state.continuation = continuation
+                let timer = DispatchSource.makeTimerSource(queue: .global())
+                timer.schedule(deadline: .now() + .nanoseconds(Int(max(0, min(seconds, 1e9)) * 1e9)))
+                timer.setEventHandler { [weak self] in self?.finish(nil) }
+                timer.resume()
+                state.timer = timer
+                return false
+            }
+            if cancelled { continuation.resume(throwing: CancellationError()) }
+        }
+
+        /// Ends the sleep once: normally (`error` nil) or with `error`.
+        func finish(_ error: (any Error)?) {
+            let continuation = inner.withLock { state in
+                if error != nil { state.cancelled = true }
+                state.timer?.cancel()
+                state.timer = nil
+                let continuation = state.continuation
+                state.continuation = nil
+                return continuation
+            }
+            if let error { continuation?.resume(throwing: error) } else { continuation?.resume() }
+        }
+    }
+
+    /// Suspends for `seconds`.
+    ///
+    /// - Throws: `CancellationError` when the task is cancelled, at once.
+    static func sleep(seconds: Double) async throws {
+        let state = State()
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                state.start(continuation, seconds: seconds)
+            }
+        } onCancel: {
+            state.finish(CancellationError())
         }
     }
 }

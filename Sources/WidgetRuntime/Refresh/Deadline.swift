@@ -1,3 +1,4 @@
+import Dispatch
 import Synchronization
 
 /// Runs work that must end by a deadline, without waiting for work that does not stop when asked.
@@ -17,8 +18,10 @@ enum Deadline {
     ) async throws -> T {
         let outcome = Outcome<T>()
         let work = Task { try await operation() }
-        let timer = Task {
-            try await Task.sleep(for: limit)
+        // A Dispatch timer, not a sleeping task: a cancelled `Task.sleep` leaves its wake-up queued until
+        // the time it was asked for (about 750 bytes for the whole deadline, a minute by default, for
+        // every refresh); a cancelled timer source is gone at once.
+        let timer = Timer(after: limit) {
             if outcome.resolve(.failure(Exceeded())) { work.cancel() }
         }
         return try await withTaskCancellationHandler {
@@ -26,13 +29,37 @@ enum Deadline {
                 outcome.attach(continuation)
                 Task {
                     let result = await work.result
-                    if outcome.resolve(result) { timer.cancel() }
+                    _ = outcome.resolve(result)
+                    timer.cancel()
                 }
             }
         } onCancel: {
             if outcome.resolve(.failure(CancellationError())) {
                 work.cancel()
                 timer.cancel()
+            }
+        }
+    }
+
+    /// A one-shot Dispatch timer; ``cancel()`` releases it, whether or not it fired.
+    private final class Timer: Sendable {
+        private let source: Mutex<(any DispatchSourceTimer)?>
+
+        init(after limit: Duration, _ handler: @escaping @Sendable () -> Void) {
+            let (seconds, attoseconds) = limit.components
+            let nanoseconds = max(0, seconds).multipliedReportingOverflow(by: 1_000_000_000)
+            let delay = nanoseconds.overflow ? Int64.max : nanoseconds.partialValue &+ max(0, attoseconds) / 1_000_000_000
+            let timer = DispatchSource.makeTimerSource(queue: .global())
+            timer.schedule(deadline: .now() + .nanoseconds(Int(clamping: delay)))
+            timer.setEventHandler(handler: handler)
+            timer.resume()
+            source = Mutex(timer)
+        }
+
+        func cancel() {
+            source.withLock { source in
+                source?.cancel()
+                source = nil
             }
         }
     }
