@@ -21,7 +21,9 @@ Routes (query parameters are optional unless marked):
                             (default 0.5): the whole body takes N*S seconds.
   /huge?bytes=N             N bytes (default 1048576) of "x" with Content-Length;
                             &chunked=1 sends them with chunked transfer encoding (no length announced);
+                            &unannounced=1 sends them with neither, until the connection closes;
                             &rate=R sends at most R bytes a second (a fast link rather than the loopback).
+  /goto?to=URL&status=S     S (default 302) to URL.
   /redirect/<n>             302 to /redirect/<n-1> (query kept); /redirect/0 answers /json.
   /etag                     200 with `ETag: "v1"` and `Last-Modified: Sun, 06 Nov 1994 08:49:37 GMT`
                             (?etag=X and ?modified=HTTP-DATE change them); `If-None-Match` with the ETag,
@@ -218,7 +220,7 @@ class Handler(BaseHTTPRequestHandler):
             self.trickle(int(self.param("bytes", "20")), float(self.param("interval", "0.5")))
         elif path == "/huge":
             self.huge(int(self.param("bytes", "1048576")), self.param("chunked") == "1",
-                      float(self.param("rate", "0")))
+                      float(self.param("rate", "0")), self.param("unannounced") == "1")
         elif head == "redirect" and len(parts) == 2:
             remaining = int(parts[1])
             if remaining <= 0:
@@ -300,6 +302,8 @@ class Handler(BaseHTTPRequestHandler):
             self.send_header("Content-Length", "2")
             self.end_headers()
             self.wfile.write(b"{}")
+        elif path == "/goto":
+            self.send_body(int(self.param("status", "302")), b"", "text/plain", [("Location", self.param("to", "/"))])
         elif path == "/loop":
             self.send_body(302, b"", "text/plain", [("Location", "/loop" + ("?" + query if query else ""))])
         elif path == "/gzip":
@@ -330,12 +334,16 @@ class Handler(BaseHTTPRequestHandler):
             self.wfile.write(b"x")
             self.wfile.flush()
 
-    def huge(self, count, chunked, rate=0):
-        """Sends COUNT bytes, chunked or with a length, at most RATE bytes a second when RATE > 0."""
+    def huge(self, count, chunked, rate=0, unannounced=False):
+        """Sends COUNT bytes, chunked, with a length, or (UNANNOUNCED) until the connection closes, at most
+        RATE bytes a second when RATE > 0."""
         self.send_response(200)
         self.send_header("Content-Type", "application/octet-stream")
         if chunked:
             self.send_header("Transfer-Encoding", "chunked")
+        elif unannounced:
+            self.send_header("Connection", "close")
+            self.close_connection = True
         else:
             self.send_header("Content-Length", str(count))
         self.end_headers()

@@ -264,6 +264,64 @@ struct HTTPClientTests {
         #expect(limiter.holders("example.com") == 0)
     }
 
+    // MARK: - Redirects and both transports
+
+    @Test func aSeeOtherAfterAPostIsAGetAndCredentialsStayWithTheirHost() async throws {
+        let first = try TestHTTPServer()
+        let second = try TestHTTPServer()
+        let target = second.url("/echo").absoluteString.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+        let request = HTTPRequest(
+            url: first.url("/goto?status=303&to=\(target)"), method: "POST",
+            headers: ["Authorization": "Bearer hunter2", "X-Kept": "yes"], body: Data("hello".utf8))
+        let response = try await HTTPClient().send(request)
+        #expect(response.finalURL == second.url("/echo"))
+        let echo = try #require(try JSONSerialization.jsonObject(with: response.body) as? [String: Any])
+        #expect(echo["method"] as? String == "GET")
+        #expect(echo["body"] as? String == "")
+        let headers = try #require(echo["headers"] as? [String: String])
+        // 127.0.0.1 on two ports is one host: the credential stays; another host name would lose it.
+        #expect(headers["authorization"] == "Bearer hunter2")
+        #expect(headers["x-kept"] == "yes")
+
+        let elsewhere = second.url("/echo").absoluteString.replacingOccurrences(of: "127.0.0.1", with: "localhost")
+        let moved = try await HTTPClient().send(HTTPRequest(
+            url: first.url("/goto?status=307&to=\(elsewhere.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)"),
+            method: "POST", headers: ["Authorization": "Bearer hunter2"], body: Data("hello".utf8)))
+        let kept = try #require(try JSONSerialization.jsonObject(with: moved.body) as? [String: Any])
+        #expect(kept["method"] as? String == "POST")
+        #expect(kept["body"] as? String == "hello")
+        #expect((kept["headers"] as? [String: String])?["authorization"] == nil)
+    }
+
+    @Test func aRedirectToAnotherSchemeIsRefused() async throws {
+        let server = try TestHTTPServer()
+        let error = try #require(await failure(of: HTTPRequest(url: server.url("/goto?to=ftp%3A%2F%2Fexample.com%2Fx"))))
+        #expect(error.kind == .invalidResponse)
+        #expect(error.message == "127.0.0.1:\(server.port) redirected to a location that is not an http:// or https:// URL")
+    }
+
+    /// URLSession carries the requests on macOS (and on Linux when asked): the same limits hold through it.
+    @Test(arguments: [HTTPClient.Transport.automatic, .urlSession])
+    func theLimitsHoldWithEitherTransport(_ transport: HTTPClient.Transport) async throws {
+        let server = try TestHTTPServer()
+        let client = HTTPClient(transport: transport)
+        let echoed = try await client.send(HTTPRequest(url: server.url("/echo"), method: "POST", body: Data("hi".utf8)))
+        let echo = try #require(try JSONSerialization.jsonObject(with: echoed.body) as? [String: Any])
+        #expect(echo["body"] as? String == "hi")
+        #expect(try await client.send(HTTPRequest(url: server.url("/redirect/2"))).finalURL.path == "/redirect/0")
+        #expect(try await client.send(HTTPRequest(url: server.url("/gzip?bytes=1000"))).body.count > 1000)
+
+        let capped = await failure(of: HTTPRequest(url: server.url("/huge?bytes=5000000&chunked=1"), maxBytes: 100_000), client: client)
+        #expect(capped?.message == "the response from 127.0.0.1:\(server.port) exceeded the 100000-byte limit")
+        let truncated = await failure(of: HTTPRequest(url: server.url("/truncated")), client: client)
+        #expect(truncated?.kind == .truncated)
+        let looped = await failure(of: HTTPRequest(url: server.url("/loop")), client: client)
+        #expect(looped?.kind == .tooManyRedirects)
+        let stalled = await failure(of: HTTPRequest(url: server.url("/stall?seconds=5"), timeout: 0.3), client: client)
+        #expect(stalled?.message == "127.0.0.1:\(server.port) did not answer within 0.3 s")
+        #expect(client.trackedExchanges == 0)
+    }
+
     // MARK: - The test server
 
     @Test func theTestServerServesFilesAndCountsRequests() async throws {

@@ -9,7 +9,7 @@ import Synchronization
 ///
 /// URLSession alone does not give these guarantees everywhere (on Linux its request timeout also counts
 /// time spent queued for a connection, its resource timeout is not enforced, and a cancelled transfer
-/// keeps delivering data), so the client enforces them itself:
+/// keeps reading and queueing what the server sends), so the client enforces them itself:
 /// - At most `maximumConnectionsPerHost` requests per host are sent at once; the others wait, in order,
 ///   in the client's own queue. A request's deadline starts when it leaves that queue and is sent.
 /// - The body is streamed: the exchange stops as soon as it exceeds ``HTTPRequest/maxBytes`` (or at once
@@ -17,10 +17,12 @@ import Synchronization
 ///   server is still sending.
 /// - Nothing is cached and no cookies are kept: every request goes to the server.
 /// - Cancelling the calling task cancels the request.
-/// - Each exchange has a URLSession of its own, invalidated when the exchange ends: what a hostile server
-///   keeps sending after a cap or a deadline reaches only that session's queue, which is dropped with it,
-///   and cannot delay the callbacks of other requests. (No connection is reused between requests; a
-///   widget refreshes every few minutes at most, so none would be.)
+/// - On Linux the client drives libcurl itself, one transfer per thread (see ``Transport``): the first
+///   byte past the cap closes the connection, and a deadline or a cancellation drops it at once, so
+///   nothing a server sends afterwards is read or kept. Memory is bounded by the caps of the requests in
+///   flight, whatever the servers do.
+/// - Elsewhere each exchange has a URLSession of its own, invalidated when the exchange ends. No
+///   connection is reused between requests; a widget refreshes every few minutes at most, so none would be.
 ///
 /// A status of 400 or more is a response, not an error: the caller decides what it means.
 ///
@@ -37,15 +39,29 @@ public final class HTTPClient: Sendable {
 
     private let limiter: HostLimiter
     private let userAgent: String
+    /// Whether Linux sends through libcurl directly (see ``CurlLibrary``) rather than URLSession.
+    private let useCurl: Bool
     /// Exchanges under way, for tests.
     private let live = Mutex(0)
 
-    /// Creates a client with its own URLSession.
+    /// What carries the requests.
+    public enum Transport: Sendable, Hashable {
+        /// libcurl driven directly on Linux (see the notes above), URLSession elsewhere.
+        case automatic
+        /// URLSession everywhere: on Linux, FoundationNetworking's; for comparisons.
+        case urlSession
+    }
+
+    /// Creates a client.
     ///
     /// - Parameters:
     ///   - maximumConnectionsPerHost: The most requests in flight to one host; more wait their turn.
     ///   - userAgent: The `User-Agent` sent unless a request sets its own.
-    public init(maximumConnectionsPerHost: Int = 4, userAgent: String = "widgetd") {
+    ///   - transport: What carries the requests; leave it `automatic`.
+    public init(
+        maximumConnectionsPerHost: Int = 4, userAgent: String = "widgetd", transport: Transport = .automatic
+    ) {
+        self.useCurl = transport == .automatic
         let limit = max(1, maximumConnectionsPerHost)
         self.maximumConnectionsPerHost = limit
         limiter = HostLimiter(limit: limit)
@@ -93,6 +109,22 @@ public final class HTTPClient: Sendable {
         let key = HTTPClient.origin(of: request.url)
         guard await limiter.acquire(key) else { throw .cancelled(host) }
         defer { limiter.release(key) }
+
+        #if os(Linux)
+        if useCurl, let curl = CurlLibrary.shared {
+            let exchange = CurlExchange(request: request, userAgent: userAgent, curl: curl)
+            live.withLock { $0 += 1 }
+            defer { live.withLock { $0 -= 1 } }
+            let outcome = await withTaskCancellationHandler {
+                await withCheckedContinuation { continuation in
+                    exchange.start(continuation: continuation)
+                }
+            } onCancel: {
+                exchange.finish(.failure(.cancelled(host)))
+            }
+            return try outcome.get()
+        }
+        #endif
 
         let delegate = HTTPSessionDelegate()
         let (session, delegateQueue) = makeSession(delegate: delegate)

@@ -107,6 +107,14 @@ extension HTTPClientError {
         )
     }
 
+    static func invalidRedirect(_ host: String) -> Self {
+        Self(
+            .invalidResponse,
+            host: host,
+            message: "\(host) redirected to a location that is not an http:// or https:// URL"
+        )
+    }
+
     static func transportFailed(_ host: String, said: String) -> Self {
         let sentence = said.hasSuffix(".") ? String(said.dropLast()) : said
         return Self(.connectionFailed, host: host, message: "the request to \(host) failed: \(sentence)")

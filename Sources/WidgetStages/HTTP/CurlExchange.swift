@@ -1,0 +1,421 @@
+#if os(Linux)
+import Foundation
+import Synchronization
+
+/// One request sent through libcurl (see ``CurlLibrary``), on a thread of its own, with the limits of
+/// ``HTTPRequest`` enforced where the bytes arrive:
+/// - the body callback refuses the first byte past ``HTTPRequest/maxBytes`` (and the head callback a
+///   `Content-Length` over it), so libcurl closes the connection and nothing more is read or kept;
+/// - the deadline, or the caller's cancellation, finishes the exchange at once and wakes the transfer's
+///   thread, which drops the connection before it reads again;
+/// - redirects are followed here, one transfer per hop, so they are counted and credentials are not
+///   handed to another host.
+///
+/// It finishes exactly once, like ``HTTPExchange``; whatever the transfer's thread learns after that is
+/// dropped.
+final class CurlExchange: Sendable {
+    typealias Outcome = HTTPExchange.Outcome
+
+    private struct State {
+        var continuation: CheckedContinuation<Outcome, Never>?
+        var early: Outcome?
+        var finished = false
+        var deadline: (any DispatchSourceTimer)?
+        /// The multi handle of the transfer under way (its address), to wake it when the exchange ends.
+        var multi: UInt?
+    }
+
+    let request: HTTPRequest
+    let host: String
+    private let userAgent: String
+    private let curl: CurlLibrary
+    private let state = Mutex(State())
+    private let ended = Atomic<Bool>(false)
+
+    init(request: HTTPRequest, userAgent: String, curl: CurlLibrary) {
+        self.request = request
+        self.host = request.hostDescription
+        self.userAgent = userAgent
+        self.curl = curl
+    }
+
+    /// Whether the exchange has finished: the transfer stops at its next step.
+    var isEnded: Bool { ended.load(ordering: .acquiring) }
+
+    // MARK: - Life cycle
+
+    /// Starts the transfer's thread and the deadline; `continuation` is resumed once, with the outcome.
+    func start(continuation: CheckedContinuation<Outcome, Never>) {
+        let early: Outcome? = state.withLock { state in
+            if let early = state.early { return early }
+            state.continuation = continuation
+            let seconds = request.timeout
+            let host = host
+            let timer = DispatchSource.makeTimerSource(queue: .global())
+            timer.schedule(deadline: .now() + .milliseconds(Int(max(0, seconds) * 1000)))
+            timer.setEventHandler { [weak self] in
+                self?.finish(.failure(.timedOut(host, seconds: seconds)))
+            }
+            timer.resume()
+            state.deadline = timer
+            return nil
+        }
+        if let early {
+            continuation.resume(returning: early)
+            return
+        }
+        let thread = Thread { [self] in
+            let outcome = run()
+            finish(outcome)
+        }
+        thread.name = "widgetd.http"
+        thread.start()
+    }
+
+    /// Ends the exchange with `outcome` unless it already ended, and tells the transfer to stop.
+    func finish(_ outcome: Outcome) {
+        let taken: (CheckedContinuation<Outcome, Never>?, (any DispatchSourceTimer)?)? = state.withLock { state in
+            guard !state.finished else { return nil }
+            state.finished = true
+            ended.store(true, ordering: .releasing)
+            if let multi = state.multi {
+                // Under the lock: the transfer's thread clears `multi` under it before freeing the handle.
+                _ = curl.multiWakeup(OpaquePointer(bitPattern: multi))
+            }
+            let continuation = state.continuation
+            state.continuation = nil
+            if continuation == nil { state.early = outcome }
+            let deadline = state.deadline
+            state.deadline = nil
+            return (continuation, deadline)
+        }
+        guard let (continuation, deadline) = taken else { return }
+        deadline?.cancel()
+        continuation?.resume(returning: outcome)
+    }
+
+    // MARK: - The transfer's thread
+
+    private func run() -> Outcome {
+        var target = Target(url: request.url, method: request.method, headers: request.headers, body: request.body)
+        var redirects = 0
+        while true {
+            let attempt = CurlAttempt(exchange: self, maxBytes: request.maxBytes, isHead: target.method.uppercased() == "HEAD")
+            let code = perform(target, attempt: attempt)
+            if isEnded { return .failure(.cancelled(host)) }
+            switch attempt.stop {
+            case .tooLarge(let announced?):
+                return .failure(.tooLarge(host, announced: announced, limit: request.maxBytes))
+            case .tooLarge(nil):
+                return .failure(.tooLarge(host, limit: request.maxBytes))
+            case .redirect(let location):
+                redirects += 1
+                if redirects > request.maxRedirects {
+                    return .failure(.tooManyRedirects(host, limit: request.maxRedirects))
+                }
+                guard let next = URL(string: location, relativeTo: target.url)?.absoluteURL,
+                    let scheme = next.scheme?.lowercased(), scheme == "http" || scheme == "https",
+                    next.host?.isEmpty == false
+                else {
+                    return .failure(.invalidRedirect(host))
+                }
+                target.follow(to: next, status: attempt.status)
+                continue
+            case nil:
+                break
+            }
+            guard code == 0 else { return .failure(failure(code, attempt: attempt)) }
+            guard attempt.status > 0 else { return .failure(.invalidResponse(host)) }
+            return .success(
+                HTTPResponse(status: attempt.status, headers: attempt.headers, body: attempt.body, finalURL: target.url))
+        }
+    }
+
+    /// Runs one transfer to its end (or until the exchange ends) and returns libcurl's result code.
+    private func perform(_ target: Target, attempt: CurlAttempt) -> Int32 {
+        guard let multi = curl.multiInit() else { return CurlLibrary.Code.outOfMemory }
+        guard let easy = curl.easyInit() else {
+            _ = curl.multiCleanup(multi)
+            return CurlLibrary.Code.outOfMemory
+        }
+        let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: 256)
+        errorBuffer.initialize(repeating: 0, count: 256)
+        let headerList = configure(easy, for: target, attempt: attempt, errorBuffer: errorBuffer)
+        let attemptPointer = Unmanaged.passRetained(attempt)
+        curl.set(easy, .writeData, pointer: attemptPointer.toOpaque())
+        curl.set(easy, .headerData, pointer: attemptPointer.toOpaque())
+
+        var code: Int32 = CurlLibrary.Code.abortedByCallback
+        _ = curl.multiAddHandle(multi, easy)
+        let registered = state.withLock { state -> Bool in
+            guard !state.finished else { return false }
+            state.multi = UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(multi)))
+            return true
+        }
+        if registered {
+            while !isEnded {
+                var running: Int32 = 0
+                let status = curl.multiPerform(multi, &running)
+                if status != 0 && status != -1 {
+                    code = CurlLibrary.Code.outOfMemory
+                    break
+                }
+                if running == 0 {
+                    var left: Int32 = 0
+                    while let message = curl.multiInfoRead(multi, &left) {
+                        // CURLMsg: msg (CURLMSG_DONE is 1) at 0, the easy handle at 8, the result at 16.
+                        if message.load(as: Int32.self) == 1 {
+                            code = message.load(fromByteOffset: 16, as: Int32.self)
+                        }
+                    }
+                    break
+                }
+                _ = curl.multiPoll(multi, nil, 0, 1000, nil)
+            }
+            state.withLock { $0.multi = nil }
+        }
+        _ = curl.multiRemoveHandle(multi, easy)
+        curl.easyCleanup(easy)
+        _ = curl.multiCleanup(multi)
+        curl.slistFreeAll(headerList)
+        attemptPointer.release()
+        attempt.said = String(cString: errorBuffer)
+        errorBuffer.deallocate()
+        return code
+    }
+
+    /// Sets the options of one transfer; returns the header list to free after it.
+    private func configure(
+        _ easy: CurlLibrary.Handle, for target: Target, attempt: CurlAttempt, errorBuffer: UnsafeMutablePointer<CChar>
+    ) -> OpaquePointer? {
+        let silence = Int(HTTPExchange.silenceLimit(request.connectTimeout))
+        curl.set(easy, .url, target.url.absoluteString)
+        curl.set(easy, .errorBuffer, pointer: errorBuffer)
+        curl.set(easy, .noSignal, 1)
+        curl.set(easy, .followLocation, 0)
+        curl.set(easy, .protocols, 1 | 2)  // CURLPROTO_HTTP | CURLPROTO_HTTPS
+        curl.set(easy, .acceptEncoding, "")  // every encoding libcurl can decode; bodies arrive decoded
+        curl.set(easy, .userAgent, userAgent)
+        curl.set(easy, .connectTimeoutMilliseconds, silence * 1000)
+        // Silence: fewer than 1 byte a second for `silence` seconds.
+        curl.set(easy, .lowSpeedLimit, 1)
+        curl.set(easy, .lowSpeedTime, silence)
+        // A backstop only: the exchange's own deadline ends it first.
+        curl.set(easy, .timeoutMilliseconds, Int(max(1, request.timeout) * 1000) + 2000)
+        let onBody: CurlLibrary.WriteCallback = curlReceiveBody
+        let onHead: CurlLibrary.WriteCallback = curlReceiveHeader
+        curl.set(easy, .writeFunction, pointer: unsafeBitCast(onBody, to: UnsafeRawPointer.self))
+        curl.set(easy, .headerFunction, pointer: unsafeBitCast(onHead, to: UnsafeRawPointer.self))
+
+        let method = target.method.uppercased()
+        switch method {
+        case "GET": curl.set(easy, .httpGet, 1)
+        case "HEAD": curl.set(easy, .noBody, 1)
+        default:
+            curl.set(easy, .customRequest, target.method)
+            if target.body != nil || ["POST", "PUT", "PATCH"].contains(method) {
+                let body = target.body ?? Data()
+                curl.set(easy, .postFieldSize, body.count)
+                body.withUnsafeBytes { bytes in
+                    // Copied by libcurl; an empty body still needs a valid pointer.
+                    var empty: UInt8 = 0
+                    if let base = bytes.baseAddress {
+                        curl.set(easy, .copyPostFields, pointer: base)
+                    } else {
+                        _ = withUnsafePointer(to: &empty) { curl.set(easy, .copyPostFields, pointer: $0) }
+                    }
+                }
+            }
+        }
+
+        var list: OpaquePointer?
+        func append(_ line: String) {
+            list = line.withCString { curl.slistAppend(list, $0) } ?? list
+        }
+        for field in target.headers {
+            // "Name:" would remove libcurl's own header of that name; "Name;" sends it empty.
+            append(field.value.isEmpty ? "\(field.name);" : "\(field.name): \(field.value)")
+        }
+        if !target.headers.contains(name: "Expect") {
+            append("Expect:")  // no 100-continue round trip before a body
+        }
+        curl.set(easy, .httpHeader, pointer: list.map { UnsafeRawPointer($0) })
+        return list
+    }
+
+    // MARK: - Translation
+
+    private func failure(_ code: Int32, attempt: CurlAttempt) -> HTTPClientError {
+        let said = sanitized(attempt.said.isEmpty ? curl.describe(code) : attempt.said)
+        typealias Code = CurlLibrary.Code
+        switch code {
+        case Code.operationTimedOut:
+            return .timedOut(host, seconds: HTTPExchange.silenceLimit(request.connectTimeout))
+        case Code.couldNotResolveHost:
+            return .unknownHost(host)
+        case Code.couldNotConnect:
+            return .refused(host)
+        case _ where Code.secureConnection.contains(code):
+            return .secureConnectionFailed(host)
+        case Code.weirdServerReply:
+            return .notHTTP(host)
+        case Code.unsupportedProtocol where said?.contains("HTTP/0.9") == true:
+            // libcurl's words for a peer whose first bytes are not an HTTP status line.
+            return .notHTTP(host)
+        case Code.partialFile:
+            return .truncated(host, received: attempt.body.count, announced: attempt.announcedLength)
+        case Code.gotNothing:
+            return .closedBeforeAnswer(host)
+        case Code.sendError, Code.receiveError:
+            if said?.hasPrefix("Too large") == true { return .transportFailed(host, said: said ?? "") }
+            guard attempt.status > 0 else { return .closedBeforeAnswer(host) }
+            return .truncated(host, received: attempt.body.count, announced: attempt.announcedLength)
+        case Code.badContentEncoding:
+            return .invalidResponse(host)
+        case Code.filesizeExceeded:
+            return .tooLarge(host, limit: request.maxBytes)
+        default:
+            if let said { return .transportFailed(host, said: said) }
+            return .connectionFailed(host, code: Int(code))
+        }
+    }
+
+    /// libcurl's message, unless it repeats the URL or its query (which may hold a secret).
+    private func sanitized(_ said: String) -> String? {
+        let said = said.trimmingCharacters(in: .whitespacesAndNewlines)
+        if said.isEmpty || said.contains(request.url.absoluteString) { return nil }
+        if let query = request.url.query, !query.isEmpty, said.contains(query) { return nil }
+        return said
+    }
+
+    /// What one hop sends.
+    private struct Target {
+        var url: URL
+        var method: String
+        var headers: HTTPHeaders
+        var body: Data?
+
+        /// Moves to the next hop of a redirect, the way browsers and URLSession do: 303 (and 301 or 302
+        /// after a POST) continue with a GET without a body; credentials stay with the host they were for.
+        mutating func follow(to next: URL, status: Int) {
+            let method = method.uppercased()
+            if status == 303 && method != "HEAD" || (status == 301 || status == 302) && method == "POST" {
+                self.method = "GET"
+                body = nil
+                headers.remove(name: "Content-Type")
+                headers.remove(name: "Content-Length")
+            }
+            if next.host?.lowercased() != url.host?.lowercased() {
+                headers.remove(name: "Authorization")
+                headers.remove(name: "Cookie")
+            }
+            url = next
+        }
+    }
+}
+
+/// What one transfer has received, filled in by libcurl's callbacks on the transfer's thread.
+final class CurlAttempt {
+    enum Stop {
+        case tooLarge(announced: Int64?)
+        case redirect(String)
+    }
+
+    let exchange: CurlExchange
+    let maxBytes: Int
+    let isHead: Bool
+    var status = 0
+    var headers = HTTPHeaders()
+    var body = Data()
+    var stop: Stop?
+    /// libcurl's own message for a failure (its error buffer).
+    var said = ""
+
+    init(exchange: CurlExchange, maxBytes: Int, isHead: Bool) {
+        self.exchange = exchange
+        self.maxBytes = maxBytes
+        self.isHead = isHead
+    }
+
+    var announcedLength: Int64? {
+        headers["Content-Length"].flatMap { Int64($0.trimmingCharacters(in: .whitespaces)) }
+    }
+
+    /// One line of the head; `false` stops the transfer.
+    func receiveHeader(_ line: String) -> Bool {
+        if exchange.isEnded { return false }
+        if line.hasPrefix("HTTP/") {
+            // A new response: after a 1xx, the final one starts over.
+            let parts = line.split(separator: " ", maxSplits: 2)
+            status = parts.count >= 2 ? Int(parts[1]) ?? 0 : 0
+            headers = HTTPHeaders()
+            return true
+        }
+        if line.isEmpty {
+            return endOfHead()
+        }
+        if let first = line.first, first == " " || first == "\t", let last = headers.fields.last {
+            // An obsolete folded line continues the previous field.
+            headers.replaceOrAdd(name: last.name, value: last.value + " " + line.trimmingCharacters(in: .whitespaces))
+            return true
+        }
+        guard let colon = line.firstIndex(of: ":") else { return true }
+        let name = line[..<colon].trimmingCharacters(in: .whitespaces)
+        let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+        if !name.isEmpty { headers.add(name: name, value: value) }
+        return true
+    }
+
+    private func endOfHead() -> Bool {
+        guard status >= 200 else { return true }  // 1xx: the real response follows
+        if [301, 302, 303, 307, 308].contains(status), let location = headers["Location"], !location.isEmpty {
+            stop = .redirect(location)
+            return false
+        }
+        if !isHead, status != 204, status != 304, let announced = announcedLength, announced > Int64(maxBytes) {
+            stop = .tooLarge(announced: announced)
+            return false
+        }
+        if let announced = announcedLength, announced > 0, !isHead {
+            body.reserveCapacity(Int(announced))
+        }
+        return true
+    }
+
+    /// A piece of the body; `false` stops the transfer.
+    func receiveBody(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        if exchange.isEnded { return false }
+        if body.count + bytes.count > maxBytes {
+            stop = .tooLarge(announced: nil)
+            return false
+        }
+        body.append(bytes.assumingMemoryBound(to: UInt8.self))
+        return true
+    }
+}
+
+/// libcurl's body callback: returning less than it was given aborts the transfer.
+private func curlReceiveBody(
+    _ data: UnsafeMutablePointer<CChar>?, _ size: Int, _ count: Int, _ context: UnsafeMutableRawPointer?
+) -> Int {
+    guard let context else { return 0 }
+    let attempt = Unmanaged<CurlAttempt>.fromOpaque(context).takeUnretainedValue()
+    let length = size * count
+    guard length > 0, let data else { return length }
+    return attempt.receiveBody(UnsafeRawBufferPointer(start: data, count: length)) ? length : 0
+}
+
+/// libcurl's head callback: one whole line at a time, with its line ending.
+private func curlReceiveHeader(
+    _ data: UnsafeMutablePointer<CChar>?, _ size: Int, _ count: Int, _ context: UnsafeMutableRawPointer?
+) -> Int {
+    guard let context else { return 0 }
+    let attempt = Unmanaged<CurlAttempt>.fromOpaque(context).takeUnretainedValue()
+    let length = size * count
+    guard let data else { return length }
+    var end = length
+    while end > 0, data[end - 1] == 0x0A || data[end - 1] == 0x0D { end -= 1 }
+    let line = String(decoding: UnsafeRawBufferPointer(start: data, count: end), as: UTF8.self)
+    return attempt.receiveHeader(line) ? length : 0
+}
+#endif
