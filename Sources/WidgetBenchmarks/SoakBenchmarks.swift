@@ -45,16 +45,19 @@ func runSoakBenchmarks() {
     }
     session.invalidateAndCancel()
 
-    // widgetd's HTTP client alone.
-    let client = HTTPClient()
-    let clientOnly = soak(count: count, warmUp: warmUp) {
-        let done = DispatchSemaphore(value: 0)
-        Task {
-            _ = try? await client.send(HTTPRequest(url: url))
-            done.signal()
+    // widgetd's HTTP client alone, through each transport.
+    func sends(_ client: HTTPClient) -> (bytesPerRun: Double, seconds: Double) {
+        soak(count: count, warmUp: warmUp) {
+            let done = DispatchSemaphore(value: 0)
+            Task {
+                _ = try? await client.send(HTTPRequest(url: url))
+                done.signal()
+            }
+            done.wait()
         }
-        done.wait()
     }
+    let clientOnly = sends(HTTPClient())
+    let clientOverURLSession = sends(HTTPClient(transport: .urlSession))
 
     let definition = #"{"source": {"url": "\#(url.absoluteString)"}, "parser": "json", "timeline": "single"}"#
     let read = DefinitionReader(registry: .builtIn).read(Data(definition.utf8), file: "soak.json")
@@ -82,8 +85,82 @@ func runSoakBenchmarks() {
     emit(Benchmarks.pad("(after \(warmUp) to warm up)", 46) + Benchmarks.padLeft("growth/run", 12) + Benchmarks.padLeft("time/run", 12))
     emit(line("URLSession request (baseline)", baseline))
     emit(line("widgetd HTTPClient.send", clientOnly))
+    emit(line("widgetd HTTPClient.send over URLSession", clientOverURLSession))
     emit(line("widgetd refresh (HTTP client + pipeline)", ours))
     emit("  widgetd above the baseline: \(String(format: "%+.0f", ours.bytesPerRun - baseline.bytesPerRun)) B per refresh")
+
+    endlessBodies(server)
+}
+
+/// What endless bodies cost: rounds of 8 requests at once to a server that sends without end, as fast as
+/// the loopback carries it, each capped at 1 MiB. The peak resident memory above the start, and what is
+/// still held afterwards, for widgetd's transport and for URLSession (the baseline), in the same run.
+private func endlessBodies(_ server: TestHTTPServer) {
+    let rounds = 5
+    let width = 8
+    Benchmarks.section("soak: \(rounds) rounds of \(width) endless bodies at once, 1 MiB cap each")
+    let url = server.url("/huge?bytes=100000000000&chunked=1")
+    func measure(_ transport: HTTPClient.Transport) -> (peak: Int, held: Int, seconds: Double, capped: Int) {
+        let client = HTTPClient(maximumConnectionsPerHost: width, transport: transport)
+        releaseFreedMemory()
+        let start = residentBytes()
+        resetPeakResident()
+        let clock = ContinuousClock()
+        let began = clock.now
+        nonisolated(unsafe) var capped = 0
+        for _ in 0..<rounds {
+            let done = DispatchSemaphore(value: 0)
+            Task {
+                await withTaskGroup(of: Bool.self) { group in
+                    for _ in 0..<width {
+                        group.addTask {
+                            do {
+                                _ = try await client.send(HTTPRequest(url: url, maxBytes: 1 << 20))
+                                return false
+                            } catch {
+                                return (error as? HTTPClientError)?.kind == .tooLarge
+                            }
+                        }
+                    }
+                    for await wasCapped in group where wasCapped { capped += 1 }
+                }
+                done.signal()
+            }
+            done.wait()
+        }
+        let seconds = durationSeconds(clock.now - began)
+        // What a cancelled transfer still receives arrives after the caller has its answer.
+        Thread.sleep(forTimeInterval: 2)
+        let peak = peakResidentBytes()
+        releaseFreedMemory()
+        return (peak - start, residentBytes() - start, seconds, capped)
+    }
+    // widgetd's first: the process's peak can only be reset, not lowered, by what came before.
+    let ours = measure(.automatic)
+    let baseline = measure(.urlSession)
+    emit(Benchmarks.pad("", 30) + Benchmarks.padLeft("peak above start", 18) + Benchmarks.padLeft("held after", 12)
+        + Benchmarks.padLeft("time", 10) + Benchmarks.padLeft("capped", 9))
+    for (name, result) in [("URLSession (baseline)", baseline), ("widgetd HTTPClient", ours)] {
+        emit(Benchmarks.pad(name, 30) + Benchmarks.padLeft(megabytes(result.peak), 18)
+            + Benchmarks.padLeft(megabytes(result.held), 12) + Benchmarks.padLeft(String(format: "%.2f s", result.seconds), 10)
+            + Benchmarks.padLeft("\(result.capped)/\(rounds * width)", 9))
+    }
+    let ratio = Double(max(baseline.peak, 1)) / Double(max(ours.peak, 1))
+    emit("  peak memory: widgetd \(String(format: "%.1f", ratio))x less than URLSession")
+}
+
+/// Resets the process's peak resident memory (`VmHWM`) to the current resident memory (Linux 4.0+).
+private func resetPeakResident() {
+    try? Data("5".utf8).write(to: URL(fileURLWithPath: "/proc/self/clear_refs"))
+}
+
+/// The process's peak resident memory since the last reset, in bytes (0 where /proc has none).
+private func peakResidentBytes() -> Int {
+    guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+        let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
+        let kilobytes = Int(line.split(separator: " ").dropFirst().first ?? "")
+    else { return 0 }
+    return kilobytes * 1024
 }
 
 /// Runs `body` `count` times and returns the growth of resident memory per run between the end of the
