@@ -51,7 +51,10 @@ public enum RegularFile {
         }
         if Int(status.st_size) > maxBytes { throw Failure.tooLarge(limit: maxBytes) }
         var data = Data(capacity: Int(status.st_size))
-        var chunk = [UInt8](repeating: 0, count: 256 * 1024)
+        // Sized to the file (one read and the end) up to 256 KiB, and not zeroed: a definition of a few
+        // hundred bytes must not cost a fresh 256 KiB mapping, every page of it touched.
+        let chunkSize = min(256 * 1024, max(4096, Int(status.st_size) + 1))
+        var chunk = [UInt8](unsafeUninitializedCapacity: chunkSize) { _, initialized in initialized = chunkSize }
         while true {
             if Task.isCancelled { throw CancellationError() }
             let count = chunk.withUnsafeMutableBytes { systemRead(descriptor, $0.baseAddress, $0.count) }
