@@ -136,6 +136,7 @@ public final class WidgetDaemon: Sendable {
         for widget in loaded.widgets { book.add(widget, now: configuration.clock.now(), startup: false) }
         let now = configuration.clock.now()
         let outcomes = await refresh(loaded.widgets, book: &book, now: now, respectBudget: false)
+        configuration.store.syncFolders()
         book.writeIndexAndMetrics(now: now, log: configuration.log)
         return OnceReport(diagnostics: loaded.diagnostics, outcomes: outcomes)
     }
@@ -224,10 +225,14 @@ public final class WidgetDaemon: Sendable {
             let state = book.states[widget.id] ?? WidgetState()
             let start = running.nextStart()
             let mailbox = mailbox
+            let store = configuration.store
             let task = Task { [refresher] in
                 let started = ContinuousClock.now
                 let outcome = await refresher.refresh(widget, state: state, now: now, respectBudget: true)
-                await mailbox.post(FinishedRefresh(id: widget.id, start: start, outcome: outcome, duration: ContinuousClock.now - started))
+                let duration = ContinuousClock.now - started
+                // A refresh abandoned (its widget removed, or the daemon stopping) writes nothing.
+                let written = Task.isCancelled ? .skipped : await WidgetDaemon.write(outcome, to: store)
+                await mailbox.post(FinishedRefresh(id: widget.id, start: start, outcome: outcome, duration: duration, written: written))
             }
             running.add(widget.id, start: start, task: task)
         }
@@ -235,14 +240,19 @@ public final class WidgetDaemon: Sendable {
         for widget in due { book.dueAt[widget.id] = now }
     }
 
-    /// Writes what finished refreshes produced, then the index, the metrics and the daemon's record.
+    /// Takes in finished refreshes (their tasks wrote their files), flushes the folders once, then writes
+    /// the index, the metrics and the daemon's record.
     private func record(_ finished: [FinishedRefresh], in book: inout Book, running: inout RunningRefreshes) {
         var recorded = 0
         var fresh = 0
         for refresh in finished {
-            // A refresh of a widget removed, or abandoned, meanwhile: nothing of it is kept.
-            guard running.finish(refresh.id, start: refresh.start), let widget = book.widgets[refresh.id] else { continue }
-            book.record(refresh.outcome, for: widget, duration: refresh.duration, log: configuration.log)
+            // A refresh of a widget removed, or abandoned, meanwhile: nothing of it is kept. Its files may
+            // have been written just before; a removed widget's snapshot goes again.
+            guard running.finish(refresh.id, start: refresh.start), let widget = book.widgets[refresh.id] else {
+                if book.widgets[refresh.id] == nil, case .done = refresh.written { configuration.store.removeSnapshot(for: refresh.id) }
+                continue
+            }
+            book.record(refresh.outcome, for: widget, duration: refresh.duration, written: refresh.written, log: configuration.log)
             refreshContinuation.yield(RefreshReport(id: refresh.id, snapshot: refresh.outcome.snapshot, error: refresh.outcome.error))
             if running.again.remove(refresh.id) != nil { book.dueAt[refresh.id] = configuration.clock.now() }
             recorded += 1
@@ -251,6 +261,9 @@ public final class WidgetDaemon: Sendable {
         guard recorded > 0 else { return }
         let ended = configuration.clock.now()
         book.daemon?.lastWaveAt = ended
+        // One flush of each folder for the renames of every refresh recorded here (the index's write
+        // flushes the output folder again, which costs nothing more).
+        configuration.store.syncFolders()
         book.writeIndexAndMetrics(now: ended, log: configuration.log)
         configuration.log(LogRecord(
             .debug, "wave", "wave done: \(recorded) refreshed, \(fresh) fresh, \(running.count) under way; index written",
@@ -385,7 +398,8 @@ public final class WidgetDaemon: Sendable {
         let limit = max(1, configuration.maximumConcurrentRefreshes)
         var outcomes: [WidgetRefresher.Outcome] = []
         let states = book.states
-        await withTaskGroup(of: (WidgetPipeline, WidgetRefresher.Outcome, Duration).self) { group in
+        let store = configuration.store
+        await withTaskGroup(of: (WidgetPipeline, WidgetRefresher.Outcome, Duration, Written).self) { group in
             var iterator = widgets.makeIterator()
             func startNext() -> Bool {
                 guard let widget = iterator.next() else { return false }
@@ -393,25 +407,62 @@ public final class WidgetDaemon: Sendable {
                 group.addTask {
                     let started = ContinuousClock.now
                     let outcome = await refresher.refresh(widget, state: state, now: now, respectBudget: respectBudget)
-                    return (widget, outcome, ContinuousClock.now - started)
+                    let duration = ContinuousClock.now - started
+                    // Stopping, not failing: the widget keeps its last snapshot and state.
+                    let stopped = outcome.error?.isCancellation == true || (outcome.error != nil && Task.isCancelled)
+                    let written = stopped ? .skipped : await WidgetDaemon.write(outcome, to: store)
+                    return (widget, outcome, duration, written)
                 }
                 return true
             }
             for _ in 0..<limit where !startNext() { break }
-            for await (widget, outcome, duration) in group {
-                if outcome.error?.isCancellation == true || (outcome.error != nil && Task.isCancelled) {
-                    // Stopping, not failing: the widget keeps its last snapshot and state.
+            for await (widget, outcome, duration, written) in group {
+                if case .skipped = written {
                     configuration.log(LogRecord(.notice, "refresh-interrupted", "\(widget.id): refresh interrupted by the stop; its last snapshot stays", widget: widget.id))
                     _ = startNext()
                     continue
                 }
-                book.record(outcome, for: widget, duration: duration, log: configuration.log)
+                book.record(outcome, for: widget, duration: duration, written: written, log: configuration.log)
                 refreshContinuation.yield(RefreshReport(id: widget.id, snapshot: outcome.snapshot, error: outcome.error))
                 outcomes.append(outcome)
                 _ = startNext()
             }
         }
         return outcomes.sorted { $0.snapshot.id < $1.snapshot.id }
+    }
+}
+
+// MARK: - Writing
+
+extension WidgetDaemon {
+    /// How a finished refresh's files were written.
+    enum Written: Sendable {
+        /// The snapshot and the state are on disk; their folders are flushed with the others recorded
+        /// together.
+        case done
+        /// Not attempted: the refresh was abandoned or interrupted.
+        case skipped
+        /// The write failed, with why: front-ends still read the previous snapshot.
+        case failed(String)
+    }
+
+    /// The threads refreshes write on: an `fsync` blocks its thread for as long as the disk takes, and the
+    /// cooperative pool's few threads must not wait for disks. Refreshes finishing together write at once,
+    /// so their flushes share the file system's journal commits.
+    private static let writeQueue = DispatchQueue(label: "widgetd.writes", attributes: .concurrent)
+
+    /// Writes what a refresh produced, snapshot then state, without flushing the folders.
+    static func write(_ outcome: WidgetRefresher.Outcome, to store: SnapshotStore) async -> Written {
+        await withCheckedContinuation { continuation in
+            writeQueue.async {
+                do {
+                    try store.writeRefresh(outcome.snapshot, state: outcome.state)
+                    continuation.resume(returning: .done)
+                } catch {
+                    continuation.resume(returning: .failed("\(error)"))
+                }
+            }
+        }
     }
 }
 
@@ -501,8 +552,10 @@ extension WidgetDaemon {
             mutating get { dueAt.earliest }
         }
 
+        /// Takes in a finished refresh whose files `written` says how the writing went.
         mutating func record(
-            _ outcome: WidgetRefresher.Outcome, for widget: WidgetPipeline, duration: Duration, log: (LogRecord) -> Void
+            _ outcome: WidgetRefresher.Outcome, for widget: WidgetPipeline, duration: Duration, written: Written,
+            log: (LogRecord) -> Void
         ) {
             let id = widget.id
             let snapshot = outcome.snapshot
@@ -525,14 +578,12 @@ extension WidgetDaemon {
             if let bytes = outcome.fetchBytes { fetchBytes[id] = bytes }
             budgets[id] = (outcome.state.budgetUsed, widget.definition.schedule.maxPerDay)
             var writeError: String?
-            do {
-                try store.write(snapshot)
-                try store.writeState(outcome.state, for: id)
-                unwritten[id] = nil
-            } catch {
-                writeError = "\(error)"
+            if case .failed(let reason) = written {
+                writeError = reason
                 writeFailures[id, default: 0] += 1
-                unwritten[id] = "\(error)"
+                unwritten[id] = reason
+            } else {
+                unwritten[id] = nil
             }
             let next = snapshot.nextRefreshAt.map { "; next at \(Timestamp.string($0))" } ?? ""
             let count = "\(snapshot.entries.count) entr\(snapshot.entries.count == 1 ? "y" : "ies")"

@@ -12,6 +12,11 @@ import Darwin
 /// `fsync`, given mode 0644, renamed over the target, and the folder is flushed too so the rename itself
 /// survives a power cut. Temporary files a crash left behind are removed by ``removeLeftovers(in:)``.
 ///
+/// Many files written into one folder together can share that last step: write each with
+/// `syncsFolder: false`, then call ``syncFolder(_:)`` once. Each file is still either old or new after a
+/// crash; only the renames since the folder's last flush may be lost to a power cut, as if those writes
+/// had not happened yet.
+///
 /// ```swift
 /// try AtomicFile.write(data, to: out.appendingPathComponent("jotd.json"))
 /// ```
@@ -21,8 +26,12 @@ public enum AtomicFile {
 
     /// Replaces the file at `url` with `data`.
     ///
+    /// - Parameter syncsFolder: Whether the folder is flushed after the rename; pass `false` when the
+    ///   caller flushes it once after several writes (``syncFolder(_:)``).
     /// - Throws: ``AtomicFileError`` naming the file and the system's reason.
-    public static func write(_ data: Data, to url: URL, mode: mode_t = 0o644) throws(AtomicFileError) {
+    public static func write(
+        _ data: Data, to url: URL, mode: mode_t = 0o644, syncsFolder: Bool = true
+    ) throws(AtomicFileError) {
         let folder = url.deletingLastPathComponent()
         let name = url.lastPathComponent
         let temporary = folder.appendingPathComponent(".\(name)\(temporaryMarker)\(UInt32.random(in: .min ... .max))")
@@ -53,7 +62,7 @@ public enum AtomicFile {
             unlink(temporary.path)
             throw AtomicFileError(url, "cannot replace the file", errno: code)
         }
-        syncFolder(folder)
+        if syncsFolder { syncFolder(folder) }
     }
 
     /// Flushes a folder's entries (a rename) to disk.

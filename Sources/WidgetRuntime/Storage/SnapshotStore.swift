@@ -51,8 +51,26 @@ public struct SnapshotStore: Sendable {
 
     // MARK: - Snapshots
 
-    public func write(_ snapshot: Snapshot) throws(AtomicFileError) {
-        try AtomicFile.write(JSONWriter.data(snapshot.value, style: .pretty) + Data([0x0A]), to: snapshotFile(for: snapshot.id))
+    /// Replaces the widget's snapshot file.
+    ///
+    /// - Parameter syncsFolder: `false` when the caller calls ``syncFolders()`` after several writes.
+    public func write(_ snapshot: Snapshot, syncsFolder: Bool = true) throws(AtomicFileError) {
+        try AtomicFile.write(
+            JSONWriter.data(snapshot.value, style: .pretty) + Data([0x0A]), to: snapshotFile(for: snapshot.id),
+            syncsFolder: syncsFolder)
+    }
+
+    /// Writes what one refresh produced: the snapshot, then the state. Neither folder is flushed: the
+    /// caller calls ``syncFolders()`` once for every refresh recorded together.
+    public func writeRefresh(_ snapshot: Snapshot, state: WidgetState) throws(AtomicFileError) {
+        try write(snapshot, syncsFolder: false)
+        try writeState(state, for: snapshot.id, syncsFolder: false)
+    }
+
+    /// Flushes the renames of writes made with `syncsFolder: false` in the output and the state folder.
+    public func syncFolders() {
+        AtomicFile.syncFolder(directory)
+        AtomicFile.syncFolder(stateDirectory)
     }
 
     public func snapshot(for id: String) -> Snapshot? {
@@ -140,8 +158,11 @@ public struct SnapshotStore: Sendable {
         return WidgetState(value: value)
     }
 
-    public func writeState(_ state: WidgetState, for id: String) throws(AtomicFileError) {
-        try AtomicFile.write(JSONWriter.data(state.value) + Data([0x0A]), to: stateFile(for: id))
+    /// Replaces the widget's state file.
+    ///
+    /// - Parameter syncsFolder: `false` when the caller calls ``syncFolders()`` after several writes.
+    public func writeState(_ state: WidgetState, for id: String, syncsFolder: Bool = true) throws(AtomicFileError) {
+        try AtomicFile.write(JSONWriter.data(state.value) + Data([0x0A]), to: stateFile(for: id), syncsFolder: syncsFolder)
     }
 }
 

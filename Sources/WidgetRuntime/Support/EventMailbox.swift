@@ -82,10 +82,11 @@ struct Mail: Sendable {
 }
 
 /// A refresh the daemon started, done: which start it was (a widget removed or restarted meanwhile has
-/// another), its outcome and how long it took.
+/// another), its outcome, how long it took, and whether its files were written.
 struct FinishedRefresh: Sendable {
     var id: String
     var start: Int
     var outcome: WidgetRefresher.Outcome
     var duration: Duration
+    var written: WidgetDaemon.Written
 }
