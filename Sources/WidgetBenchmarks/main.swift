@@ -10,6 +10,7 @@ let suites: [Benchmarks.Suite] = [
     Benchmarks.Suite(name: "feed", run: runFeedBenchmarks),
     Benchmarks.Suite(name: "scheduler", run: runSchedulerBenchmarks),
     Benchmarks.Suite(name: "soak", run: runSoakBenchmarks),
+    Benchmarks.Suite(name: "io", run: runIOBenchmarks),
 ]
 
 let filters = CommandLine.arguments.dropFirst().map { $0.lowercased() }

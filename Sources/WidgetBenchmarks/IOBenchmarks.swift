@@ -1,0 +1,228 @@
+import Foundation
+import WidgetCore
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Refreshes near the I/O limit: `widgetd run --once` over 1,000 HTTP widgets against a local nginx,
+/// timed as a whole process, in alternation with `curl --parallel --parallel-max 4` fetching the same
+/// 1,000 URLs (the baseline: the transfers alone, nothing parsed or written). Each widgetd run starts
+/// with an empty output folder, so every snapshot and state file is written and flushed.
+///
+/// Needs `nginx` (Debian's package is fine), `curl`, and `widgetd` built beside this program
+/// (`swift build -c release --product widgetd`); says what is missing otherwise.
+func runIOBenchmarks() {
+    Benchmarks.section("io: run --once of 1,000 HTTP widgets against a local nginx, beside curl --parallel")
+    guard let nginx = findProgram("nginx", extraFolders: ["/usr/sbin", "/usr/local/sbin", "/opt/homebrew/bin"]) else {
+        emit("  skipped: nginx not found (Debian: apt-get install nginx)")
+        return
+    }
+    guard let curl = findProgram("curl", extraFolders: []) else {
+        emit("  skipped: curl not found")
+        return
+    }
+    let widgetd = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("widgetd")
+    guard FileManager.default.isExecutableFile(atPath: widgetd.path) else {
+        emit("  skipped: \(widgetd.lastPathComponent) is not built beside this program; "
+            + "build it first: swift build -c release --product widgetd")
+        return
+    }
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("widgetd-io-bench-\(getpid())")
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let count = 1_000
+    guard let port = freePort() else {
+        emit("  skipped: no free local port")
+        return
+    }
+    do {
+        try prepareIOFolder(folder, count: count, port: port)
+    } catch {
+        emit("  skipped: cannot prepare \(folder.path): \(error)")
+        return
+    }
+    let server = Process()
+    server.executableURL = URL(fileURLWithPath: nginx)
+    server.arguments = ["-p", folder.path + "/", "-c", folder.appendingPathComponent("nginx.conf").path, "-e", folder.appendingPathComponent("nginx-error.log").path]
+    server.standardOutput = FileHandle.nullDevice
+    server.standardError = FileHandle.nullDevice
+    do {
+        try server.run()
+    } catch {
+        emit("  skipped: nginx did not start: \(error)")
+        return
+    }
+    defer {
+        server.terminate()
+        server.waitUntilExit()
+    }
+    guard waitForPort(port, seconds: 10) else {
+        let log = (try? String(contentsOf: folder.appendingPathComponent("nginx-error.log"), encoding: .utf8)) ?? ""
+        emit("  skipped: nginx did not listen on 127.0.0.1:\(port): \(log.split(separator: "\n").last ?? "")")
+        return
+    }
+
+    var runs = 0
+    var lastStatus: Int32 = 0
+    var lastOutput = ""
+    var widgetdCPU: [Double] = []
+    let ratio = Benchmarks.compare(
+        "widgetd run --once (1,000 widgets)",
+        {
+            runs += 1
+            let out = folder.appendingPathComponent("out-\(runs)")
+            let before = childCPUSeconds()
+            let (status, output) = runProgram(widgetd.path, ["run", "--once", "--config", folder.appendingPathComponent("defs").path, "--out", out.path])
+            widgetdCPU.append(childCPUSeconds() - before)
+            lastStatus = status
+            lastOutput = output
+            return status
+        },
+        against: "curl --parallel --parallel-max 4",
+        { runProgram(curl, ["--silent", "--parallel", "--parallel-max", "4", "--config", folder.appendingPathComponent("curl.cfg").path]).status },
+        bytes: 0, iterations: 9, warmups: 1, budget: 40)
+    let summary = lastOutput.split(separator: "\n").last.map(String.init) ?? ""
+    if lastStatus != 0 {
+        emit("  Error: widgetd exited with \(lastStatus): \(summary)")
+    } else {
+        emit("  widgetd: \(summary)")
+    }
+    let cpu = widgetdCPU.sorted()[widgetdCPU.count / 2]
+    emit("  widgetd CPU time (user + system) per run: \(String(format: "%.3f", cpu)) s, "
+        + "\(String(format: "%.0f", cpu / Double(count) * 1e6)) µs a widget")
+    emit("  widgetd takes \(String(format: "%.1f", 1 / ratio))× curl's time (goal: at most 4×)")
+}
+
+/// Writes `count` JSON documents of about 1 KB for nginx to serve, a definition for each, nginx's
+/// configuration and curl's list of the same URLs.
+private func prepareIOFolder(_ folder: URL, count: Int, port: Int) throws {
+    let manager = FileManager.default
+    let www = folder.appendingPathComponent("www")
+    let defs = folder.appendingPathComponent("defs")
+    for sub in [www, defs, folder.appendingPathComponent("temp")] {
+        try manager.createDirectory(at: sub, withIntermediateDirectories: true)
+    }
+    var curlConfig = ""
+    for index in 0..<count {
+        let name = String(format: "w%04d", index)
+        let items = (0..<10).map { item in
+            #"{"id": \#(item), "name": "thing \#(item) of \#(index)", "price": \#(Double(item) * 1.25), "tags": ["a", "b"]}"#
+        }
+        let document = #"{"id": \#(index), "title": "Item \#(index)", "items": [\#(items.joined(separator: ", "))]}"#
+        try Data(document.utf8).write(to: www.appendingPathComponent("\(name).json"))
+        let url = "http://127.0.0.1:\(port)/\(name).json"
+        let definition = """
+            {
+              "title": "Widget \(index)",
+              "source": { "url": "\(url)" },
+              "parser": "json",
+              "transforms": [
+                { "type": "select", "path": "$.items[?@.price > 2]" },
+                { "type": "map", "fields": { "name": "{{ name | upcase }}", "price": "{{ price | times: 2 }}" } }
+              ],
+              "schedule": { "every": "15m" }
+            }
+            """
+        try Data(definition.utf8).write(to: defs.appendingPathComponent("\(name).json"))
+        curlConfig += "url = \"\(url)\"\noutput = \"/dev/null\"\n"
+    }
+    try Data(curlConfig.utf8).write(to: folder.appendingPathComponent("curl.cfg"))
+    let temp = folder.appendingPathComponent("temp").path
+    let configuration = """
+        worker_processes 2;
+        daemon off;
+        pid \(folder.appendingPathComponent("nginx.pid").path);
+        events { worker_connections 1024; }
+        http {
+          access_log off;
+          client_body_temp_path \(temp)/body;
+          proxy_temp_path \(temp)/proxy;
+          fastcgi_temp_path \(temp)/fastcgi;
+          uwsgi_temp_path \(temp)/uwsgi;
+          scgi_temp_path \(temp)/scgi;
+          types { application/json json; }
+          server { listen 127.0.0.1:\(port); root \(www.path); keepalive_requests 100000; }
+        }
+        """
+    try Data(configuration.utf8).write(to: folder.appendingPathComponent("nginx.conf"))
+}
+
+/// The path of `name` in `PATH` or one of `extraFolders`.
+private func findProgram(_ name: String, extraFolders: [String]) -> String? {
+    let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
+    for folder in path.split(separator: ":").map(String.init) + extraFolders {
+        let candidate = folder + "/" + name
+        if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+    }
+    return nil
+}
+
+/// Runs a program to its end; returns its exit status and what it wrote to standard error.
+private func runProgram(_ path: String, _ arguments: [String]) -> (status: Int32, output: String) {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: path)
+    process.arguments = arguments
+    process.standardOutput = FileHandle.nullDevice
+    let errors = Pipe()
+    process.standardError = errors
+    do {
+        try process.run()
+    } catch {
+        return (-1, "\(error)")
+    }
+    let output = errors.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return (process.terminationStatus, String(decoding: output, as: UTF8.self))
+}
+
+/// User plus system CPU time of this process's children that have ended.
+private func childCPUSeconds() -> Double {
+    var usage = rusage()
+    #if canImport(Glibc)
+    getrusage(RUSAGE_CHILDREN.rawValue, &usage)
+    #else
+    getrusage(RUSAGE_CHILDREN, &usage)
+    #endif
+    return Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6 + Double(usage.ru_stime.tv_sec)
+        + Double(usage.ru_stime.tv_usec) / 1e6
+}
+
+/// A local TCP port nothing listens on now.
+private func freePort() -> Int? {
+    let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    guard descriptor >= 0 else { return nil }
+    defer { close(descriptor) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    address.sin_port = 0
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    let bound = withUnsafeMutablePointer(to: &address) { pointer in
+        pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { address in
+            bind(descriptor, address, length) == 0 && getsockname(descriptor, address, &length) == 0
+        }
+    }
+    return bound ? Int(UInt16(bigEndian: address.sin_port)) : nil
+}
+
+/// Whether something accepts connections on 127.0.0.1:`port` within `seconds`.
+private func waitForPort(_ port: Int, seconds: Double) -> Bool {
+    let deadline = Date().addingTimeInterval(seconds)
+    while Date() < deadline {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = UInt16(port).bigEndian
+        let connected = withUnsafePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
+            }
+        }
+        close(descriptor)
+        if connected { return true }
+        usleep(20_000)
+    }
+    return false
+}
