@@ -86,12 +86,24 @@ public struct SecretStore: Sendable {
     }
 
     private let values: [Namespace: [String: String]]
+    /// Each namespace as a template variable, plain and masked: built once, since every refresh's
+    /// templates see them.
+    private let variables: [Namespace: (plain: WidgetValue, masked: WidgetValue)]
     /// The folder `secret.NAME` is read from, for messages; nil when none was given.
     public let folder: String?
 
     /// Secrets from `environment` (for `env`) and `files` (for `secret`, read from `folder`).
     public init(environment: [String: String] = [:], files: [String: String] = [:], folder: String? = nil) {
         values = [.env: environment, .secret: files]
+        var variables: [Namespace: (plain: WidgetValue, masked: WidgetValue)] = [:]
+        for (namespace, entries) in [(Namespace.env, environment), (.secret, files)] {
+            let sorted = entries.sorted { $0.key < $1.key }
+            variables[namespace] = (
+                .object(WidgetObject(sorted.map { ($0.key, .string($0.value)) })),
+                .object(WidgetObject(sorted.map { ($0.key, .string("***")) }))
+            )
+        }
+        self.variables = variables
         self.folder = folder
     }
 
@@ -149,8 +161,8 @@ public struct SecretStore: Sendable {
 
     /// One namespace's secrets as a template variable, keyed by name.
     public func value(of namespace: Namespace, masked: Bool = false) -> WidgetValue {
-        let entries = values[namespace, default: [:]].sorted { $0.key < $1.key }
-        return .object(WidgetObject(entries.map { ($0.key, .string(masked ? "***" : $0.value)) }))
+        guard let variable = variables[namespace] else { return .object([:]) }
+        return masked ? variable.masked : variable.plain
     }
 
     /// `scope` with `env` and `secret` as globals; with every value `***` when `masked`.

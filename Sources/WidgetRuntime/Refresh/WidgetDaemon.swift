@@ -664,7 +664,9 @@ extension WidgetDaemon {
         func metricsText(now: Date) -> String {
             var lines: [String] = []
             func label(_ text: String) -> String {
-                text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
+                // Ids rarely hold either character: skip the two replacements, a thousand widgets × ten families.
+                guard text.utf8.contains(where: { $0 == UInt8(ascii: "\\") || $0 == UInt8(ascii: "\"") }) else { return text }
+                return text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
             }
             /// One metric family: its help and type lines, then a sample per (labels, value), in order.
             func family(_ name: String, _ type: String, _ help: String, _ samples: [(labels: String, value: String)]) {

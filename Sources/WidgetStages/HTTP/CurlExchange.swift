@@ -356,14 +356,28 @@ final class CurlAttempt {
         }
         if let first = line.first, first == " " || first == "\t", let last = headers.fields.last {
             // An obsolete folded line continues the previous field.
-            headers.replaceOrAdd(name: last.name, value: last.value + " " + line.trimmingCharacters(in: .whitespaces))
+            headers.replaceOrAdd(name: last.name, value: last.value + " " + CurlAttempt.trimmed(line[...]))
             return true
         }
         guard let colon = line.firstIndex(of: ":") else { return true }
-        let name = line[..<colon].trimmingCharacters(in: .whitespaces)
-        let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+        let name = CurlAttempt.trimmed(line[..<colon])
+        let value = CurlAttempt.trimmed(line[line.index(after: colon)...])
         if !name.isEmpty { headers.add(name: name, value: value) }
         return true
+    }
+
+    /// `text` without the spaces and tabs around it (HTTP's optional white space, RFC 9110 §5.6.3).
+    static func trimmed(_ text: Substring) -> String {
+        let utf8 = text.utf8
+        var start = utf8.startIndex
+        var end = utf8.endIndex
+        while start < end, utf8[start] == 0x20 || utf8[start] == 0x09 { start = utf8.index(after: start) }
+        while start < end {
+            let before = utf8.index(before: end)
+            guard utf8[before] == 0x20 || utf8[before] == 0x09 else { break }
+            end = before
+        }
+        return String(text[start..<end])
     }
 
     private func endOfHead() -> Bool {
