@@ -9,7 +9,7 @@ import Darwin
 
 /// A refresh whose snapshot cannot be written is not called fresh: the log says it was not written,
 /// `status` shows the widget as unwritten with the reason, and a metric counts the failures. (A folder in
-/// the state file's place makes the write fail whoever runs the test, root included.)
+/// the state journal's place makes the write fail whoever runs the test, root included.)
 @Suite(.timeLimit(.minutes(1)))
 struct WriteFailureTests {
     @Test func aSnapshotThatCannotBeWrittenShowsInTheLogStatusAndMetrics() async throws {
@@ -20,11 +20,11 @@ struct WriteFailureTests {
         let daemon = try RunningWidgetd(["run", "--config", "widgets.d", "--out", "out"], in: folder.url)
         _ = try #require(await daemon.line(containing: "items: fresh, 1 entry in "), "\(daemon.log)")
 
-        // A non-empty folder where the widget's state goes: renaming the new file over it fails. The snapshot
-        // is still written, so status can show the widget beside what went wrong.
-        let blocked = folder.file("out/.state/items.json")
+        // A folder where the state journal goes: appending the widget's state fails. The snapshot is still
+        // written, so status can show the widget beside what went wrong.
+        let blocked = folder.file("out/.state/_states.jsonl")
         try FileManager.default.removeItem(at: blocked)
-        try folder.write("out/.state/items.json/in-the-way", "x")
+        try folder.write("out/.state/_states.jsonl/in-the-way", "x")
         let failed = try #require(await daemon.line(containing: "but it was not written"), "\(daemon.log)")
         #expect(failed.contains("items: fresh, 1 entry"), "\(failed)")
         // The next refresh fails the same way, after the index, metrics and daemon record were written.

@@ -44,10 +44,11 @@ public struct ListCommand: WidgetCommand {
         let now = environment.clock.now()
         var rows = [["ID", "SOURCE", "PARSER", "SCHEDULE", "NEXT REFRESH"]]
         var objects: [WidgetValue] = []
+        let states = store.states(for: result.widgets.map(\.id))
         for widget in result.widgets.sorted(by: { $0.id < $1.id }) {
             let definition = widget.definition
             let source = ListCommand.describe(definition.source)
-            let next = store.state(for: widget.id).nextDueAt
+            let next = states[widget.id]?.nextDueAt
                 ?? definition.schedule.nextRefresh(after: now, timeZone: definition.timeZone)
             rows.append([
                 widget.id, source, definition.parser.typeName, definition.schedule.summary,

@@ -45,7 +45,8 @@ public struct StatusCommand: WidgetCommand {
             return 1
         }
         let now = environment.clock.now()
-        let snapshots = ids.compactMap { id in store.snapshot(for: id).map { ($0, store.state(for: id)) } }
+        let states = store.states(for: ids)
+        let snapshots = ids.compactMap { id in store.snapshot(for: id).map { ($0, states[id] ?? WidgetState()) } }
         // A running daemon's refreshes that could not be written: the files above are older than they say.
         let unwritten = daemon.running ? daemon.record?.unwritten ?? [:] : [:]
         let output = StatusCommand.outputProblem(of: store.directory.path)

@@ -133,7 +133,8 @@ public final class WidgetDaemon: Sendable {
         let loaded = loadDefinitions()
         recordProblems(loaded.diagnostics)
         var book = Book(store: configuration.store)
-        for widget in loaded.widgets { book.add(widget, now: configuration.clock.now(), startup: false) }
+        let saved = configuration.store.states(for: loaded.widgets.map(\.id))
+        for widget in loaded.widgets { book.add(widget, saved: saved[widget.id], now: configuration.clock.now(), startup: false) }
         let now = configuration.clock.now()
         let outcomes = await refresh(loaded.widgets, book: &book, now: now, respectBudget: false)
         configuration.store.syncFolders()
@@ -295,6 +296,8 @@ public final class WidgetDaemon: Sendable {
         var changed: [String] = []
         var removed: [String] = []
         var kept: [String] = []
+        // The saved states of the widgets new to the book, read together (one read of the journal).
+        let saved = configuration.store.states(for: loaded.widgets.map(\.id).filter { book.widgets[$0] == nil })
         for widget in loaded.widgets {
             keep.insert(widget.id)
             if let existing = book.widgets[widget.id], existing.definition.fingerprint == widget.definition.fingerprint,
@@ -308,7 +311,7 @@ public final class WidgetDaemon: Sendable {
             } else {
                 added.append(widget.id)
             }
-            book.add(widget, now: now, startup: book.widgets[widget.id] == nil)
+            book.add(widget, saved: book.widgets[widget.id] == nil ? saved[widget.id] : nil, now: now, startup: book.widgets[widget.id] == nil)
         }
         for (id, widget) in book.widgets where !keep.contains(id) {
             if loaded.failedFiles.contains(widget.definition.file) {
@@ -502,10 +505,13 @@ extension WidgetDaemon {
             self.store = store
         }
 
-        mutating func add(_ widget: WidgetPipeline, now: Date, startup: Bool) {
+        /// Adds or replaces `widget`. A widget new to the book starts from `saved`, its saved state (none:
+        /// an empty one); a changed one keeps the state it has.
+        mutating func add(_ widget: WidgetPipeline, saved: WidgetState?, now: Date, startup: Bool) {
             let id = widget.id
+            let isNew = widgets[id] == nil
             widgets[id] = widget
-            let state = store.state(for: id)
+            let state = isNew ? saved ?? WidgetState() : states[id] ?? WidgetState()
             let snapshot = store.snapshot(for: id)
             states[id] = state
             assetReferences[id] = Book.assetPaths(in: [snapshot?.value, state.value])

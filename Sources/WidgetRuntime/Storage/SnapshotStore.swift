@@ -8,7 +8,8 @@ public import WidgetCore
 /// OUT/index.json       every widget: id, title, status, file, nextRefreshAt
 /// OUT/assets/          downloaded images
 /// OUT/widgetd.prom     Prometheus text format
-/// OUT/.state/<id>.json what must survive a restart (front-ends ignore it)
+/// OUT/.state/           what must survive a restart (front-ends ignore it): every widget's state in
+///                      _states.jsonl (see StateJournal), the daemon's record, the lock
 /// ```
 public struct SnapshotStore: Sendable {
     public let directory: URL
@@ -23,7 +24,10 @@ public struct SnapshotStore: Sendable {
     public var metricsFile: URL { directory.appendingPathComponent("widgetd.prom") }
 
     public func snapshotFile(for id: String) -> URL { directory.appendingPathComponent("\(id).json") }
+    /// Where earlier versions kept a widget's state; still read for ids the journal does not hold.
     public func stateFile(for id: String) -> URL { stateDirectory.appendingPathComponent("\(id).json") }
+    /// Every widget's state, one line per write (see ``StateJournal``).
+    public var stateJournalFile: URL { stateDirectory.appendingPathComponent(StateJournal.fileName) }
 
     /// Creates the folders and removes temporary files that an interrupted write left behind. Only the
     /// process that holds the output folder's lock may call it: another's writes under way would go.
@@ -34,6 +38,7 @@ public struct SnapshotStore: Sendable {
         for folder in [directory, stateDirectory] {
             AtomicFile.removeLeftovers(in: folder)
         }
+        StateJournal.repair(stateJournalFile.path)
     }
 
     /// Creates the output folder and its state folder.
@@ -60,15 +65,18 @@ public struct SnapshotStore: Sendable {
             syncsFolder: syncsFolder)
     }
 
-    /// Writes what one refresh produced: the snapshot, then the state. Neither folder is flushed: the
-    /// caller calls ``syncFolders()`` once for every refresh recorded together.
+    /// Writes what one refresh produced: the snapshot, then the state. Neither the folder nor the
+    /// state journal is flushed: the caller calls ``syncFolders()`` once for every refresh recorded
+    /// together.
     public func writeRefresh(_ snapshot: Snapshot, state: WidgetState) throws(AtomicFileError) {
         try write(snapshot, syncsFolder: false)
         try writeState(state, for: snapshot.id, syncsFolder: false)
     }
 
-    /// Flushes the renames of writes made with `syncsFolder: false` in the output and the state folder.
+    /// Flushes what writes made with `syncsFolder: false` left unflushed: the state journal, and the
+    /// renames in the output and the state folder.
     public func syncFolders() {
+        StateJournal.sync(stateJournalFile.path)
         AtomicFile.syncFolder(directory)
         AtomicFile.syncFolder(stateDirectory)
     }
@@ -151,18 +159,35 @@ public struct SnapshotStore: Sendable {
 
     // MARK: - State
 
+    /// The widget's saved state (an empty one when it has none). To read many, ``states(for:)`` reads
+    /// the journal once.
     public func state(for id: String) -> WidgetState {
-        guard let data = try? Data(contentsOf: stateFile(for: id)), let value = try? JSONReader.read(data) else {
-            return WidgetState()
-        }
-        return WidgetState(value: value)
+        states(for: [id])[id] ?? WidgetState()
     }
 
-    /// Replaces the widget's state file.
+    /// The saved state of each of `ids` that has one: its latest in the journal, else the file an earlier
+    /// version wrote.
+    public func states(for ids: [String]) -> [String: WidgetState] {
+        guard !ids.isEmpty else { return [:] }
+        let journal = StateJournal.read(stateJournalFile.path)
+        var states: [String: WidgetState] = [:]
+        for id in ids {
+            if let value = journal[id] {
+                states[id] = WidgetState(value: value)
+            } else if let data = try? Data(contentsOf: stateFile(for: id)), let value = try? JSONReader.read(data) {
+                states[id] = WidgetState(value: value)
+            }
+        }
+        return states
+    }
+
+    /// Records the widget's state: a line appended to the state journal.
     ///
-    /// - Parameter syncsFolder: `false` when the caller calls ``syncFolders()`` after several writes.
+    /// - Parameter syncsFolder: `false` when the caller calls ``syncFolders()`` after several writes;
+    ///   otherwise the journal is flushed before this returns.
     public func writeState(_ state: WidgetState, for id: String, syncsFolder: Bool = true) throws(AtomicFileError) {
-        try AtomicFile.write(JSONWriter.data(state.value) + Data([0x0A]), to: stateFile(for: id), syncsFolder: syncsFolder)
+        try StateJournal.append(id: id, state: state.value, to: stateJournalFile.path)
+        if syncsFolder { StateJournal.sync(stateJournalFile.path) }
     }
 }
 

@@ -1,7 +1,8 @@
 public import Foundation
 public import WidgetCore
 
-/// What the daemon remembers about a widget between refreshes and restarts: `OUT/.state/<id>.json`.
+/// What the daemon remembers about a widget between refreshes and restarts: its line in
+/// `OUT/.state/_states.jsonl` (see ``SnapshotStore/writeState(_:for:syncsFolder:)``).
 ///
 /// Front-ends ignore this folder. It holds the last good entries, the items kept for fallback, the
 /// validators for conditional requests, the budget counter and the next due time.

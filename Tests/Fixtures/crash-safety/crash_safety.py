@@ -11,6 +11,9 @@ parses every JSON file in the output folder in a loop. It reports:
   invalid files     files that do not parse after a kill, before the next start (must be 0)
   leftover temps    temporary files a killed daemon left that are still there once the next daemon
                     has prepared the folder (must be 0)
+  state journal     whole lines of OUT/.state/_states.jsonl that do not parse after a kill (must be
+                    0), and lines a kill cut short still there when the next daemon prints its first
+                    line (must be 0: it cuts them off while preparing the folder)
 
 Leftovers are counted without racing the new daemon's own writes: the temporary files in the folder
 are listed right after a kill, while no daemon runs, and the check is whether any of those names
@@ -100,7 +103,30 @@ def main():
                 found.update(os.path.join(folder, n) for n in os.listdir(folder) if ".tmp-" in n)
         return found
 
+    journal = os.path.join(out, ".state", "_states.jsonl")
+
+    def journal_lines():
+        """The journal's whole lines that do not parse, and whether its end is a line cut short."""
+        try:
+            with open(journal, "rb") as f:
+                raw = f.read()
+        except FileNotFoundError:
+            return 0, False
+        *whole, tail = raw.split(b"\n")
+        bad = 0
+        for line in whole:
+            try:
+                entry = json.loads(line)
+                if not isinstance(entry.get("id"), str) or not isinstance(entry.get("state"), dict):
+                    bad += 1
+            except ValueError:
+                bad += 1
+        return bad, tail != b""
+
     invalid_after_kill = 0
+    invalid_journal_lines = 0
+    cut_lines_left = 0
+    cut_lines = 0
     leftovers = 0
     left_by_kills = 0
     started = 0
@@ -114,6 +140,9 @@ def main():
         if line:
             started += 1
         leftovers += sum(1 for path in left_behind if os.path.exists(path))
+        # By its first line the daemon has also cut off a journal line the kill left unfinished.
+        if journal_lines()[1]:
+            cut_lines_left += 1
         if kill == args.kills:
             # The last start only checks what the last kill left; it stops cleanly.
             process.send_signal(signal.SIGTERM)
@@ -124,6 +153,9 @@ def main():
         process.wait()
         left_behind = temporary_files()
         left_by_kills += len(left_behind)
+        bad, cut = journal_lines()
+        invalid_journal_lines += bad
+        cut_lines += 1 if cut else 0
         for folder in (out, os.path.join(out, ".state")):
             if not os.path.isdir(folder):
                 continue
@@ -143,6 +175,8 @@ def main():
     print("  torn reads:     %d" % counts["torn"])
     print("  invalid files:  %d" % invalid_after_kill)
     print("  leftover temps: %d (of %d temporary files the kills left)" % (leftovers, left_by_kills))
+    print("  state journal:  %d invalid lines, %d cut lines left after a start (of %d the kills left)"
+          % (invalid_journal_lines, cut_lines_left, cut_lines))
     if torn_examples:
         print("  torn examples:", torn_examples)
     if started != args.kills + 1:
@@ -151,7 +185,7 @@ def main():
     if counts["reads"] == 0 or snapshots == 0:
         print("crash safety: the daemon wrote nothing; the check proves nothing")
         return 1
-    return 1 if counts["torn"] or invalid_after_kill or leftovers else 0
+    return 1 if counts["torn"] or invalid_after_kill or leftovers or invalid_journal_lines or cut_lines_left else 0
 
 
 if __name__ == "__main__":

@@ -1,0 +1,157 @@
+import Foundation
+import Synchronization
+import WidgetCore
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Every widget's state in one append-only file, `OUT/.state/_states.jsonl`: a line
+/// `{"id":"news","state":{…}}` for each write; an id's last line wins.
+///
+/// A state file per widget cost a new file at every refresh (a temporary file created, flushed and
+/// renamed), and creating files was the largest part of writing a thousand refreshes: appending a line
+/// creates none. The journal is flushed once for every refresh recorded together (``sync(_:)``). Once
+/// lines written over take more room than the latest ones (and the journal is past 1 MiB), the appending
+/// writer rewrites it atomically with only each id's last line, so it stays within about twice the
+/// states it holds.
+///
+/// A line that a crash cut short is ignored when the journal is read, and removed by ``repair(_:)``
+/// (when a process takes the output folder's lock) before anything is appended after it. States written
+/// by earlier versions, one file per widget, are still read for ids the journal does not hold.
+enum StateJournal {
+    /// The journal's name in the state folder (no widget id begins with `_`).
+    static let fileName = "_states.jsonl"
+    /// The journal is never compacted below this size.
+    static let minimumCompactionSize = 1 << 20
+
+    /// What this process knows of a journal it appends to: the size of each id's latest line, and their
+    /// sum. Lines the journal held before the process first appended count as latest until a compaction
+    /// says otherwise, so a compaction is never early.
+    private struct Usage {
+        var latestLine: [String: Int] = [:]
+        var live = 0
+    }
+
+    /// Each journal's usage, by path; appends and compactions hold it.
+    private static let usages = Mutex<[String: Usage]>([:])
+
+    /// Appends `state` as the latest of `id`, compacting the journal when it is due.
+    ///
+    /// - Throws: ``AtomicFileError`` naming the journal and the system's reason.
+    static func append(id: String, state: WidgetValue, to path: String) throws(AtomicFileError) {
+        var line = JSONWriter.data(["id": .string(id), "state": state])
+        line.append(0x0A)
+        try usages.withLock { (usages: inout [String: Usage]) throws(AtomicFileError) in
+            let size = try appendLine(line, to: path)
+            var usage = usages[path] ?? Usage(live: size - line.count)
+            usage.live += line.count - (usage.latestLine[id] ?? 0)
+            usage.latestLine[id] = line.count
+            if size > minimumCompactionSize, size > 2 * usage.live {
+                usage = try compact(path)
+            }
+            usages[path] = usage
+        }
+    }
+
+    /// Each id's latest state in the journal at `path` (empty when there is none); lines that are not
+    /// whole are skipped.
+    static func read(_ path: String) -> [String: WidgetValue] {
+        guard let data = FileManager.default.contents(atPath: path) else { return [:] }
+        return latest(in: data).states
+    }
+
+    /// Flushes the journal at `path` to disk, if it exists.
+    static func sync(_ path: String) {
+        let descriptor = open(path, O_WRONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return }
+        fsync(descriptor)
+        close(descriptor)
+    }
+
+    /// Cuts off a last line that a crash left unfinished, so that the next line appended starts a line
+    /// of its own. Only the process holding the output folder's lock may call it.
+    static func repair(_ path: String) {
+        let descriptor = open(path, O_RDWR | O_CLOEXEC)
+        guard descriptor >= 0 else { return }
+        defer { close(descriptor) }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0, status.st_size > 0 else { return }
+        // Look back from the end for the last newline, a block at a time.
+        var end = Int(status.st_size)
+        var last: UInt8 = 0
+        guard pread(descriptor, &last, 1, off_t(end - 1)) == 1, last != 0x0A else { return }
+        var block = [UInt8](repeating: 0, count: 4096)
+        var keep = 0
+        search: while end > 0 {
+            let start = max(0, end - block.count)
+            let count = block.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, end - start, off_t(start)) }
+            guard count == end - start else { return }
+            for index in stride(from: count - 1, through: 0, by: -1) where block[index] == 0x0A {
+                keep = start + index + 1
+                break search
+            }
+            end = start
+        }
+        if ftruncate(descriptor, off_t(keep)) == 0 { fsync(descriptor) }
+    }
+
+    // MARK: - Inside
+
+    /// Appends `line` in one write; returns the journal's size after it.
+    private static func appendLine(_ line: Data, to path: String) throws(AtomicFileError) -> Int {
+        let url = URL(fileURLWithPath: path)
+        let descriptor = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else { throw AtomicFileError(url, "cannot open the journal", errno: errno) }
+        defer { close(descriptor) }
+        var failure: AtomicFileError?
+        line.withUnsafeBytes { raw in
+            var offset = 0
+            while offset < raw.count {
+                let written = write(descriptor, raw.baseAddress! + offset, raw.count - offset)
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    failure = AtomicFileError(url, "cannot append to the journal", errno: errno)
+                    return
+                }
+                offset += written
+            }
+        }
+        if let failure { throw failure }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0 else { throw AtomicFileError(url, "cannot measure the journal", errno: errno) }
+        return Int(status.st_size)
+    }
+
+    /// Replaces the journal by one line per id, its last; returns what it then holds.
+    private static func compact(_ path: String) throws(AtomicFileError) -> Usage {
+        guard let data = FileManager.default.contents(atPath: path) else { return Usage() }
+        let lines = latest(in: data).lines
+        var usage = Usage()
+        var compacted = Data()
+        compacted.reserveCapacity(lines.values.reduce(0) { $0 + $1.count + 1 })
+        for id in lines.keys.sorted() {
+            compacted.append(lines[id]!)
+            compacted.append(0x0A)
+            usage.latestLine[id] = lines[id]!.count + 1
+        }
+        usage.live = compacted.count
+        try AtomicFile.write(compacted, to: URL(fileURLWithPath: path))
+        return usage
+    }
+
+    /// Each id's latest state, and the text of the line it came from.
+    private static func latest(in data: Data) -> (states: [String: WidgetValue], lines: [String: Data]) {
+        var states: [String: WidgetValue] = [:]
+        var lines: [String: Data] = [:]
+        for line in data.split(separator: 0x0A, omittingEmptySubsequences: true) {
+            guard let value = try? JSONReader.read(line), let id = value["id"]?.string, let state = value["state"],
+                case .object = state
+            else { continue }
+            states[id] = state
+            lines[id] = line
+        }
+        return (states, lines)
+    }
+}
