@@ -11,6 +11,7 @@ let suites: [Benchmarks.Suite] = [
     Benchmarks.Suite(name: "scheduler", run: runSchedulerBenchmarks),
     Benchmarks.Suite(name: "soak", run: runSoakBenchmarks),
     Benchmarks.Suite(name: "io", run: runIOBenchmarks),
+    Benchmarks.Suite(name: "filters", run: runFilterBenchmarks),
 ]
 
 let filters = CommandLine.arguments.dropFirst().map { $0.lowercased() }
