@@ -28,15 +28,60 @@ enum StandardFilters {
 
     private static let rubyWhitespace: Set<Character> = [" ", "\t", "\n", "\u{0B}", "\u{0C}", "\r", "\0", "\r\n"]
 
+    /// Whether `byte` is one of Ruby's white space characters (space, `\t`, `\n`, `\v`, `\f`, `\r`, NUL).
+    @inline(__always)
+    private static func isRubyWhitespace(_ byte: UInt8) -> Bool {
+        byte == 0x20 || (byte >= 0x09 && byte <= 0x0D) || byte == 0
+    }
+
+    /// `text` without Ruby's white space at its start and/or end. Every such character is one ASCII
+    /// byte, so the ends are found in the UTF-8 bytes (as Ruby does, by code point).
+    static func stripped(_ text: String, leading: Bool, trailing: Bool) -> String {
+        let utf8 = text.utf8
+        var start = utf8.startIndex
+        var end = utf8.endIndex
+        if leading {
+            while start < end, isRubyWhitespace(utf8[start]) { start = utf8.index(after: start) }
+        }
+        if trailing {
+            while start < end {
+                let before = utf8.index(before: end)
+                guard isRubyWhitespace(utf8[before]) else { break }
+                end = before
+            }
+        }
+        if start == utf8.startIndex, end == utf8.endIndex { return text }
+        return String(decoding: utf8[start..<end], as: UTF8.self)
+    }
+
+    /// `text` cut to `length` characters, the last of them `ellipsis`, when it is longer.
+    static func truncated(_ text: String, length: Int, ellipsis: String) -> String {
+        // No more bytes than the length: no more characters either.
+        if text.utf8.count <= length { return text }
+        let kept = length > ellipsis.count ? length - ellipsis.count : 0
+        // Count characters only as far as needed: the length, and one more to know it is exceeded.
+        var index = text.startIndex
+        var keptEnd = text.startIndex
+        var count = 0
+        while index < text.endIndex, count <= length {
+            if count == kept { keptEnd = index }
+            text.formIndex(after: &index)
+            count += 1
+        }
+        if count == kept { keptEnd = index }
+        guard count > length else { return text }
+        return String(text[..<keptEnd]) + ellipsis
+    }
+
     static let stringFilters: [(String, ClosedRange<Int>, Body)] = [
         ("append", 1...1, { input, arguments, _ in .string(string(input) + string(arguments[0])) }),
         ("prepend", 1...1, { input, arguments, _ in .string(string(arguments[0]) + string(input)) }),
         ("upcase", 0...0, text { $0.uppercased() }),
         ("downcase", 0...0, text { $0.lowercased() }),
         ("capitalize", 0...0, text { $0.prefix(1).uppercased() + $0.dropFirst().lowercased() }),
-        ("strip", 0...0, text { String($0.drop(while: rubyWhitespace.contains).reversed().drop(while: rubyWhitespace.contains).reversed()) }),
-        ("lstrip", 0...0, text { String($0.drop(while: rubyWhitespace.contains)) }),
-        ("rstrip", 0...0, text { String(String($0.reversed().drop(while: rubyWhitespace.contains)).reversed()) }),
+        ("strip", 0...0, text { stripped($0, leading: true, trailing: true) }),
+        ("lstrip", 0...0, text { stripped($0, leading: true, trailing: false) }),
+        ("rstrip", 0...0, text { stripped($0, leading: false, trailing: true) }),
         ("strip_newlines", 0...0, text { $0.replacing("\r\n", with: "").replacing("\n", with: "") }),
         ("newline_to_br", 0...0, text { $0.replacing("\r\n", with: "\n").replacing("\n", with: "<br />\n") }),
         ("escape", 0...0, optionalText { HTMLText.escape($0) }),
@@ -90,14 +135,11 @@ enum StandardFilters {
         }),
         ("truncate", 0...2, { input, arguments, context throws(ExpressionError) in
             guard !input.isNull else { return .null }
-            let characters = Array(string(input))
             let length = try arguments.first.map { (value) throws(ExpressionError) in
                 try LiquidValue.strictInteger(value, context: context, argument: "the length")
             } ?? 50
             let ellipsis = arguments.count > 1 ? string(arguments[1]) : "..."
-            guard characters.count > length else { return .string(String(characters)) }
-            let kept = length > ellipsis.count ? length - ellipsis.count : 0
-            return .string(String(characters.prefix(kept)) + ellipsis)
+            return .string(truncated(string(input), length: length, ellipsis: ellipsis))
         }),
         ("truncatewords", 0...2, { input, arguments, context throws(ExpressionError) in
             guard !input.isNull else { return .null }
