@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 import WidgetCore
 
@@ -38,5 +39,65 @@ struct WidgetNumberTests {
         #expect(WidgetNumber("1e3")!.int == 1000)
         #expect(WidgetNumber("1.5")!.int == nil)
         #expect(WidgetNumber("4.0")!.int == 4)
+    }
+}
+
+/// Small decimals are computed in machine integers; each result must be the one `Decimal` gives, spelt
+/// the same way. Thousands of seeded random operands (integers, prices, tiny and 18-digit numbers,
+/// negatives, trailing zeros) are checked against `Decimal` itself.
+struct SmallDecimalAgreementTests {
+    private struct Generator: RandomNumberGenerator {
+        var state: UInt64
+        mutating func next() -> UInt64 {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return z ^ (z >> 31)
+        }
+    }
+
+    private static func operand(_ random: inout Generator) -> String {
+        let digits = Int.random(in: 1...19, using: &random)
+        var text = String((0..<digits).map { _ in Character(String(Int.random(in: 0...9, using: &random))) })
+        while text.count > 1, text.first == "0" { text.removeFirst() }
+        let scale = Int.random(in: 0...min(20, text.count + 2), using: &random)
+        if scale > 0 {
+            if text.count <= scale { text = "0." + String(repeating: "0", count: scale - text.count) + text }
+            else { text.insert(".", at: text.index(text.endIndex, offsetBy: -scale)) }
+        }
+        if Bool.random(using: &random), text != "0" { text = "-" + text }
+        return text
+    }
+
+    private static func decimal(_ text: String) -> Decimal {
+        Decimal(string: text, locale: Locale(identifier: "en_US_POSIX"))!
+    }
+
+    @Test func sumsDifferencesAndProductsAreDecimals() {
+        var random = Generator(state: 20261125)
+        for _ in 0..<20_000 {
+            let a = Self.operand(&random), b = Self.operand(&random)
+            let x = WidgetNumber(a)!, y = WidgetNumber(b)!
+            #expect((x + y).text == WidgetNumber(Self.decimal(a) + Self.decimal(b))!.text, "\(a) + \(b)")
+            #expect((x - y).text == WidgetNumber(Self.decimal(a) - Self.decimal(b))!.text, "\(a) - \(b)")
+            #expect((x * y).text == WidgetNumber(Self.decimal(a) * Self.decimal(b))!.text, "\(a) * \(b)")
+        }
+    }
+
+    @Test func roundingIsDecimalsPlainRounding() throws {
+        var random = Generator(state: 7)
+        for _ in 0..<10_000 {
+            let a = Self.operand(&random)
+            let places = Int.random(in: 0...6, using: &random)
+            var value = Self.decimal(a)
+            var expected = Decimal()
+            NSDecimalRound(&expected, &value, places, .plain)
+            let rendered = try Template("{{ x | round: \(places) }}").render(TemplateScope(globals: ["x": .number(WidgetNumber(a)!)]))
+            // The filter keeps a float a float (`2.0`); the digits are Decimal's.
+            var text = rendered.number?.text ?? "?"
+            if text.hasSuffix(".0"), !WidgetNumber(expected)!.text.hasSuffix(".0") { text.removeLast(2) }
+            #expect(text == WidgetNumber(expected)!.text, "\(a) | round: \(places)")
+        }
     }
 }

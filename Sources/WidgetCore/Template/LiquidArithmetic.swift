@@ -48,6 +48,9 @@ enum LiquidArithmetic {
     /// Rounds to `places` decimal places (negative rounds to tens, hundreds, …); `.plain` rounds halves away
     /// from zero, `.down` toward negative infinity, `.up` toward positive infinity.
     static func rounded(_ number: WidgetNumber, places: Int, mode: NSDecimalNumber.RoundingMode) -> WidgetNumber {
+        if mode == .plain, places >= 0, let small = SmallDecimal(number.text) {
+            return small.rounded(places: places).number
+        }
         guard var decimal = number.decimal else {
             let scale = pow(10, Double(places))
             let value = number.double * scale

@@ -211,17 +211,24 @@ extension WidgetNumber: Hashable, Comparable {
 extension WidgetNumber {
     /// Adds exactly (decimal arithmetic, 38 significant digits).
     public static func + (lhs: WidgetNumber, rhs: WidgetNumber) -> WidgetNumber {
-        combine(lhs, rhs, decimal: +, double: +)
+        if let a = SmallDecimal(lhs.text), let b = SmallDecimal(rhs.text), let sum = a.adding(b) { return sum.number }
+        return combine(lhs, rhs, decimal: +, double: +)
     }
 
     /// Subtracts exactly (decimal arithmetic, 38 significant digits).
     public static func - (lhs: WidgetNumber, rhs: WidgetNumber) -> WidgetNumber {
-        combine(lhs, rhs, decimal: -, double: -)
+        if let a = SmallDecimal(lhs.text), let b = SmallDecimal(rhs.text), let difference = a.adding(b.negated) {
+            return difference.number
+        }
+        return combine(lhs, rhs, decimal: -, double: -)
     }
 
     /// Multiplies exactly (decimal arithmetic, 38 significant digits).
     public static func * (lhs: WidgetNumber, rhs: WidgetNumber) -> WidgetNumber {
-        combine(lhs, rhs, decimal: *, double: *)
+        if let a = SmallDecimal(lhs.text), let b = SmallDecimal(rhs.text), let product = a.multiplied(by: b) {
+            return product.number
+        }
+        return combine(lhs, rhs, decimal: *, double: *)
     }
 
     /// Divides; `nil` when `rhs` is zero. The quotient has up to 38 significant digits.
@@ -240,6 +247,108 @@ extension WidgetNumber {
             return result
         }
         return WidgetNumber(double(lhs.double, rhs.double)) ?? WidgetNumber(0)
+    }
+}
+
+/// A decimal of at most 18 digits, `mantissa × 10^-scale`: the numbers widgets mostly compute with (prices,
+/// counts, percentages), added, subtracted, multiplied and rounded exactly in machine integers. Each
+/// result is the one `Decimal` gives, spelt as `Decimal` spells it (no trailing zeros, `0` for zero); an
+/// operation whose result would not fit returns `nil` and the caller goes through `Decimal`.
+struct SmallDecimal: Equatable {
+    var mantissa: Int64
+    var scale: Int
+
+    private static let powers: [Int64] = (0...18).map { exponent in (0..<exponent).reduce(Int64(1)) { value, _ in value * 10 } }
+
+    init(mantissa: Int64, scale: Int) {
+        self.mantissa = mantissa
+        self.scale = scale
+    }
+
+    /// Reads JSON number text without an exponent and with at most 18 digits; `nil` otherwise.
+    init?(_ text: String) {
+        var mantissa: Int64 = 0
+        var scale = 0
+        var digits = 0
+        var negative = false
+        var fraction = false
+        var utf8 = text.utf8.makeIterator()
+        var first = true
+        while let byte = utf8.next() {
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"):
+                if mantissa != 0 || byte != UInt8(ascii: "0") { digits += 1 }
+                guard digits <= 18 else { return nil }
+                mantissa = mantissa * 10 + Int64(byte &- UInt8(ascii: "0"))
+                if fraction { scale += 1 }
+            case UInt8(ascii: "-") where first:
+                negative = true
+            case UInt8(ascii: ".") where !fraction:
+                fraction = true
+            default:
+                return nil
+            }
+            first = false
+        }
+        guard scale <= 18 else { return nil }
+        self.mantissa = negative ? -mantissa : mantissa
+        self.scale = scale
+    }
+
+    var negated: SmallDecimal { SmallDecimal(mantissa: -mantissa, scale: scale) }
+
+    /// The sum, or `nil` when it does not fit.
+    func adding(_ other: SmallDecimal) -> SmallDecimal? {
+        let scale = max(self.scale, other.scale)
+        guard let a = Self.rescaled(mantissa, by: scale - self.scale), let b = Self.rescaled(other.mantissa, by: scale - other.scale)
+        else { return nil }
+        let (sum, overflow) = a.addingReportingOverflow(b)
+        guard !overflow, sum.magnitude < UInt64(Self.powers[18]) else { return nil }
+        return SmallDecimal(mantissa: sum, scale: scale)
+    }
+
+    /// The product, or `nil` when it does not fit.
+    func multiplied(by other: SmallDecimal) -> SmallDecimal? {
+        let (product, overflow) = mantissa.multipliedReportingOverflow(by: other.mantissa)
+        guard !overflow, product.magnitude < UInt64(Self.powers[18]), scale + other.scale <= 18 else { return nil }
+        return SmallDecimal(mantissa: product, scale: scale + other.scale)
+    }
+
+    /// Rounded to `places` decimals (0 or more), halves away from zero (`NSDecimalNumber`'s `.plain`).
+    func rounded(places: Int) -> SmallDecimal {
+        guard places >= 0, places < scale else { return self }
+        let divisor = Self.powers[scale - places]
+        var quotient = mantissa / divisor
+        let remainder = (mantissa % divisor).magnitude
+        if remainder * 2 >= UInt64(divisor) { quotient += mantissa < 0 ? -1 : 1 }
+        return SmallDecimal(mantissa: quotient, scale: places)
+    }
+
+    /// `value × 10^shift`, or `nil` when it does not fit.
+    private static func rescaled(_ value: Int64, by shift: Int) -> Int64? {
+        guard shift > 0 else { return value }
+        guard shift <= 18 else { return value == 0 ? 0 : nil }
+        let (result, overflow) = value.multipliedReportingOverflow(by: powers[shift])
+        return overflow ? nil : result
+    }
+
+    /// The number, spelt as `Decimal` spells it: no trailing zeros after the point, `0` for zero.
+    var number: WidgetNumber {
+        var mantissa = self.mantissa
+        var scale = self.scale
+        if mantissa == 0 { return WidgetNumber(unchecked: "0") }
+        while scale > 0, mantissa % 10 == 0 {
+            mantissa /= 10
+            scale -= 1
+        }
+        let digits = String(mantissa.magnitude)
+        let sign = mantissa < 0 ? "-" : ""
+        if scale == 0 { return WidgetNumber(unchecked: sign + digits) }
+        if digits.utf8.count > scale {
+            let point = digits.index(digits.endIndex, offsetBy: -scale)
+            return WidgetNumber(unchecked: sign + digits[..<point] + "." + digits[point...])
+        }
+        return WidgetNumber(unchecked: sign + "0." + String(repeating: "0", count: scale - digits.utf8.count) + digits)
     }
 }
 
