@@ -44,3 +44,62 @@ struct TemplateDateTests {
         #expect(try date("{{ 'not a date' | date: '%Y' }}", zone: "UTC") == "not a date")
     }
 }
+
+/// The `date` filter reads ISO 8601 date-times with a zone and works out the Gregorian fields by
+/// arithmetic; both must agree with Foundation's Calendar for any instant from 1600 to 9999 in any zone.
+/// Seeded random instants, offsets and zones are checked against Calendar's own reading and fields.
+struct DateArithmeticAgreementTests {
+    private struct Generator: RandomNumberGenerator {
+        var state: UInt64
+        mutating func next() -> UInt64 {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return z ^ (z >> 31)
+        }
+    }
+
+    private static let zones = [
+        "UTC", "America/New_York", "Asia/Kolkata", "Australia/Lord_Howe", "Pacific/Chatham", "Europe/London",
+        "America/St_Johns", "Pacific/Kiritimati", "America/Adak",
+    ]
+
+    private static func two(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
+
+    @Test func isoDateTimesAndFieldsAgreeWithCalendar() throws {
+        var random = Generator(state: 1125)
+        let weekdays = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
+        let start = -11_676_096_000.0  // 1600-01-02
+        let end = 253_402_214_400.0  // 9999-12-31
+        for round in 0..<4_000 {
+            // Half the instants near today, where DST rules are dense; half anywhere in 1600–9999.
+            let seconds = round % 2 == 0
+                ? Double(Int.random(in: 1_500_000_000...2_100_000_000, using: &random))
+                : Double(Int.random(in: Int(start)...Int(end), using: &random))
+            let instant = Date(timeIntervalSince1970: seconds)
+            let zone = TimeZone(identifier: Self.zones.randomElement(using: &random)!)!
+            var utc = Calendar(identifier: .gregorian)
+            utc.timeZone = TimeZone(identifier: "UTC")!
+            // The input, written with a random whole-minute offset.
+            let offsetMinutes = Int.random(in: -14 * 60...14 * 60, using: &random)
+            let written = instant.addingTimeInterval(Double(offsetMinutes * 60))
+            let w = utc.dateComponents([.year, .month, .day, .hour, .minute, .second], from: written)
+            let sign = offsetMinutes < 0 ? "-" : "+"
+            let zoneText = offsetMinutes == 0 && round % 3 == 0
+                ? "Z" : "\(sign)\(Self.two(abs(offsetMinutes) / 60)):\(Self.two(abs(offsetMinutes) % 60))"
+            let input = "\(w.year!)-\(Self.two(w.month!))-\(Self.two(w.day!))T\(Self.two(w.hour!)):\(Self.two(w.minute!)):\(Self.two(w.second!))\(zoneText)"
+            guard w.year! >= 1600, w.year! <= 9999 else { continue }
+
+            var calendar = Calendar(identifier: .gregorian)
+            calendar.timeZone = zone
+            let c = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second, .weekday], from: instant)
+            let dayOfYear = calendar.ordinality(of: .day, in: .year, for: instant)!
+            let expected = "\(c.year!)-\(Self.two(c.month!))-\(Self.two(c.day!)) \(Self.two(c.hour!)):\(Self.two(c.minute!)):\(Self.two(c.second!)) "
+                + "\(dayOfYear) \(weekdays[c.weekday! - 1]) \(c.weekday! - 1) \(Int(seconds))"
+            let rendered = try Template("{{ d | date: '%Y-%m-%d %H:%M:%S %-j %a %w %s' }}")
+                .renderString(TemplateScope(globals: ["d": .string(input)], timeZone: zone))
+            #expect(rendered == expected, "\(input) in \(zone.identifier)")
+        }
+    }
+}

@@ -12,6 +12,7 @@ enum LiquidDate {
         case .number(let number):
             return plausible(number.double)
         case .string(let text):
+            if let date = isoDateTime(text) { return date }
             let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines).lowercased()
             if trimmed.isEmpty { return nil }
             if trimmed == "now" || trimmed == "today" { return context.now }
@@ -22,6 +23,63 @@ enum LiquidDate {
         default:
             return nil
         }
+    }
+
+    /// The most common input read at once: an ISO 8601 date-time with its zone,
+    /// `yyyy-mm-ddThh:mm:ss[.fraction](Z|±hh:mm)`, in years 1600–9999; `nil` for anything else (which
+    /// ``parse(_:timeZone:now:)`` reads).
+    static func isoDateTime(_ text: String) -> Date? {
+        let utf8 = text.utf8
+        // At most nanoseconds, and a short zone.
+        guard utf8.count >= 20, utf8.count <= 35 else { return nil }
+        return utf8.withContiguousStorageIfAvailable { bytes -> Date? in
+            func number(_ start: Int, _ count: Int) -> Int? {
+                var value = 0
+                for index in start..<start + count {
+                    let digit = Int(bytes[index]) - 48
+                    guard digit >= 0, digit <= 9 else { return nil }
+                    value = value * 10 + digit
+                }
+                return value
+            }
+            guard bytes[4] == 0x2D, bytes[7] == 0x2D, bytes[10] == 0x54 || bytes[10] == 0x74 || bytes[10] == 0x20,
+                bytes[13] == 0x3A, bytes[16] == 0x3A,
+                let year = number(0, 4), let month = number(5, 2), let day = number(8, 2), let hour = number(11, 2),
+                let minute = number(14, 2), let second = number(17, 2),
+                year >= 1600, (1...12).contains(month), day >= 1, day <= CivilDate.daysInMonth(year: year, month: month),
+                hour < 24, minute < 60, second < 60
+            else { return nil }
+            var index = 19
+            var nanoseconds = 0
+            if bytes[index] == 0x2E || bytes[index] == 0x2C {
+                index += 1
+                let start = index
+                while index < bytes.count, bytes[index] >= 0x30, bytes[index] <= 0x39, index - start < 9 {
+                    nanoseconds = nanoseconds * 10 + Int(bytes[index] - 0x30)
+                    index += 1
+                }
+                guard index > start else { return nil }
+                for _ in (index - start)..<9 { nanoseconds *= 10 }
+            }
+            guard index < bytes.count else { return nil }
+            var offset = 0
+            switch bytes[index] {
+            case 0x5A, 0x7A:
+                index += 1
+            case 0x2B, 0x2D:
+                guard index + 6 == bytes.count, bytes[index + 3] == 0x3A, let hours = number(index + 1, 2),
+                    let minutes = number(index + 4, 2), hours < 24, minutes < 60
+                else { return nil }
+                offset = (hours * 3600 + minutes * 60) * (bytes[index] == 0x2D ? -1 : 1)
+                index += 6
+            default:
+                return nil
+            }
+            guard index == bytes.count else { return nil }
+            let days = CivilDate.days(year: year, month: month, day: day)
+            let seconds = days * 86_400 + hour * 3600 + minute * 60 + second - offset
+            return Date(timeIntervalSince1970: Double(seconds) + Double(nanoseconds) / 1e9)
+        } ?? nil
     }
 
     /// A timestamp within ±3 million years of 1970, or `nil`.
@@ -179,14 +237,28 @@ enum LiquidDate {
     /// Formats a date with Ruby's `strftime` directives (`%Y-%m-%d %H:%M`, `%-d`, `%^b`, `%:z`, …) in
     /// `timeZone`. Unknown directives are kept as written.
     static func format(_ date: Date, _ format: String, timeZone: TimeZone) -> String {
+        // From 1600 on, the Gregorian fields follow from the zone's offset at that moment by arithmetic;
+        // earlier dates go through Calendar, whose Gregorian calendar is Julian before October 1582.
+        let local = date.timeIntervalSince1970 + Double(timeZone.secondsFromGMT(for: date))
+        if local >= CivilDate.year1600, local < CivilDate.year10000 {
+            let whole = Int(local.rounded(.down))
+            let days = whole >= 0 ? whole / 86_400 : (whole - 86_399) / 86_400
+            let time = whole - days * 86_400
+            let (year, month, day) = CivilDate.date(days: days)
+            let fields = Fields(
+                date: date, timeZone: timeZone, year: year, month: month, day: day,
+                hour: time / 3600, minute: time % 3600 / 60, second: time % 60, exactNanosecond: nil,
+                weekday: ((days % 7) + 11) % 7, dayOfYear: days - CivilDate.days(year: year, month: 1, day: 1) + 1)
+            return fields.format(format)
+        }
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = timeZone
         let parts = calendar.dateComponents(
             [.year, .month, .day, .hour, .minute, .second, .nanosecond, .weekday], from: date)
         let fields = Fields(
-            date: date, timeZone: timeZone, calendar: calendar, year: parts.year ?? 1970, month: parts.month ?? 1,
+            date: date, timeZone: timeZone, year: parts.year ?? 1970, month: parts.month ?? 1,
             day: parts.day ?? 1, hour: parts.hour ?? 0, minute: parts.minute ?? 0, second: parts.second ?? 0,
-            nanosecond: parts.nanosecond ?? 0, weekday: (parts.weekday ?? 1) - 1,
+            exactNanosecond: parts.nanosecond ?? 0, weekday: (parts.weekday ?? 1) - 1,
             dayOfYear: calendar.ordinality(of: .day, in: .year, for: date) ?? 1)
         return fields.format(format)
     }
@@ -194,8 +266,16 @@ enum LiquidDate {
     private struct Fields {
         var date: Date
         var timeZone: TimeZone
-        var calendar: Calendar
-        var year, month, day, hour, minute, second, nanosecond: Int
+        /// Foundation's Gregorian calendar in the zone, for what arithmetic does not give.
+        var calendar: Calendar {
+            var calendar = Calendar(identifier: .gregorian)
+            calendar.timeZone = timeZone
+            return calendar
+        }
+        var year, month, day, hour, minute, second: Int
+        /// The nanoseconds when already known; otherwise Calendar's, read when `%L` or `%N` asks.
+        var exactNanosecond: Int?
+        var nanosecond: Int { exactNanosecond ?? calendar.component(.nanosecond, from: date) }
         /// 0 is Sunday.
         var weekday: Int
         var dayOfYear: Int
@@ -328,5 +408,46 @@ enum LiquidDate {
             let mm = minutes < 10 ? "0\(minutes)" : "\(minutes)"
             return sign + hh + (colons ? ":" : "") + mm
         }
+    }
+}
+
+/// Proleptic Gregorian dates as days since 1970-01-01 and back (the civil-from-days algorithms of
+/// Howard Hinnant's date library), for years from 1600 on.
+enum CivilDate {
+    /// 1600-01-01T00:00:00 and 10000-01-01T00:00:00, in seconds since 1970.
+    static let year1600 = Double(days(year: 1600, month: 1, day: 1) * 86_400)
+    static let year10000 = Double(days(year: 10000, month: 1, day: 1) * 86_400)
+
+    static func isLeap(_ year: Int) -> Bool { year % 4 == 0 && (year % 100 != 0 || year % 400 == 0) }
+
+    static func daysInMonth(year: Int, month: Int) -> Int {
+        switch month {
+        case 2: isLeap(year) ? 29 : 28
+        case 4, 6, 9, 11: 30
+        default: 31
+        }
+    }
+
+    /// Days from 1970-01-01 to the date (negative before); `year` at least 1.
+    static func days(year: Int, month: Int, day: Int) -> Int {
+        let y = month <= 2 ? year - 1 : year
+        let era = y / 400
+        let yearOfEra = y - era * 400
+        let dayOfYear = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
+        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+        return era * 146_097 + dayOfEra - 719_468
+    }
+
+    /// The date `days` after 1970-01-01, for dates from 0001-03-01 on.
+    static func date(days: Int) -> (year: Int, month: Int, day: Int) {
+        let z = days + 719_468
+        let era = z / 146_097
+        let dayOfEra = z - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let shifted = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * shifted + 2) / 5 + 1
+        let month = shifted < 10 ? shifted + 3 : shifted - 9
+        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
     }
 }
