@@ -32,34 +32,12 @@ func runIOBenchmarks() {
     let folder = FileManager.default.temporaryDirectory.appendingPathComponent("widgetd-io-bench-\(getpid())")
     defer { try? FileManager.default.removeItem(at: folder) }
     let count = 1_000
-    guard let port = freePort() else {
-        emit("  skipped: no free local port")
-        return
-    }
+    guard let server = LocalNginx.start(in: folder, nginx: nginx) else { return }
+    defer { server.stop() }
     do {
-        try prepareIOFolder(folder, count: count, port: port)
+        try writeWidgets(in: folder, count: count, port: server.port, itemsPerDocument: 10)
     } catch {
         emit("  skipped: cannot prepare \(folder.path): \(error)")
-        return
-    }
-    let server = Process()
-    server.executableURL = URL(fileURLWithPath: nginx)
-    server.arguments = ["-p", folder.path + "/", "-c", folder.appendingPathComponent("nginx.conf").path, "-e", folder.appendingPathComponent("nginx-error.log").path]
-    server.standardOutput = FileHandle.nullDevice
-    server.standardError = FileHandle.nullDevice
-    do {
-        try server.run()
-    } catch {
-        emit("  skipped: nginx did not start: \(error)")
-        return
-    }
-    defer {
-        server.terminate()
-        server.waitUntilExit()
-    }
-    guard waitForPort(port, seconds: 10) else {
-        let log = (try? String(contentsOf: folder.appendingPathComponent("nginx-error.log"), encoding: .utf8)) ?? ""
-        emit("  skipped: nginx did not listen on 127.0.0.1:\(port): \(log.split(separator: "\n").last ?? "")")
         return
     }
 
@@ -94,19 +72,88 @@ func runIOBenchmarks() {
     emit("  widgetd takes \(String(format: "%.1f", 1 / ratio))× curl's time (goal: at most 4×)")
 }
 
-/// Writes `count` JSON documents of about 1 KB for nginx to serve, a definition for each, nginx's
-/// configuration and curl's list of the same URLs.
-private func prepareIOFolder(_ folder: URL, count: Int, port: Int) throws {
+/// nginx serving `folder/www` on a free local port, with its configuration, temporary folders and logs
+/// in `folder`; started by ``start(in:nginx:)``, which says why when it cannot.
+struct LocalNginx {
+    let process: Process
+    let port: Int
+
+    static func start(in folder: URL, nginx: String) -> LocalNginx? {
+        guard let port = freePort() else {
+            emit("  skipped: no free local port")
+            return nil
+        }
+        let www = folder.appendingPathComponent("www")
+        let temp = folder.appendingPathComponent("temp").path
+        let configuration = """
+            worker_processes 2;
+            daemon off;
+            pid \(folder.appendingPathComponent("nginx.pid").path);
+            events { worker_connections 1024; }
+            http {
+              access_log off;
+              client_body_temp_path \(temp)/body;
+              proxy_temp_path \(temp)/proxy;
+              fastcgi_temp_path \(temp)/fastcgi;
+              uwsgi_temp_path \(temp)/uwsgi;
+              scgi_temp_path \(temp)/scgi;
+              types { application/json json; }
+              server { listen 127.0.0.1:\(port); root \(www.path); keepalive_requests 100000; }
+            }
+            """
+        do {
+            for sub in [www, folder.appendingPathComponent("temp")] {
+                try FileManager.default.createDirectory(at: sub, withIntermediateDirectories: true)
+            }
+            try Data(configuration.utf8).write(to: folder.appendingPathComponent("nginx.conf"))
+        } catch {
+            emit("  skipped: cannot prepare \(folder.path): \(error)")
+            return nil
+        }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: nginx)
+        process.arguments = [
+            "-p", folder.path + "/", "-c", folder.appendingPathComponent("nginx.conf").path,
+            "-e", folder.appendingPathComponent("nginx-error.log").path,
+        ]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        do {
+            try process.run()
+        } catch {
+            emit("  skipped: nginx did not start: \(error)")
+            return nil
+        }
+        guard waitForPort(port, seconds: 10) else {
+            let log = (try? String(contentsOf: folder.appendingPathComponent("nginx-error.log"), encoding: .utf8)) ?? ""
+            emit("  skipped: nginx did not listen on 127.0.0.1:\(port): \(log.split(separator: "\n").last ?? "")")
+            process.terminate()
+            process.waitUntilExit()
+            return nil
+        }
+        return LocalNginx(process: process, port: port)
+    }
+
+    func stop() {
+        process.terminate()
+        process.waitUntilExit()
+    }
+}
+
+/// Writes `count` JSON documents of `itemsPerDocument` items (~125 bytes each) for nginx to serve, a
+/// definition for each in `folder/defs` (keeping at most `limit` items, when given), and curl's list of
+/// the same URLs.
+func writeWidgets(in folder: URL, count: Int, port: Int, itemsPerDocument: Int, limit: Int? = nil) throws {
     let manager = FileManager.default
     let www = folder.appendingPathComponent("www")
     let defs = folder.appendingPathComponent("defs")
-    for sub in [www, defs, folder.appendingPathComponent("temp")] {
+    for sub in [www, defs] {
         try manager.createDirectory(at: sub, withIntermediateDirectories: true)
     }
     var curlConfig = ""
     for index in 0..<count {
         let name = String(format: "w%04d", index)
-        let items = (0..<10).map { item in
+        let items = (0..<itemsPerDocument).map { item in
             #"{"id": \#(item), "name": "thing \#(item) of \#(index)", "price": \#(Double(item) * 1.25), "tags": ["a", "b"]}"#
         }
         let document = #"{"id": \#(index), "title": "Item \#(index)", "items": [\#(items.joined(separator: ", "))]}"#
@@ -118,7 +165,7 @@ private func prepareIOFolder(_ folder: URL, count: Int, port: Int) throws {
               "source": { "url": "\(url)" },
               "parser": "json",
               "transforms": [
-                { "type": "select", "path": "$.items[?@.price > 2]" },
+                { "type": "select", "path": "$.items[?@.price > 2]" },\(limit.map { #"{ "type": "limit", "count": \#($0) },"# } ?? "")
                 { "type": "map", "fields": { "name": "{{ name | upcase }}", "price": "{{ price | times: 2 }}" } }
               ],
               "schedule": { "every": "15m" }
@@ -128,28 +175,10 @@ private func prepareIOFolder(_ folder: URL, count: Int, port: Int) throws {
         curlConfig += "url = \"\(url)\"\noutput = \"/dev/null\"\n"
     }
     try Data(curlConfig.utf8).write(to: folder.appendingPathComponent("curl.cfg"))
-    let temp = folder.appendingPathComponent("temp").path
-    let configuration = """
-        worker_processes 2;
-        daemon off;
-        pid \(folder.appendingPathComponent("nginx.pid").path);
-        events { worker_connections 1024; }
-        http {
-          access_log off;
-          client_body_temp_path \(temp)/body;
-          proxy_temp_path \(temp)/proxy;
-          fastcgi_temp_path \(temp)/fastcgi;
-          uwsgi_temp_path \(temp)/uwsgi;
-          scgi_temp_path \(temp)/scgi;
-          types { application/json json; }
-          server { listen 127.0.0.1:\(port); root \(www.path); keepalive_requests 100000; }
-        }
-        """
-    try Data(configuration.utf8).write(to: folder.appendingPathComponent("nginx.conf"))
 }
 
 /// The path of `name` in `PATH` or one of `extraFolders`.
-private func findProgram(_ name: String, extraFolders: [String]) -> String? {
+func findProgram(_ name: String, extraFolders: [String]) -> String? {
     let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
     for folder in path.split(separator: ":").map(String.init) + extraFolders {
         let candidate = folder + "/" + name
@@ -189,7 +218,7 @@ private func childCPUSeconds() -> Double {
 }
 
 /// A local TCP port nothing listens on now.
-private func freePort() -> Int? {
+func freePort() -> Int? {
     let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
     guard descriptor >= 0 else { return nil }
     defer { close(descriptor) }
@@ -207,7 +236,7 @@ private func freePort() -> Int? {
 }
 
 /// Whether something accepts connections on 127.0.0.1:`port` within `seconds`.
-private func waitForPort(_ port: Int, seconds: Double) -> Bool {
+func waitForPort(_ port: Int, seconds: Double) -> Bool {
     let deadline = Date().addingTimeInterval(seconds)
     while Date() < deadline {
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)

@@ -12,6 +12,7 @@ let suites: [Benchmarks.Suite] = [
     Benchmarks.Suite(name: "soak", run: runSoakBenchmarks),
     Benchmarks.Suite(name: "io", run: runIOBenchmarks),
     Benchmarks.Suite(name: "filters", run: runFilterBenchmarks),
+    Benchmarks.Suite(name: "memory", run: runMemoryBenchmarks),
 ]
 
 let filters = CommandLine.arguments.dropFirst().map { $0.lowercased() }

@@ -1,0 +1,104 @@
+import Foundation
+import WidgetCore
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Memory per widget, through the real `widgetd run`: resident memory of a daemon with 1,000 HTTP widgets
+/// (~18.7 KB payloads from a local nginx) once every widget is fresh, and of the same daemon restarted on
+/// that output folder, idle (nothing due), each against a daemon with no widget started the same way.
+/// Goals: at most 10 KB per HTTP widget above its snapshot's size after a wave; at most 2 KB per idle
+/// widget loaded from state.
+func runMemoryBenchmarks() {
+    Benchmarks.section("memory: resident memory per widget, 1,000 HTTP widgets of ~18.7 KB payloads")
+    guard residentKiB(of: getpid()) != nil else {
+        emit("  skipped: resident memory is read from /proc, which this system does not have")
+        return
+    }
+    guard let nginx = findProgram("nginx", extraFolders: ["/usr/sbin", "/usr/local/sbin", "/opt/homebrew/bin"]) else {
+        emit("  skipped: nginx not found (Debian: apt-get install nginx)")
+        return
+    }
+    let widgetd = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("widgetd")
+    guard FileManager.default.isExecutableFile(atPath: widgetd.path) else {
+        emit("  skipped: widgetd is not built beside this program; build it first: swift build -c release --product widgetd")
+        return
+    }
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("widgetd-memory-bench-\(getpid())")
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let count = 1_000
+    guard let server = LocalNginx.start(in: folder, nginx: nginx) else { return }
+    defer { server.stop() }
+    do {
+        try writeWidgets(in: folder, count: count, port: server.port, itemsPerDocument: 250, limit: 4)
+        try FileManager.default.createDirectory(at: folder.appendingPathComponent("empty"), withIntermediateDirectories: true)
+    } catch {
+        emit("  skipped: cannot prepare \(folder.path): \(error)")
+        return
+    }
+    let payload = (try? FileManager.default.attributesOfItem(atPath: folder.appendingPathComponent("www/w0000.json").path)[.size] as? Int) ?? 0
+
+    // A daemon without widgets: what any daemon costs.
+    guard let empty = residentAfterStart(widgetd.path, config: folder.appendingPathComponent("empty"), out: folder.appendingPathComponent("out-empty"), fresh: 0)
+    else { return }
+    let out = folder.appendingPathComponent("out")
+    guard let wave = residentAfterStart(widgetd.path, config: folder.appendingPathComponent("defs"), out: out, fresh: count)
+    else { return }
+    let snapshotBytes = (try? FileManager.default.attributesOfItem(atPath: out.appendingPathComponent("w0000.json").path)[.size] as? Int) ?? 0
+    // The same folder again: every widget fresh and not due, so the daemon only loads its state.
+    guard let idle = residentAfterStart(widgetd.path, config: folder.appendingPathComponent("defs"), out: out, fresh: count)
+    else { return }
+    let perWidget = Double(wave - empty) * 1024 / Double(count)
+    let perIdle = Double(idle - empty) * 1024 / Double(count)
+    emit("  payload \(payload) bytes a widget, snapshot \(snapshotBytes) bytes")
+    emit("  no widget: \(empty) KiB resident")
+    emit("  1,000 widgets after a wave: \(wave) KiB; \(String(format: "%.1f", perWidget / 1024)) KiB a widget, "
+        + "\(String(format: "%.1f", (perWidget - Double(snapshotBytes)) / 1024)) KiB above its snapshot (goal: at most 10 KB)")
+    emit("  1,000 widgets loaded from state, idle: \(idle) KiB; \(String(format: "%.2f", perIdle / 1024)) KiB an idle widget (goal: at most 2 KB)")
+}
+
+/// Starts `widgetd run`, waits until `fresh` widgets are fresh in its index (or its index exists, for
+/// none) and a second more, reads its resident memory in KiB, and stops it.
+private func residentAfterStart(_ widgetd: String, config: URL, out: URL, fresh: Int) -> Int? {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: widgetd)
+    process.arguments = ["run", "--config", config.path, "--out", out.path, "--log-level", "warning"]
+    process.standardOutput = FileHandle.nullDevice
+    process.standardError = FileHandle.nullDevice
+    do {
+        try process.run()
+    } catch {
+        emit("  Error: widgetd did not start: \(error)")
+        return nil
+    }
+    defer {
+        process.terminate()
+        process.waitUntilExit()
+    }
+    let deadline = Date().addingTimeInterval(120)
+    let index = out.appendingPathComponent("index.json")
+    while Date() < deadline {
+        if let data = try? Data(contentsOf: index), let value = try? JSONReader.read(data) {
+            let widgets = value["widgets"]?.array ?? []
+            if widgets.filter({ $0["status"]?.string == "fresh" }).count >= fresh { break }
+        }
+        usleep(100_000)
+    }
+    guard Date() < deadline else {
+        emit("  Error: \(fresh) widgets were not fresh within 120 s")
+        return nil
+    }
+    usleep(1_000_000)
+    return residentKiB(of: process.processIdentifier)
+}
+
+/// VmRSS of a process, in KiB.
+private func residentKiB(of pid: Int32) -> Int? {
+    guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return nil }
+    for line in status.split(separator: "\n") where line.hasPrefix("VmRSS:") {
+        return Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "")
+    }
+    return nil
+}
