@@ -83,6 +83,28 @@ struct PoliteHTTPTests {
         #expect(try Self.date(second["lastSuccessAt"]) >= Self.date(first["lastSuccessAt"]))
     }
 
+    /// The running daemon keeps a widget's state without the parsed value its conditional requests reuse
+    /// (that value is in the state journal): each 304 must still show the value parsed the first time.
+    @Test func aRunningDaemonReadsTheCachedValueBackForEach304() async throws {
+        let server = try Self.sharedServer.get()
+        let target = "/conditional?etag=\(UUID().uuidString)"
+        let folder = try TemporaryFolder()
+        try folder.write("widgets.d/tagged.json", Self.widget(
+            server.url(target), schedule: #"{"every": "1s", "allowFrequent": true, "maxPerDay": 100000}"#))
+        let daemon = try RunningWidgetd(["run", "--config", "widgets.d", "--out", "out"], in: folder.url)
+        _ = try #require(await daemon.line(containing: "tagged: fresh, 1 entry in "), "\(daemon.log)")
+        let first = try Self.snapshot("tagged", folder)["entries"]?[0]?["content"]
+        #expect(first?["served"]?.number != nil)
+        for _ in 0..<3 {
+            _ = try #require(await daemon.line(containing: "tagged: fresh, 1 entry in "), "\(daemon.log)")
+        }
+        #expect(await daemon.stop() == 0)
+        #expect(try await Self.requests(to: target, on: server) >= 4)
+        let last = try Self.snapshot("tagged", folder)
+        #expect(last["status"] == "fresh")
+        #expect(last["entries"]?[0]?["content"] == first, "\(last)")
+    }
+
     @Test func unchangedResourceAnswers304ToTheStoredLastModified() async throws {
         let server = try Self.sharedServer.get()
         let target = "/conditional?modified=Sun,%2006%20Nov%201994%2008:49:37%20GMT&tag=\(UUID().uuidString)"

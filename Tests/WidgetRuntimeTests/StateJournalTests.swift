@@ -101,6 +101,29 @@ struct StateJournalTests {
         #expect(try lines(store).count == 600)
     }
 
+    @Test func aStateIsReadAloneAtTheLineLastSeenEvenAfterACompaction() throws {
+        let folder = try TemporaryFolder()
+        let store = SnapshotStore(directory: folder.file("out"))
+        try store.prepare()
+        try store.writeState(state(budget: 1), for: "news")
+        try store.writeState(state(budget: 2), for: "weather")
+        store.indexStates()
+        #expect(store.savedState(for: "news")?.budgetUsed == 1)
+        #expect(store.savedState(for: "weather")?.budgetUsed == 2)
+        #expect(store.savedState(for: "nothing") == nil)
+        // Written over until the journal is compacted: the positions follow.
+        for round in 3...30 { try store.writeState(state(budget: round, padding: 100_000), for: "news", syncsFolder: false) }
+        #expect(try lines(store).count < 28)
+        #expect(store.savedState(for: "news")?.budgetUsed == 30)
+        #expect(store.savedState(for: "weather")?.budgetUsed == 2)
+        // A line under way at the end is not yet a state.
+        let handle = try FileHandle(forWritingTo: store.stateJournalFile)
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data(#"{"id":"weather","state":{"budgetUsed":99}}"#.utf8))
+        try handle.close()
+        #expect(store.states(for: ["weather"])["weather"]?.budgetUsed == 2)
+    }
+
     @Test func stateFilesOfEarlierVersionsAreReadUntilTheJournalHasTheWidget() throws {
         let folder = try TemporaryFolder()
         let store = SnapshotStore(directory: folder.file("out"))

@@ -133,8 +133,10 @@ public final class WidgetDaemon: Sendable {
         let loaded = loadDefinitions()
         recordProblems(loaded.diagnostics)
         var book = Book(store: configuration.store)
-        let saved = configuration.store.states(for: loaded.widgets.map(\.id))
-        for widget in loaded.widgets { book.add(widget, saved: saved[widget.id], now: configuration.clock.now(), startup: false) }
+        configuration.store.indexStates()
+        for widget in loaded.widgets {
+            book.add(widget, saved: configuration.store.savedState(for: widget.id), now: configuration.clock.now(), startup: false)
+        }
         let now = configuration.clock.now()
         let outcomes = await refresh(loaded.widgets, book: &book, now: now, respectBudget: false)
         configuration.store.syncFolders()
@@ -223,12 +225,14 @@ public final class WidgetDaemon: Sendable {
                 running.again.insert(widget.id)
                 continue
             }
-            let state = book.states[widget.id] ?? WidgetState()
+            let kept = book.states[widget.id] ?? WidgetState()
+            let onDisk = book.cachedOnDisk.contains(widget.id)
             let start = running.nextStart()
             let mailbox = mailbox
             let store = configuration.store
             let task = Task { [refresher] in
                 let started = ContinuousClock.now
+                let state = onDisk ? await WidgetDaemon.fullState(widget.id, kept: kept, store: store) : kept
                 let outcome = await refresher.refresh(widget, state: state, now: now, respectBudget: true)
                 let duration = ContinuousClock.now - started
                 // A refresh abandoned (its widget removed, or the daemon stopping) writes nothing.
@@ -296,8 +300,9 @@ public final class WidgetDaemon: Sendable {
         var changed: [String] = []
         var removed: [String] = []
         var kept: [String] = []
-        // The saved states of the widgets new to the book, read together (one read of the journal).
-        let saved = configuration.store.states(for: loaded.widgets.map(\.id).filter { book.widgets[$0] == nil })
+        // The saved states of the widgets new to the book are read one line each, once the journal is
+        // indexed.
+        if loaded.widgets.contains(where: { book.widgets[$0.id] == nil }) { configuration.store.indexStates() }
         for widget in loaded.widgets {
             keep.insert(widget.id)
             if let existing = book.widgets[widget.id], existing.definition.fingerprint == widget.definition.fingerprint,
@@ -311,7 +316,8 @@ public final class WidgetDaemon: Sendable {
             } else {
                 added.append(widget.id)
             }
-            book.add(widget, saved: book.widgets[widget.id] == nil ? saved[widget.id] : nil, now: now, startup: book.widgets[widget.id] == nil)
+            let isNew = book.widgets[widget.id] == nil
+            book.add(widget, saved: isNew ? configuration.store.savedState(for: widget.id) : nil, now: now, startup: isNew)
         }
         for (id, widget) in book.widgets where !keep.contains(id) {
             if loaded.failedFiles.contains(widget.definition.file) {
@@ -406,9 +412,11 @@ public final class WidgetDaemon: Sendable {
             var iterator = widgets.makeIterator()
             func startNext() -> Bool {
                 guard let widget = iterator.next() else { return false }
-                let state = states[widget.id] ?? WidgetState()
+                let kept = states[widget.id] ?? WidgetState()
+                let onDisk = book.cachedOnDisk.contains(widget.id)
                 group.addTask {
                     let started = ContinuousClock.now
+                    let state = onDisk ? await WidgetDaemon.fullState(widget.id, kept: kept, store: store) : kept
                     let outcome = await refresher.refresh(widget, state: state, now: now, respectBudget: respectBudget)
                     let duration = ContinuousClock.now - started
                     // Stopping, not failing: the widget keeps its last snapshot and state.
@@ -454,6 +462,24 @@ extension WidgetDaemon {
     /// so their flushes share the file system's journal commits.
     private static let writeQueue = DispatchQueue(label: "widgetd.writes", attributes: .concurrent)
 
+    /// The state a refresh starts from: `kept` (the book's, without its cached fetch values) with those
+    /// values read back from the state journal, on a thread of the write queue.
+    static func fullState(_ id: String, kept: WidgetState, store: SnapshotStore) async -> WidgetState {
+        await withCheckedContinuation { continuation in
+            writeQueue.async {
+                var state = kept
+                if let saved = store.savedState(for: id) {
+                    for (stage, fetch) in saved.fetchCache where state.fetchCache[stage]?.validators == fetch.validators {
+                        state.fetchCache[stage] = fetch
+                    }
+                }
+                // A value that could not be read back is no cache: the next fetch is unconditional.
+                state.fetchCache = state.fetchCache.filter { $0.value.value != .null }
+                continuation.resume(returning: state)
+            }
+        }
+    }
+
     /// Writes what a refresh produced, snapshot then state, without flushing the folders.
     static func write(_ outcome: WidgetRefresher.Outcome, to store: SnapshotStore) async -> Written {
         await withCheckedContinuation { continuation in
@@ -492,8 +518,12 @@ extension WidgetDaemon {
         var fetchSeconds: [String: Double] = [:]
         var fetchBytes: [String: Int] = [:]
         var budgets: [String: (used: Int, limit: Int)] = [:]
-        /// Each widget's state as last read or written, so a wave reads no state file.
+        /// Each widget's state as last read or written, so a wave reads no state file, but without the
+        /// parsed values of its fetch cache (validators kept, values `null`): a parsed payload is most of
+        /// a widget's memory, and it is in the state journal, which a refresh reads it back from.
         var states: [String: WidgetState] = [:]
+        /// The widgets whose cached fetch values are only in the state journal.
+        var cachedOnDisk: Set<String> = []
         /// The asset paths (`assets/…`) each widget's snapshot and kept items refer to.
         var assetReferences: [String: Set<String>] = [:]
         /// Whether a refresh since the last collection may have left an image unused.
@@ -513,7 +543,7 @@ extension WidgetDaemon {
             widgets[id] = widget
             let state = isNew ? saved ?? WidgetState() : states[id] ?? WidgetState()
             let snapshot = store.snapshot(for: id)
-            states[id] = state
+            if isNew { keep(state, for: id, savedOnDisk: true) }
             assetReferences[id] = Book.assetPaths(in: [snapshot?.value, state.value])
             if let snapshot { snapshots[id] = Book.summary(of: snapshot) }
             var stale = snapshot == nil || state.lastSuccessAt == nil
@@ -531,6 +561,19 @@ extension WidgetDaemon {
             }
         }
 
+        /// Keeps `state` as the widget's, without its cached fetch values when they are saved on disk.
+        mutating func keep(_ state: WidgetState, for id: String, savedOnDisk: Bool) {
+            guard savedOnDisk, !state.fetchCache.isEmpty else {
+                states[id] = state
+                cachedOnDisk.remove(id)
+                return
+            }
+            var slim = state
+            for stage in slim.fetchCache.keys { slim.fetchCache[stage]?.value = .null }
+            states[id] = slim
+            cachedOnDisk.insert(id)
+        }
+
         /// `snapshot` without its entries.
         static func summary(of snapshot: Snapshot) -> Snapshot {
             var summary = snapshot
@@ -544,6 +587,7 @@ extension WidgetDaemon {
             manualRefreshAt[id] = nil
             snapshots[id] = nil
             states[id] = nil
+            cachedOnDisk.remove(id)
             assetReferences[id] = nil
             assetsChanged = true
             store.removeSnapshot(for: id)
@@ -566,7 +610,11 @@ extension WidgetDaemon {
             let id = widget.id
             let snapshot = outcome.snapshot
             snapshots[id] = Book.summary(of: snapshot)
-            states[id] = outcome.state
+            if case .done = written {
+                keep(outcome.state, for: id, savedOnDisk: true)
+            } else {
+                keep(outcome.state, for: id, savedOnDisk: false)
+            }
             let references = Book.assetPaths(in: [snapshot.value, outcome.state.value])
             if references != assetReferences[id] {
                 assetReferences[id] = references

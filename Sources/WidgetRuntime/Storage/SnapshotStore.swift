@@ -181,6 +181,21 @@ public struct SnapshotStore: Sendable {
         return states
     }
 
+    /// Finds where each widget's latest state is in the journal without reading the states, so that
+    /// ``savedState(for:)`` then reads one line per widget: a daemon loading a thousand widgets holds one
+    /// whole state at a time, not all of them.
+    public func indexStates() {
+        StateJournal.index(stateJournalFile.path)
+    }
+
+    /// The widget's saved state read alone (its journal line where this process last saw it written),
+    /// for a refresh that starts from it; `nil` when none is saved.
+    public func savedState(for id: String) -> WidgetState? {
+        if let value = StateJournal.latest(id: id, path: stateJournalFile.path) { return WidgetState(value: value) }
+        guard let data = try? Data(contentsOf: stateFile(for: id)), let value = try? JSONReader.read(data) else { return nil }
+        return WidgetState(value: value)
+    }
+
     /// Records the widget's state: a line appended to the state journal.
     ///
     /// - Parameter syncsFolder: `false` when the caller calls ``syncFolders()`` after several writes;

@@ -32,6 +32,11 @@ enum StateJournal {
     private struct Usage {
         var latestLine: [String: Int] = [:]
         var live = 0
+        /// Where each id's latest line is, as far as this process knows: ``latest(id:path:)`` reads it
+        /// alone.
+        var positions: [String: (offset: Int, length: Int)] = [:]
+        /// Whether ``positions`` covers every id in the journal (it was read or indexed whole since).
+        var indexed = false
     }
 
     /// Each journal's usage, by path; appends and compactions hold it.
@@ -48,6 +53,7 @@ enum StateJournal {
             var usage = usages[path] ?? Usage(live: size - line.count)
             usage.live += line.count - (usage.latestLine[id] ?? 0)
             usage.latestLine[id] = line.count
+            usage.positions[id] = (size - line.count, line.count)
             if size > minimumCompactionSize, size > 2 * usage.live {
                 usage = try compact(path)
             }
@@ -58,8 +64,44 @@ enum StateJournal {
     /// Each id's latest state in the journal at `path` (empty when there is none); lines that are not
     /// whole are skipped.
     static func read(_ path: String) -> [String: WidgetValue] {
-        guard let data = FileManager.default.contents(atPath: path) else { return [:] }
-        return latest(in: data).states
+        usages.withLock { usages in
+            guard let data = FileManager.default.contents(atPath: path) else { return [:] }
+            let lines = latestLines(in: data)
+            remember(lines, of: data, path: path, in: &usages)
+            var states: [String: WidgetValue] = [:]
+            for (id, line) in lines {
+                if let state = parse(line, id: id) { states[id] = state }
+            }
+            return states
+        }
+    }
+
+    /// Finds where each id's latest line is, without reading any state, so that ``latest(id:path:)``
+    /// reads one line per id afterwards.
+    static func index(_ path: String) {
+        usages.withLock { usages in
+            let data = FileManager.default.contents(atPath: path) ?? Data()
+            remember(latestLines(in: data), of: data, path: path, in: &usages)
+        }
+    }
+
+    /// The latest state of `id` alone: its line read where this process last saw it written (`nil` at
+    /// once when the journal was indexed and has no line for it), else the whole journal read.
+    static func latest(id: String, path: String) -> WidgetValue? {
+        let (known, indexed): ((offset: Int, length: Int)?, Bool) = usages.withLock { usages in
+            (usages[path]?.positions[id], usages[path]?.indexed ?? false)
+        }
+        if known == nil, indexed { return nil }
+        if let known {
+            let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+            if descriptor >= 0 {
+                defer { close(descriptor) }
+                var line = Data(count: known.length)
+                let count = line.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, known.length, off_t(known.offset)) }
+                if count == known.length, let state = parse(line, id: id) { return state }
+            }
+        }
+        return read(path)[id]
     }
 
     /// Flushes the journal at `path` to disk, if it exists.
@@ -127,11 +169,12 @@ enum StateJournal {
     /// Replaces the journal by one line per id, its last; returns what it then holds.
     private static func compact(_ path: String) throws(AtomicFileError) -> Usage {
         guard let data = FileManager.default.contents(atPath: path) else { return Usage() }
-        let lines = latest(in: data).lines
-        var usage = Usage()
+        let lines = latestLines(in: data)
+        var usage = Usage(indexed: true)
         var compacted = Data()
         compacted.reserveCapacity(lines.values.reduce(0) { $0 + $1.count + 1 })
         for id in lines.keys.sorted() {
+            usage.positions[id] = (compacted.count, lines[id]!.count)
             compacted.append(lines[id]!)
             compacted.append(0x0A)
             usage.latestLine[id] = lines[id]!.count + 1
@@ -141,17 +184,42 @@ enum StateJournal {
         return usage
     }
 
-    /// Each id's latest state, and the text of the line it came from.
-    private static func latest(in data: Data) -> (states: [String: WidgetValue], lines: [String: Data]) {
-        var states: [String: WidgetValue] = [:]
+    /// Each id's latest whole line (a slice of `data`). A line is read only as far as its id when it
+    /// begins as this journal writes lines (`{"id":"…",`); a line that does not parse is skipped, and so
+    /// is an end without a newline (an append under way, or cut short).
+    private static func latestLines(in data: Data) -> [String: Data] {
         var lines: [String: Data] = [:]
-        for line in data.split(separator: 0x0A, omittingEmptySubsequences: true) {
-            guard let value = try? JSONReader.read(line), let id = value["id"]?.string, let state = value["state"],
-                case .object = state
-            else { continue }
-            states[id] = state
+        let prefix = Array(#"{"id":""#.utf8)
+        guard let lastNewline = data.lastIndex(of: 0x0A) else { return [:] }
+        for line in data[..<lastNewline].split(separator: 0x0A, omittingEmptySubsequences: true) {
+            var id: String?
+            if line.starts(with: prefix) {
+                let start = line.startIndex + prefix.count
+                if let end = line[start...].firstIndex(where: { $0 == 0x22 || $0 == 0x5C }), line[end] == 0x22 {
+                    id = String(decoding: line[start..<end], as: UTF8.self)
+                }
+            }
+            if id == nil { id = (try? JSONReader.read(line))?["id"]?.string }
+            guard let id else { continue }
             lines[id] = line
         }
-        return (states, lines)
+        return lines
+    }
+
+    /// The state in a journal line, when it is whole and belongs to `id`.
+    private static func parse(_ line: Data, id: String) -> WidgetValue? {
+        guard let value = try? JSONReader.read(line), value["id"]?.string == id, let state = value["state"],
+            case .object = state
+        else { return nil }
+        return state
+    }
+
+    /// Records where `lines` (slices of `data`, the whole journal) are: the journal is indexed.
+    private static func remember(_ lines: [String: Data], of data: Data, path: String, in usages: inout [String: Usage]) {
+        var usage = usages[path] ?? Usage(live: data.count)
+        usage.positions = [:]
+        for (id, line) in lines { usage.positions[id] = (line.startIndex - data.startIndex, line.count) }
+        usage.indexed = true
+        usages[path] = usage
     }
 }
