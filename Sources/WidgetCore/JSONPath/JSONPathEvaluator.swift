@@ -66,12 +66,8 @@ struct JSONPathEvaluator {
         }
         let segment = segments[index]
         if segment.isDescendant {
-            descend(value, path: path) { node, nodePath in
-                for selector in segment.selectors {
-                    select(selector, from: node, path: nodePath) { child, childPath in
-                        apply(segments, at: index + 1, to: child, path: childPath, body)
-                    }
-                }
+            descendSelecting(segment.selectors, from: value, path: path) { child, childPath in
+                apply(segments, at: index + 1, to: child, path: childPath, body)
             }
         } else {
             for selector in segment.selectors {
@@ -82,24 +78,36 @@ struct JSONPathEvaluator {
         }
     }
 
-    /// Visits `value` and all its descendants in document order (the node first, then its children, depth
-    /// first).
-    private func descend(
-        _ value: WidgetValue,
+    /// Applies `selectors` to `value` and to each of its descendants in document order (the node first,
+    /// then its children, depth first): a descendant segment. Every selector selects children, so only
+    /// arrays and objects are visited: a scalar has nothing to select.
+    private func descendSelecting(
+        _ selectors: [JSONPathSelector],
+        from value: WidgetValue,
         path: JSONPathLink?,
         _ body: (WidgetValue, JSONPathLink?) -> Void
     ) {
-        body(value, path)
         switch value {
         case .array(let elements):
+            for selector in selectors { select(selector, from: value, path: path, body) }
             for position in elements.indices {
-                descend(elements[position], path: link(path, .index(position)), body)
+                switch elements[position] {
+                case .array, .object:
+                    descendSelecting(selectors, from: elements[position], path: link(path, .index(position)), body)
+                default:
+                    continue
+                }
             }
         case .object(let object):
-            let keys = object.keys
+            for selector in selectors { select(selector, from: value, path: path, body) }
             let values = object.values
-            for position in keys.indices {
-                descend(values[position], path: link(path, .key(keys[position])), body)
+            for position in values.indices {
+                switch values[position] {
+                case .array, .object:
+                    descendSelecting(selectors, from: values[position], path: link(path, .key(object.keys[position])), body)
+                default:
+                    continue
+                }
             }
         default:
             break
@@ -242,6 +250,8 @@ struct JSONPathEvaluator {
             return found
         case .logicalFunction(let call):
             return logical(call, current: current)
+        case .memberComparison(let comparison):
+            return test(comparison, current: current)
         case .comparison(let left, let op, let right):
             let a = evaluate(left, current: current)
             let b = evaluate(right, current: current)
@@ -253,6 +263,37 @@ struct JSONPathEvaluator {
             case .lessOrEqual: return JSONPathComparison.less(a, b) || JSONPathComparison.equal(a, b)
             case .greaterOrEqual: return JSONPathComparison.less(b, a) || JSONPathComparison.equal(a, b)
             }
+        }
+    }
+
+    /// `@.name OP literal`: the member looked up once; numbers exactly representable as doubles compared
+    /// as such, everything else as ``JSONPathComparison`` compares it.
+    private func test(_ comparison: MemberComparison, current: WidgetValue) -> Bool {
+        guard case .object(let object) = current, let position = Self.position(of: comparison.name, in: object) else {
+            // Nothing: equal only to Nothing, which a literal is not.
+            return comparison.op == .notEqual
+        }
+        let member = object.values[position]
+        if let literal = comparison.literalDouble, case .number(let number) = member,
+            let value = WidgetNumber.fastDouble(number.text)
+        {
+            switch comparison.op {
+            case .equal: return value == literal
+            case .notEqual: return value != literal
+            case .less: return value < literal
+            case .greater: return value > literal
+            case .lessOrEqual: return value <= literal
+            case .greaterOrEqual: return value >= literal
+            }
+        }
+        let literal = comparison.literal
+        switch comparison.op {
+        case .equal: return JSONPathComparison.equal(member, literal)
+        case .notEqual: return !JSONPathComparison.equal(member, literal)
+        case .less: return JSONPathComparison.less(member, literal)
+        case .greater: return JSONPathComparison.less(literal, member)
+        case .lessOrEqual: return JSONPathComparison.less(member, literal) || JSONPathComparison.equal(member, literal)
+        case .greaterOrEqual: return JSONPathComparison.less(literal, member) || JSONPathComparison.equal(member, literal)
         }
     }
 

@@ -287,6 +287,7 @@ struct JSONPathParser {
             let rightStart = position
             let rightOperand = try parseOperand()
             let right = try comparand(rightOperand, start: rightStart)
+            if let member = MemberComparison.make(left, op, right) { return .memberComparison(member) }
             return .comparison(left, op, right)
         }
         position = saved

@@ -68,6 +68,9 @@ indirect enum FilterExpression: Sendable {
     /// A function whose result is a LogicalType (`match`, `search`).
     case logicalFunction(FunctionCall)
     case comparison(Comparand, ComparisonOperator, Comparand)
+    /// `@.name OP literal` (or `literal OP @.name`, turned around): the commonest filter, tested by one
+    /// lookup rather than by evaluating a query. Means what the `comparison` it stands for means.
+    case memberComparison(MemberComparison)
 }
 
 /// `==`, `!=`, `<`, `<=`, `>`, `>=`.
@@ -134,5 +137,49 @@ enum JSONPathFunction: String, Sendable, CaseIterable {
         case .length, .count, .value: .value
         case .match, .search: .logical
         }
+    }
+}
+
+/// A member of the current node compared with a literal (see ``FilterExpression/memberComparison(_:)``);
+/// a class, so that testing it costs one reference count, not one per part.
+final class MemberComparison: Sendable {
+    /// The member's name.
+    let name: String
+    /// The operator, with the member on its left.
+    let op: ComparisonOperator
+    let literal: WidgetValue
+    /// The literal as a `Double` when that is exact (see `WidgetNumber.fastDouble`), for number members.
+    let literalDouble: Double?
+
+    init(name: String, op: ComparisonOperator, literal: WidgetValue) {
+        self.name = name
+        self.op = op
+        self.literal = literal
+        if case .number(let number) = literal { literalDouble = WidgetNumber.fastDouble(number.text) } else { literalDouble = nil }
+    }
+
+    /// The comparison `left op right` as a member comparison, when it is one.
+    static func make(_ left: Comparand, _ op: ComparisonOperator, _ right: Comparand) -> MemberComparison? {
+        func member(_ comparand: Comparand) -> String? {
+            guard case .query(let query) = comparand, query.origin == .current, let steps = query.singularSteps,
+                steps.count == 1, case .name(let name) = steps[0]
+            else { return nil }
+            return name
+        }
+        if let name = member(left), case .literal(let value) = right {
+            return MemberComparison(name: name, op: op, literal: value)
+        }
+        if let name = member(right), case .literal(let value) = left {
+            let turned: ComparisonOperator =
+                switch op {
+                case .less: .greater
+                case .greater: .less
+                case .lessOrEqual: .greaterOrEqual
+                case .greaterOrEqual: .lessOrEqual
+                case .equal, .notEqual: op
+                }
+            return MemberComparison(name: name, op: turned, literal: value)
+        }
+        return nil
     }
 }
