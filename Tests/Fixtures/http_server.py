@@ -39,8 +39,9 @@ Routes (query parameters are optional unless marked):
                             {"session": T}.
   /count                    {"paths": {path: n}, "targets": {"path?query": n}}: how many requests each
                             path (and each full target) has received, except /count and /stats.
-  /stats                    {"current": c, "maxConcurrent": m, "total": t}: requests being served now, the
-                            most served at once, and the total, except /count and /stats. ?reset=1 resets.
+  /stats                    {"current": c, "maxConcurrent": m, "total": t}: requests being served now (until
+                            their response starts), the most served at once, and the total, except /count
+                            and /stats. ?reset=1 resets.
   /file/<name>              the file <name> from the --root folder (404 when missing or outside it).
   /stall?seconds=S          200 announcing 100 bytes, then sends nothing until the client hangs up or S
                             seconds pass (default 30): a server that stalls after its headers.
@@ -179,16 +180,27 @@ class Handler(BaseHTTPRequestHandler):
         path = split.path
         self.query = parse_qs(split.query, keep_blank_values=True)
         body = self.read_body()
-        counted = path not in ("/count", "/stats", "/wait")
-        if counted:
+        self.counting = path not in ("/count", "/stats", "/wait")
+        if self.counting:
             STATS.begin(path, self.path)
         try:
             self.route(path, split.query, body)
         except (BrokenPipeError, ConnectionResetError):
             self.close_connection = True
         finally:
-            if counted:
-                STATS.end()
+            self.stop_counting()
+
+    def stop_counting(self):
+        """Ends this request's count in /stats once: when its response starts, or when it ends."""
+        if getattr(self, "counting", False):
+            self.counting = False
+            STATS.end()
+
+    def send_response(self, code, message=None):
+        # A request stops counting as served once its response starts: a client that sends its next
+        # request as soon as it has this one's answer must not find it still counted.
+        self.stop_counting()
+        super().send_response(code, message)
 
     do_GET = handle_any
     do_POST = handle_any
