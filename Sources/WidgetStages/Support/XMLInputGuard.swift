@@ -10,102 +10,102 @@ import WidgetCore
 enum XMLInputGuard {
     /// `data` without the constructs above; `data` itself when it has none.
     static func sanitized(_ data: Data) -> Data {
-        let bytes = [UInt8](data)
-        let count = bytes.count
-        // Fast path: no "<?" and no "<!" (other than comments and CDATA, checked below) means nothing to do.
-        var found = false
-        var probe = 0
-        while probe + 1 < count {
-            if bytes[probe] == UInt8(ascii: "<"), bytes[probe + 1] == UInt8(ascii: "?") || bytes[probe + 1] == UInt8(ascii: "!") {
-                found = true
-                break
+        data.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) -> Data in
+            let count = bytes.count
+            func matches(_ text: StaticString, at index: Int) -> Bool {
+                let length = text.utf8CodeUnitCount
+                guard index + length <= count else { return false }
+                let pointer = text.utf8Start
+                for offset in 0..<length where bytes[index + offset] != pointer[offset] { return false }
+                return true
             }
-            probe += 1
-        }
-        guard found else { return data }
-
-        func matches(_ text: StaticString, at index: Int) -> Bool {
-            let length = text.utf8CodeUnitCount
-            guard index + length <= count else { return false }
-            let pointer = text.utf8Start
-            for offset in 0..<length where bytes[index + offset] != pointer[offset] { return false }
-            return true
-        }
-        func find(_ text: StaticString, from index: Int) -> Int? {
-            var cursor = index
-            while cursor < count {
-                if matches(text, at: cursor) { return cursor }
-                cursor += 1
+            /// The next `<` at or after `index` (every construct begins with one), or `count`.
+            func nextOpen(from index: Int) -> Int {
+                guard index < count, let base = bytes.baseAddress,
+                    let found = memchr(base + index, Int32(UInt8(ascii: "<")), count - index)
+                else { return count }
+                return base.distance(to: UnsafeRawPointer(found))
             }
-            return nil
-        }
-        func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D }
-
-        /// The index after the `>` that closes the declaration starting at `start`, skipping quoted text.
-        func declarationEnd(from start: Int) -> Int {
-            var cursor = start + 2
-            var quote: UInt8?
-            while cursor < count {
-                let byte = bytes[cursor]
-                if let open = quote {
-                    if byte == open { quote = nil }
-                } else if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "'") {
-                    quote = byte
-                } else if byte == UInt8(ascii: ">") {
-                    return cursor + 1
+            func find(_ text: StaticString, from index: Int) -> Int? {
+                var cursor = index
+                let first = text.utf8Start[0]
+                while cursor < count {
+                    if bytes[cursor] == first, matches(text, at: cursor) { return cursor }
+                    cursor += 1
                 }
-                cursor += 1
+                return nil
             }
-            return count
-        }
-        func declarationHasNDATA(from start: Int) -> Bool {
-            let end = declarationEnd(from: start)
-            var cursor = start
-            while cursor + 5 <= end {
-                if matches("NDATA", at: cursor) { return true }
-                cursor += 1
-            }
-            return false
-        }
+            func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D }
 
-        var output: [UInt8] = []
-        output.reserveCapacity(count)
-        var index = 0
-        var changed = false
-        while index < count {
-            if matches("<![CDATA[", at: index) {
-                let end = find("]]>", from: index + 9).map { $0 + 3 } ?? count
-                output.append(contentsOf: bytes[index..<end])
-                index = end
-            } else if matches("<!--", at: index) {
-                let end = find("-->", from: index + 4).map { $0 + 3 } ?? count
-                output.append(contentsOf: bytes[index..<end])
-                index = end
-            } else if matches("<!ATTLIST", at: index) || matches("<!NOTATION", at: index)
-                || (matches("<!ENTITY", at: index) && declarationHasNDATA(from: index))
-            {
-                index = declarationEnd(from: index)
-                changed = true
-            } else if matches("<?", at: index) {
-                // Only the XML declaration at the very start is kept; every other processing instruction
-                // goes, up to its first "?>" (which also removes any "<?" nested in a broken one).
-                let close = find("?>", from: index + 2)
-                let end = close.map { $0 + 2 } ?? count
-                let leading = bytes[..<index].allSatisfy { isSpace($0) || $0 == 0xEF || $0 == 0xBB || $0 == 0xBF }
-                // A real declaration holds no '<' or '>'; one that does is broken and goes too.
-                let clean = close.map { !bytes[index + 2..<$0].contains { $0 == UInt8(ascii: "<") || $0 == UInt8(ascii: ">") } } ?? false
-                if leading, clean, matches("<?xml", at: index), index + 5 < count, isSpace(bytes[index + 5]) {
-                    output.append(contentsOf: bytes[index..<end])
+            /// The index after the `>` that closes the declaration starting at `start`, skipping quoted text.
+            func declarationEnd(from start: Int) -> Int {
+                var cursor = start + 2
+                var quote: UInt8?
+                while cursor < count {
+                    let byte = bytes[cursor]
+                    if let open = quote {
+                        if byte == open { quote = nil }
+                    } else if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "'") {
+                        quote = byte
+                    } else if byte == UInt8(ascii: ">") {
+                        return cursor + 1
+                    }
+                    cursor += 1
+                }
+                return count
+            }
+            func declarationHasNDATA(from start: Int) -> Bool {
+                let end = declarationEnd(from: start)
+                var cursor = start
+                while cursor + 5 <= end {
+                    if matches("NDATA", at: cursor) { return true }
+                    cursor += 1
+                }
+                return false
+            }
+
+            // The output is built only once something is removed: up to then, `copied` marks how much of
+            // the input it would have taken as it is.
+            var output: [UInt8] = []
+            var copied = 0
+            func remove(_ range: Range<Int>) {
+                if output.isEmpty { output.reserveCapacity(count) }
+                output.append(contentsOf: bytes[copied..<range.lowerBound])
+                copied = range.upperBound
+            }
+            var index = nextOpen(from: 0)
+            while index < count {
+                if matches("<![CDATA[", at: index) {
+                    index = find("]]>", from: index + 9).map { $0 + 3 } ?? count
+                } else if matches("<!--", at: index) {
+                    index = find("-->", from: index + 4).map { $0 + 3 } ?? count
+                } else if matches("<!ATTLIST", at: index) || matches("<!NOTATION", at: index)
+                    || (matches("<!ENTITY", at: index) && declarationHasNDATA(from: index))
+                {
+                    let end = declarationEnd(from: index)
+                    remove(index..<end)
+                    index = end
+                } else if matches("<?", at: index) {
+                    // Only the XML declaration at the very start is kept; every other processing instruction
+                    // goes, up to its first "?>" (which also removes any "<?" nested in a broken one).
+                    let close = find("?>", from: index + 2)
+                    let end = close.map { $0 + 2 } ?? count
+                    let leading = bytes[..<index].allSatisfy { isSpace($0) || $0 == 0xEF || $0 == 0xBB || $0 == 0xBF }
+                    // A real declaration holds no '<' or '>'; one that does is broken and goes too.
+                    let clean = close.map { !bytes[index + 2..<$0].contains { $0 == UInt8(ascii: "<") || $0 == UInt8(ascii: ">") } } ?? false
+                    if !(leading && clean && matches("<?xml", at: index) && index + 5 < count && isSpace(bytes[index + 5])) {
+                        remove(index..<end)
+                    }
+                    index = end
                 } else {
-                    changed = true
+                    index += 1
                 }
-                index = end
-            } else {
-                output.append(bytes[index])
-                index += 1
+                index = nextOpen(from: index)
             }
+            guard copied > 0 else { return data }
+            output.append(contentsOf: bytes[copied..<count])
+            return Data(output)
         }
-        return changed ? Data(output) : data
     }
 
     /// The name of the first general or parameter entity `data` declares in its DTD (`<!ENTITY name …>`,
@@ -115,8 +115,8 @@ enum XMLInputGuard {
     /// error (the document would be stored empty and called fresh) and stops nested ones ("billion
     /// laughs") with a bare error number. Feeds have no need of them.
     static func declaredEntity(in data: Data) -> String? {
-        guard let start = data.range(of: Data("<!ENTITY".utf8)) else { return nil }
-        let bytes = [UInt8](data[start.lowerBound...].prefix(4096))
+        guard let start = firstIndex(of: "<!ENTITY", in: data) else { return nil }
+        let bytes = [UInt8](data[start...].prefix(4096))
         var cursor = 8
         func skipSpace() { while cursor < bytes.count, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[cursor]) { cursor += 1 } }
         skipSpace()
@@ -134,10 +134,28 @@ enum XMLInputGuard {
             String(decoding: declaration, as: UTF8.self).contains("NDATA")
         {
             // Unparsed entities are removed before parsing; look for another declaration after this one.
-            let next = start.lowerBound + cursor + declaration.count
+            let next = start + cursor + declaration.count
             return declaredEntity(in: data[next...])
         }
         return String(decoding: name, as: UTF8.self)
+    }
+
+    /// Where `text` first occurs in `data`: a `memchr` for its first byte, then a comparison (Foundation's
+    /// generic search was most of the time spent looking through a feed).
+    private static func firstIndex(of text: StaticString, in data: Data) -> Data.Index? {
+        let length = text.utf8CodeUnitCount
+        return data.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) -> Data.Index? in
+            guard let base = bytes.baseAddress, bytes.count >= length else { return nil }
+            var index = 0
+            while index + length <= bytes.count {
+                guard let found = memchr(base + index, Int32(text.utf8Start[0]), bytes.count - index) else { return nil }
+                let position = base.distance(to: UnsafeRawPointer(found))
+                guard position + length <= bytes.count else { return nil }
+                if memcmp(base + position, text.utf8Start, length) == 0 { return data.startIndex + position }
+                index = position + 1
+            }
+            return nil
+        }
     }
 
     /// The error for a document that declares `entity`.
