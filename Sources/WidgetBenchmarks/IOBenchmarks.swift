@@ -15,18 +15,9 @@ import Darwin
 /// (`swift build -c release --product widgetd`); says what is missing otherwise.
 func runIOBenchmarks() {
     Benchmarks.section("io: run --once of 1,000 HTTP widgets against a local nginx, beside curl --parallel")
-    guard let nginx = findProgram("nginx", extraFolders: ["/usr/sbin", "/usr/local/sbin", "/opt/homebrew/bin"]) else {
-        emit("  skipped: nginx not found (Debian: apt-get install nginx)")
-        return
-    }
+    guard let (nginx, widgetd) = nginxAndWidgetd() else { return }
     guard let curl = findProgram("curl", extraFolders: []) else {
         emit("  skipped: curl not found")
-        return
-    }
-    let widgetd = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("widgetd")
-    guard FileManager.default.isExecutableFile(atPath: widgetd.path) else {
-        emit("  skipped: \(widgetd.lastPathComponent) is not built beside this program; "
-            + "build it first: swift build -c release --product widgetd")
         return
     }
     let folder = FileManager.default.temporaryDirectory.appendingPathComponent("widgetd-io-bench-\(getpid())")
@@ -50,9 +41,9 @@ func runIOBenchmarks() {
         {
             runs += 1
             let out = folder.appendingPathComponent("out-\(runs)")
-            let before = childCPUSeconds()
+            let before = cpuSeconds(children: true)
             let (status, output) = runProgram(widgetd.path, ["run", "--once", "--config", folder.appendingPathComponent("defs").path, "--out", out.path])
-            widgetdCPU.append(childCPUSeconds() - before)
+            widgetdCPU.append(cpuSeconds(children: true) - before)
             lastStatus = status
             lastOutput = output
             return status
@@ -177,6 +168,21 @@ func writeWidgets(in folder: URL, count: Int, port: Int, itemsPerDocument: Int, 
     try Data(curlConfig.utf8).write(to: folder.appendingPathComponent("curl.cfg"))
 }
 
+/// nginx and the `widgetd` built beside this program, which the suites that run the daemon need; `nil`,
+/// saying which is missing, otherwise.
+func nginxAndWidgetd() -> (nginx: String, widgetd: URL)? {
+    guard let nginx = findProgram("nginx", extraFolders: ["/usr/sbin", "/usr/local/sbin", "/opt/homebrew/bin"]) else {
+        emit("  skipped: nginx not found (Debian: apt-get install nginx)")
+        return nil
+    }
+    let widgetd = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("widgetd")
+    guard FileManager.default.isExecutableFile(atPath: widgetd.path) else {
+        emit("  skipped: widgetd is not built beside this program; build it first: swift build -c release --product widgetd")
+        return nil
+    }
+    return (nginx, widgetd)
+}
+
 /// The path of `name` in `PATH` or one of `extraFolders`.
 func findProgram(_ name: String, extraFolders: [String]) -> String? {
     let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
@@ -203,18 +209,6 @@ private func runProgram(_ path: String, _ arguments: [String]) -> (status: Int32
     let output = errors.fileHandleForReading.readDataToEndOfFile()
     process.waitUntilExit()
     return (process.terminationStatus, String(decoding: output, as: UTF8.self))
-}
-
-/// User plus system CPU time of this process's children that have ended.
-private func childCPUSeconds() -> Double {
-    var usage = rusage()
-    #if canImport(Glibc)
-    getrusage(RUSAGE_CHILDREN.rawValue, &usage)
-    #else
-    getrusage(RUSAGE_CHILDREN, &usage)
-    #endif
-    return Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6 + Double(usage.ru_stime.tv_sec)
-        + Double(usage.ru_stime.tv_usec) / 1e6
 }
 
 /// A local TCP port nothing listens on now.

@@ -17,15 +17,7 @@ func runMemoryBenchmarks() {
         emit("  skipped: resident memory is read from /proc, which this system does not have")
         return
     }
-    guard let nginx = findProgram("nginx", extraFolders: ["/usr/sbin", "/usr/local/sbin", "/opt/homebrew/bin"]) else {
-        emit("  skipped: nginx not found (Debian: apt-get install nginx)")
-        return
-    }
-    let widgetd = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("widgetd")
-    guard FileManager.default.isExecutableFile(atPath: widgetd.path) else {
-        emit("  skipped: widgetd is not built beside this program; build it first: swift build -c release --product widgetd")
-        return
-    }
+    guard let (nginx, widgetd) = nginxAndWidgetd() else { return }
     let folder = FileManager.default.temporaryDirectory.appendingPathComponent("widgetd-memory-bench-\(getpid())")
     defer { try? FileManager.default.removeItem(at: folder) }
     let count = 1_000

@@ -114,13 +114,13 @@ func runRefreshBenchmarks() {
     for line in lines { emit(line) }
 }
 
-/// User plus system CPU time of this process, in seconds.
-func cpuSeconds() -> Double {
+/// User plus system CPU time of this process, or of its children that have ended, in seconds.
+func cpuSeconds(children: Bool = false) -> Double {
     var usage = rusage()
     #if canImport(Glibc)
-    getrusage(RUSAGE_SELF.rawValue, &usage)
+    getrusage(children ? RUSAGE_CHILDREN.rawValue : RUSAGE_SELF.rawValue, &usage)
     #else
-    getrusage(RUSAGE_SELF, &usage)
+    getrusage(children ? RUSAGE_CHILDREN : RUSAGE_SELF, &usage)
     #endif
     let user = Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6
     let system = Double(usage.ru_stime.tv_sec) + Double(usage.ru_stime.tv_usec) / 1e6

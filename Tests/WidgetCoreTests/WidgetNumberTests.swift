@@ -46,18 +46,7 @@ struct WidgetNumberTests {
 /// the same way. Thousands of seeded random operands (integers, prices, tiny and 18-digit numbers,
 /// negatives, trailing zeros) are checked against `Decimal` itself.
 struct SmallDecimalAgreementTests {
-    private struct Generator: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
-    private static func operand(_ random: inout Generator) -> String {
+    private static func operand(_ random: inout SeededGenerator) -> String {
         let digits = Int.random(in: 1...19, using: &random)
         var text = String((0..<digits).map { _ in Character(String(Int.random(in: 0...9, using: &random))) })
         while text.count > 1, text.first == "0" { text.removeFirst() }
@@ -75,7 +64,7 @@ struct SmallDecimalAgreementTests {
     }
 
     @Test func sumsDifferencesAndProductsAreDecimals() {
-        var random = Generator(state: 20261125)
+        var random = SeededGenerator(seed: 20261125)
         for _ in 0..<20_000 {
             let a = Self.operand(&random), b = Self.operand(&random)
             let x = WidgetNumber(a)!, y = WidgetNumber(b)!
@@ -86,7 +75,7 @@ struct SmallDecimalAgreementTests {
     }
 
     @Test func roundingIsDecimalsPlainRounding() throws {
-        var random = Generator(state: 7)
+        var random = SeededGenerator(seed: 7)
         for _ in 0..<10_000 {
             let a = Self.operand(&random)
             let places = Int.random(in: 0...6, using: &random)

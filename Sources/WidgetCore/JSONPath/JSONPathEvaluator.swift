@@ -253,16 +253,19 @@ struct JSONPathEvaluator {
         case .memberComparison(let comparison):
             return test(comparison, current: current)
         case .comparison(let left, let op, let right):
-            let a = evaluate(left, current: current)
-            let b = evaluate(right, current: current)
-            switch op {
-            case .equal: return JSONPathComparison.equal(a, b)
-            case .notEqual: return !JSONPathComparison.equal(a, b)
-            case .less: return JSONPathComparison.less(a, b)
-            case .greater: return JSONPathComparison.less(b, a)
-            case .lessOrEqual: return JSONPathComparison.less(a, b) || JSONPathComparison.equal(a, b)
-            case .greaterOrEqual: return JSONPathComparison.less(b, a) || JSONPathComparison.equal(a, b)
-            }
+            return Self.compare(evaluate(left, current: current), op, evaluate(right, current: current))
+        }
+    }
+
+    /// `a op b` (RFC 9535 §2.3.5.2.2); `nil` is Nothing.
+    private static func compare(_ a: WidgetValue?, _ op: ComparisonOperator, _ b: WidgetValue?) -> Bool {
+        switch op {
+        case .equal: return JSONPathComparison.equal(a, b)
+        case .notEqual: return !JSONPathComparison.equal(a, b)
+        case .less: return JSONPathComparison.less(a, b)
+        case .greater: return JSONPathComparison.less(b, a)
+        case .lessOrEqual: return JSONPathComparison.less(a, b) || JSONPathComparison.equal(a, b)
+        case .greaterOrEqual: return JSONPathComparison.less(b, a) || JSONPathComparison.equal(a, b)
         }
     }
 
@@ -286,15 +289,7 @@ struct JSONPathEvaluator {
             case .greaterOrEqual: return value >= literal
             }
         }
-        let literal = comparison.literal
-        switch comparison.op {
-        case .equal: return JSONPathComparison.equal(member, literal)
-        case .notEqual: return !JSONPathComparison.equal(member, literal)
-        case .less: return JSONPathComparison.less(member, literal)
-        case .greater: return JSONPathComparison.less(literal, member)
-        case .lessOrEqual: return JSONPathComparison.less(member, literal) || JSONPathComparison.equal(member, literal)
-        case .greaterOrEqual: return JSONPathComparison.less(literal, member) || JSONPathComparison.equal(member, literal)
-        }
+        return Self.compare(member, comparison.op, comparison.literal)
     }
 
     /// The value of a comparand; `nil` is the special result Nothing.

@@ -41,18 +41,7 @@ public enum AtomicFile {
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
         guard descriptor >= 0 else { throw AtomicFileError(url, "cannot create a temporary file", errno: errno) }
         var failure: AtomicFileError?
-        data.withUnsafeBytes { raw in
-            var offset = 0
-            while offset < raw.count {
-                let written = systemWrite(descriptor, raw.baseAddress! + offset, raw.count - offset)
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    failure = AtomicFileError(url, "cannot write", errno: errno)
-                    return
-                }
-                offset += written
-            }
-        }
+        if let code = writeAll(data, to: descriptor) { failure = AtomicFileError(url, "cannot write", errno: code) }
         if failure == nil, fchmod(descriptor, mode) != 0 { failure = AtomicFileError(url, "cannot set the file mode", errno: errno) }
         if failure == nil, fsync(descriptor) != 0 { failure = AtomicFileError(url, "cannot flush to disk", errno: errno) }
         close(descriptor)
@@ -89,6 +78,22 @@ public enum AtomicFile {
             if unlink(folder.appendingPathComponent(name).path) == 0 { removed.append(name) }
         }
         return removed
+    }
+
+    /// Writes all of `data` to `descriptor`, again after an interruption; the `errno` of a failure, or `nil`.
+    static func writeAll(_ data: Data, to descriptor: Int32) -> Int32? {
+        data.withUnsafeBytes { raw -> Int32? in
+            var offset = 0
+            while offset < raw.count {
+                let written = systemWrite(descriptor, raw.baseAddress! + offset, raw.count - offset)
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    return errno
+                }
+                offset += written
+            }
+            return nil
+        }
     }
 
     @inline(__always)

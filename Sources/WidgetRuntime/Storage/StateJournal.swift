@@ -147,20 +147,9 @@ enum StateJournal {
         let descriptor = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else { throw AtomicFileError(url, "cannot open the journal", errno: errno) }
         defer { close(descriptor) }
-        var failure: AtomicFileError?
-        line.withUnsafeBytes { raw in
-            var offset = 0
-            while offset < raw.count {
-                let written = write(descriptor, raw.baseAddress! + offset, raw.count - offset)
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    failure = AtomicFileError(url, "cannot append to the journal", errno: errno)
-                    return
-                }
-                offset += written
-            }
+        if let code = AtomicFile.writeAll(line, to: descriptor) {
+            throw AtomicFileError(url, "cannot append to the journal", errno: code)
         }
-        if let failure { throw failure }
         var status = stat()
         guard fstat(descriptor, &status) == 0 else { throw AtomicFileError(url, "cannot measure the journal", errno: errno) }
         return Int(status.st_size)

@@ -2,18 +2,14 @@ import Foundation
 
 /// A seeded generator of five-field cron expressions (SplitMix64), the same on every run.
 struct CronGenerator {
-    private var state: UInt64
+    private var random: SeededGenerator
 
     init(seed: UInt64) {
-        state = seed
+        random = SeededGenerator(seed: seed)
     }
 
     mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
+        random.next()
     }
 
     mutating func int(_ range: ClosedRange<Int>) -> Int {
