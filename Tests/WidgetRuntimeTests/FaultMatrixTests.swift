@@ -131,7 +131,9 @@ struct FaultMatrixTests {
 
     @Test func everyFaultEndsInItsPlaceholderAndErrorWhileTheHealthyWidgetStaysFresh() async throws {
         let server = try Self.sharedServer.get()
-        let closedPort = try #require(ClosedPort.make())
+        let closed = try #require(ClosedPort.make())
+        defer { withExtendedLifetime(closed) {} }
+        let closedPort = closed.port
         let faults = Self.faults(server, closedPort: closedPort)
         let folder = try TemporaryFolder()
         try folder.write("widgets.d/healthy.json", Self.healthy(server))
@@ -181,7 +183,9 @@ struct FaultMatrixTests {
 
     @Test func daemonSurvivesEveryFaultAndStopsCleanly() async throws {
         let server = try Self.sharedServer.get()
-        let closedPort = try #require(ClosedPort.make())
+        let closed = try #require(ClosedPort.make())
+        defer { withExtendedLifetime(closed) {} }
+        let closedPort = closed.port
         let faults = Self.faults(server, closedPort: closedPort)
         let folder = try TemporaryFolder()
         try folder.write("widgets.d/healthy.json", Self.healthy(server))
@@ -232,7 +236,9 @@ struct FaultMatrixTests {
 
     @Test func faultAfterAGoodRunServesTheLastGoodEntriesAsCached() async throws {
         let server = try Self.sharedServer.get()
-        let closedPort = try #require(ClosedPort.make())
+        let closed = try #require(ClosedPort.make())
+        defer { withExtendedLifetime(closed) {} }
+        let closedPort = closed.port
         let chosen = ["stall", "unavailable", "truncated", "html-200", "gzip-over-cap", "redirect-loop", "refused"]
         let faults = Self.faults(server, closedPort: closedPort).filter { chosen.contains($0.id) }
         #expect(faults.count == chosen.count)

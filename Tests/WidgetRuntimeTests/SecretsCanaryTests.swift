@@ -35,7 +35,9 @@ struct SecretsCanaryTests {
 
     @Test func secretReachesTheServerAndNoOutputFileLogOrCommand() async throws {
         let server = try TestHTTPServer()
-        let closedPort = try #require(ClosedPort.make())
+        let closed = try #require(ClosedPort.make())
+        defer { withExtendedLifetime(closed) {} }
+        let closedPort = closed.port
         let folder = try TemporaryFolder()
         let widgets: [String: String] = [
             "good": Self.widget(server, route: "/json"),

@@ -176,12 +176,13 @@ struct HTTPClientTests {
     #endif
 
     @Test func aClosedPortIsARefusedConnection() async throws {
-        let server = try TestHTTPServer()
-        let url = server.url("/json")
-        server.stop()
-        let error = try #require(await failure(of: HTTPRequest(url: url)))
+        // A port held, not listening (a stopped server's port could be given to another test's server).
+        let closed = try #require(ClosedPort.make())
+        defer { withExtendedLifetime(closed) {} }
+        let port = closed.port
+        let error = try #require(await failure(of: HTTPRequest(url: URL(string: "http://127.0.0.1:\(port)/json")!)))
         #expect(error.kind == .connectionFailed)
-        #expect(error.message == "the connection to 127.0.0.1:\(server.port) was refused")
+        #expect(error.message == "the connection to 127.0.0.1:\(port) was refused")
     }
 
     @Test func aURLThatIsNotHTTPIsRefusedBeforeSending() async throws {
