@@ -51,13 +51,9 @@ final class CurlExchange: Sendable {
             state.continuation = continuation
             let seconds = request.timeout
             let host = host
-            let timer = DispatchSource.makeTimerSource(queue: .global())
-            timer.schedule(deadline: .now() + .milliseconds(Int(max(0, seconds) * 1000)))
-            timer.setEventHandler { [weak self] in
+            state.deadline = HTTPExchange.deadline(after: seconds) { [weak self] in
                 self?.finish(.failure(.timedOut(host, seconds: seconds)))
             }
-            timer.resume()
-            state.deadline = timer
             return nil
         }
         if let early {

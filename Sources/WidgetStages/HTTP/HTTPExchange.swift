@@ -39,6 +39,16 @@ final class HTTPExchange: Sendable {
 
     // MARK: - Life cycle
 
+    /// A timer that calls `fire` once, `seconds` from now: a Dispatch timer, not a sleeping task, so it
+    /// fires on time even when the cooperative thread pool is busy. Both transports time exchanges with it.
+    static func deadline(after seconds: Double, _ fire: @escaping @Sendable () -> Void) -> any DispatchSourceTimer {
+        let timer = DispatchSource.makeTimerSource(queue: .global())
+        timer.schedule(deadline: .now() + .milliseconds(Int(max(0, seconds) * 1000)))
+        timer.setEventHandler(handler: fire)
+        timer.resume()
+        return timer
+    }
+
     /// Starts `task` and the deadline; `continuation` is resumed once, with the outcome.
     func start(_ task: URLSessionTask, continuation: CheckedContinuation<Outcome, Never>) {
         let early: Outcome? = state.withLock { state in
@@ -47,15 +57,9 @@ final class HTTPExchange: Sendable {
             state.continuation = continuation
             let seconds = request.timeout
             let host = host
-            // A Dispatch timer, not a sleeping task: it fires on time even when the cooperative thread pool
-            // is busy.
-            let timer = DispatchSource.makeTimerSource(queue: .global())
-            timer.schedule(deadline: .now() + .milliseconds(Int(max(0, seconds) * 1000)))
-            timer.setEventHandler { [weak self] in
+            state.deadline = HTTPExchange.deadline(after: seconds) { [weak self] in
                 self?.finish(.failure(.timedOut(host, seconds: seconds)))
             }
-            timer.resume()
-            state.deadline = timer
             return nil
         }
         if let early {
