@@ -29,7 +29,9 @@ let package = Package(
         .plugin(name: "BuildInfoPlugin", capability: .buildTool(), path: "Sources/BuildInfoPlugin"),
         .executableTarget(
             name: "WidgetBenchmarks",
-            dependencies: ["WidgetCore", "WidgetStages", "WidgetRuntime", "WidgetTesting"]
+            dependencies: ["WidgetCore", "WidgetStages", "WidgetRuntime", "WidgetTesting"],
+            // twitter.json, canada.json and citm_catalog.json, the standard JSON benchmark documents.
+            resources: [.copy("Documents")]
         ),
         .executableTarget(name: "WidgetFuzz", dependencies: ["WidgetCore", "WidgetStages"]),
         .testTarget(name: "WidgetCoreTests", dependencies: ["WidgetCore", "WidgetTesting"]),

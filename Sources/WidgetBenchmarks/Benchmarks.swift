@@ -83,6 +83,26 @@ enum Benchmarks {
         warmups: Int = 3,
         budget: Double = 6
     ) -> Double {
+        guard
+            let (oursMeasurement, baselineMeasurement) = measurePair(
+                oursName, ours, against: baselineName, baseline,
+                bytes: bytes, iterations: iterations, warmups: warmups, budget: budget)
+        else { return .nan }
+        return ratio(oursMeasurement, baselineMeasurement)
+    }
+
+    /// Times `ours` and `baseline` in alternation and prints a row for each; `nil` (after printing why)
+    /// when either throws.
+    static func measurePair<Ours, Baseline>(
+        _ oursName: String,
+        _ ours: () throws -> Ours,
+        against baselineName: String,
+        _ baseline: () throws -> Baseline,
+        bytes: Int,
+        iterations: Int = 20,
+        warmups: Int = 3,
+        budget: Double = 6
+    ) -> (ours: BenchmarkResult, baseline: BenchmarkResult)? {
         do {
             for _ in 0..<warmups {
                 blackHole(try ours())
@@ -104,12 +124,10 @@ enum Benchmarks {
                 blackHole(second)
                 total += oursTimes[oursTimes.count - 1] + baselineTimes[baselineTimes.count - 1]
             }
-            let oursMeasurement = report(oursName, bytes: bytes, times: oursTimes)
-            let baselineMeasurement = report(baselineName, bytes: bytes, times: baselineTimes)
-            return ratio(oursMeasurement, baselineMeasurement)
+            return (report(oursName, bytes: bytes, times: oursTimes), report(baselineName, bytes: bytes, times: baselineTimes))
         } catch {
             emit(pad("\(oursName) vs \(baselineName)", 46) + "  failed: \(error)")
-            return .nan
+            return nil
         }
     }
 
