@@ -13,21 +13,37 @@ struct JSONKeyCache: ~Copyable {
 
     private static let slotCount = 256
     private static let maximumLength = 64
-    private static let shapeCount = 16
+    private static let shapeCount = 64
     /// Slots are initialised only when first used, as `occupied` records, so that reading a small
     /// document does not pay for setting up and tearing down the whole table.
     private let entries: UnsafeMutablePointer<Entry>
     private let occupied: UnsafeMutablePointer<UInt64>
-    /// Key arrays of recent objects. Arrays of records repeat the same keys in the same order, and
-    /// those objects can share one array.
-    private let shapes: UnsafeMutablePointer<[String]>
+    /// The keys of recent objects, by their first key. Arrays of records repeat the same keys in the same
+    /// order: those objects share one array and one index, and each predicts the next one's keys.
+    private let shapes: UnsafeMutablePointer<Shape>
+    /// Counts the changes of each shape slot, for ``Prediction``.
+    private let stamps: UnsafeMutablePointer<Int>
+
+    /// The keys of an object, where they were in the input once the same keys have been seen twice
+    /// (to predict the next object's keys without scanning them), and, when it has more members than
+    /// ``WidgetObject/indexThreshold``, the index from key to position that objects with those keys share.
+    struct Shape {
+        var keys: [String]
+        var records: [JSONReader.KeyRecord]
+        var index: [String: Int]?
+
+        /// No shape: predicts nothing.
+        static var none: Shape { Shape(keys: [], records: [], index: nil) }
+    }
 
     init() {
         entries = .allocate(capacity: Self.slotCount)
         occupied = .allocate(capacity: Self.slotCount / 64)
         occupied.initialize(repeating: 0, count: Self.slotCount / 64)
         shapes = .allocate(capacity: Self.shapeCount)
-        shapes.initialize(repeating: [], count: Self.shapeCount)
+        shapes.initialize(repeating: .none, count: Self.shapeCount)
+        stamps = .allocate(capacity: Self.shapeCount)
+        stamps.initialize(repeating: 0, count: Self.shapeCount)
     }
 
     deinit {
@@ -42,29 +58,104 @@ struct JSONKeyCache: ~Copyable {
         occupied.deallocate()
         shapes.deinitialize(count: Self.shapeCount)
         shapes.deallocate()
+        stamps.deallocate()
     }
 
-    /// The keys from `start` to the top of `stack` as an array, popping them: an earlier object's array
-    /// when it holds the same keys in the same order, else a new one. `hash` is the first key's hash.
+    /// A shape predicting an object's keys: its slot, and the slot's stamp when it was chosen (reading a
+    /// nested object can put another shape in that slot; the prediction then no longer holds).
+    struct Prediction {
+        var slot: Int
+        var stamp: Int
+    }
+
+    /// The shape of an earlier object at `depth` whose first key is the key `first` (not escaped) at
+    /// `first.start`, to predict the keys of an object that starts the same way; `nil` when there is none.
     @inline(__always)
-    func keys(popping stack: inout JSONScratchStack<String>, from start: Int, hash: Int) -> [String] {
-        let count = stack.count - start
-        let slot = shapes + ((hash &+ count &* 0x9E37_79B1) >> 8 & (Self.shapeCount - 1))
-        let cached = slot.pointee
-        if cached.count == count {
+    func prediction(
+        startingWith first: JSONReader.KeyRecord,
+        depth: Int,
+        in bytes: UnsafePointer<UInt8>
+    ) -> Prediction? {
+        guard !first.escaped else { return nil }
+        let slot = Self.shapeSlot(first.hash, depth: depth)
+        guard let earlier = shapes[slot].records.first, !earlier.escaped, earlier.length == first.length,
+            memoryEqual(bytes + earlier.start, bytes + first.start, first.length)
+        else { return nil }
+        return Prediction(slot: slot, stamp: stamps[slot])
+    }
+
+    /// Where the predicted shape's key number `member` was in the input; `nil` when the shape has fewer
+    /// keys or has been replaced.
+    @inline(__always)
+    func record(_ member: Int, of prediction: Prediction) -> JSONReader.KeyRecord? {
+        guard stamps[prediction.slot] == prediction.stamp, member < shapes[prediction.slot].records.count else {
+            return nil
+        }
+        return shapes[prediction.slot].records[member]
+    }
+
+    /// The predicted shape's key number `member`, after ``record(_:of:)`` has found it.
+    @inline(__always)
+    func key(_ member: Int, of prediction: Prediction) -> String {
+        shapes[prediction.slot].keys[member]
+    }
+
+    /// The keys from `start` to the top of `keys` as an array and the index a ``WidgetObject`` of that
+    /// many members keeps, popping them and their records: the predicted shape's when the object has
+    /// exactly its keys, else an earlier object's when it holds the same keys in the same order, else
+    /// new ones. `index` is the index already built while reading, if any.
+    @inline(__always)
+    func keys(
+        popping keys: inout JSONScratchStack<String>,
+        records: inout JSONScratchStack<JSONReader.KeyRecord>,
+        from start: Int,
+        depth: Int,
+        prediction: Prediction?,
+        index: [String: Int]?
+    ) -> (keys: [String], index: [String: Int]?) {
+        let count = keys.count - start
+        if let prediction, stamps[prediction.slot] == prediction.stamp,
+            shapes[prediction.slot].keys.count == count
+        {
+            keys.pop(from: start)
+            records.pop(from: start)
+            return (shapes[prediction.slot].keys, shapes[prediction.slot].index)
+        }
+        let slot = shapes + Self.shapeSlot(records[start].hash, depth: depth)
+        if slot.pointee.keys.count == count {
             var same = true
-            for offset in 0..<count where cached[offset] != stack[start + offset] {
+            for offset in 0..<count where slot.pointee.keys[offset] != keys[start + offset] {
                 same = false
                 break
             }
             if same {
-                stack.pop(from: start)
-                return cached
+                keys.pop(from: start)
+                // Seen twice: worth keeping where its keys are, to predict the next one.
+                if slot.pointee.records.isEmpty {
+                    slot.pointee.records = records.popArray(from: start)
+                    stamps[slot - shapes] &+= 1
+                }
+                records.pop(from: start)
+                return (slot.pointee.keys, slot.pointee.index)
             }
         }
-        let keys = stack.popArray(from: start)
-        slot.pointee = keys
-        return keys
+        let popped = keys.popArray(from: start)
+        records.pop(from: start)
+        let shape = Shape(
+            keys: popped,
+            records: [],
+            index: count > WidgetObject.indexThreshold ? (index ?? WidgetObject.makeIndex(popped)) : nil
+        )
+        slot.pointee = shape
+        stamps[slot - shapes] &+= 1
+        return (shape.keys, shape.index)
+    }
+
+    /// The slot of the shape of an object at `depth` whose first key has the hash `hash`. Objects nested
+    /// in each other often begin with the same key (`id`); the depth keeps them apart.
+    @inline(__always)
+    private static func shapeSlot(_ hash: Int, depth: Int) -> Int {
+        (hash >> 8 ^ depth &* 0x2F) & (shapeCount - 1)
     }
 
     /// A hash of a key's bytes: its length and its first, middle and last bytes. Equal keys have equal

@@ -16,6 +16,8 @@ extension JSONReader {
     /// One pass over the bytes of a document. Containers collect their members on shared scratch stacks
     /// and move them into exactly sized storage when they close.
     struct Scanner: ~Copyable {
+        /// Objects with up to this many members find repeated keys by a linear search of key hashes.
+        static let linearKeySearchLimit = 64
         let base: UnsafePointer<UInt8>
         let count: Int
         var position = 0
@@ -186,8 +188,16 @@ extension JSONReader {
             }
             let keyBase = keys.count
             let valueBase = values.count
-            // Built once the object has more members than WidgetObject searches linearly.
+            // An earlier object that began with the same key predicts the keys: while they follow its
+            // keys in order, each key is one compare against that object's bytes and cannot be a repeat.
+            var prediction: JSONKeyCache.Prediction? = nil
+            // How many leading members follow the prediction, or -1 once they do not.
+            var matched = -1
+            // Otherwise repeated keys are found by comparing the cheap hashes of the keys read so far; an
+            // object with more members than `linearKeySearchLimit` builds a dictionary from key to position.
             var index: [String: Int]? = nil
+            var seenLow: UInt64 = 0
+            var seenHigh: UInt64 = 0
             while true {
                 guard position < count else {
                     throw error("unexpected end of the document; expected a member name in quotes")
@@ -196,13 +206,36 @@ extension JSONReader {
                     throw error("unexpected \(describe(base[position])); expected a member name in quotes")
                 }
                 let keyOffset = position
-                let key = try readKey()
+                let member = keys.count - keyBase
+                var predicted = false
+                var key: (string: String, hash: Int, escaped: Bool)
+                if member > 0, matched == member, let prediction, let expected = keyCache.record(member, of: prediction) {
+                    let end = position + 1 + expected.length
+                    if !expected.escaped, end < count, base[end] == UInt8(ascii: "\""),
+                        memoryEqual(base + expected.start, base + position + 1, expected.length)
+                    {
+                        key = (keyCache.key(member, of: prediction), expected.hash, false)
+                        position = end + 1
+                        predicted = true
+                    } else {
+                        key = try readKey()
+                    }
+                } else {
+                    key = try readKey()
+                }
                 let record = KeyRecord(
                     start: keyOffset + 1,
                     length: position - keyOffset - 2,
                     hash: key.hash,
                     escaped: key.escaped
                 )
+                if member == 0 {
+                    prediction = keyCache.prediction(startingWith: record, depth: depth, in: base)
+                    if prediction != nil {
+                        matched = 0
+                        predicted = true
+                    }
+                }
                 skipWhitespace()
                 guard position < count, base[position] == UInt8(ascii: ":") else {
                     if position >= count { throw error("unexpected end of the document; expected ':'") }
@@ -217,12 +250,39 @@ extension JSONReader {
                 let value = try readValue(depth: depth)
                 if tracking { path.removeLast() }
 
-                let existing: Int? =
-                    if index != nil {
-                        index![key.string]
-                    } else {
-                        findKey(key.string, record, from: keyBase)
+                let existing: Int?
+                if predicted {
+                    existing = nil
+                    matched += 1
+                } else {
+                    if matched > 0 {
+                        // Leaving the prediction: the keys read so far join the hash filter.
+                        for earlier in keyBase..<keys.count {
+                            let hash = keyRecords[earlier].hash
+                            let bit: UInt64 = 1 << UInt64(hash >> 20 & 63)
+                            if hash >> 26 & 1 == 0 { seenLow |= bit } else { seenHigh |= bit }
+                        }
                     }
+                    matched = -1
+                    // A key whose hash sets a bit not yet set in `seen` cannot repeat an earlier key.
+                    let bit: UInt64 = 1 << UInt64(record.hash >> 20 & 63)
+                    let seenBefore: Bool
+                    if record.hash >> 26 & 1 == 0 {
+                        seenBefore = seenLow & bit != 0
+                        seenLow |= bit
+                    } else {
+                        seenBefore = seenHigh & bit != 0
+                        seenHigh |= bit
+                    }
+                    existing =
+                        if index != nil {
+                            index![key.string]
+                        } else if seenBefore {
+                            findKey(key.string, record, from: keyBase)
+                        } else {
+                            nil
+                        }
+                }
                 if let existing {
                     values[valueBase + existing] = value
                 } else {
@@ -232,7 +292,7 @@ extension JSONReader {
                     let members = keys.count - keyBase
                     if index != nil {
                         index![key.string] = members - 1
-                    } else if members > WidgetObject.indexThreshold {
+                    } else if matched < 0, members > Self.linearKeySearchLimit {
                         var built = [String: Int](minimumCapacity: members * 2)
                         for position in 0..<members { built[keys[keyBase + position]] = position }
                         index = built
@@ -250,13 +310,14 @@ extension JSONReader {
                     continue
                 }
                 if byte == UInt8(ascii: "}") {
-                    let objectKeys = keyCache.keys(popping: &keys, from: keyBase, hash: keyRecords[keyBase].hash)
-                    keyRecords.pop(from: keyBase)
+                    let shape = keyCache.keys(
+                        popping: &keys, records: &keyRecords, from: keyBase, depth: depth,
+                        prediction: matched == keys.count - keyBase ? prediction : nil, index: index)
                     return .object(
                         WidgetObject(
-                            uniqueKeys: objectKeys,
+                            uniqueKeys: shape.keys,
                             values: values.popArray(from: valueBase),
-                            index: index
+                            index: shape.index
                         )
                     )
                 }

@@ -72,13 +72,14 @@ public struct WidgetObject: Sendable, Hashable, Sequence, ExpressibleByDictionar
     }
 
     private mutating func rebuildIndex() {
-        guard keys.count > Self.indexThreshold else {
-            index = nil
-            return
-        }
+        index = keys.count > Self.indexThreshold ? Self.makeIndex(keys) : nil
+    }
+
+    /// The index from key to position of the unique keys `keys`.
+    static func makeIndex(_ keys: [String]) -> [String: Int] {
         var map = [String: Int](minimumCapacity: keys.count)
         for (position, key) in keys.enumerated() { map[key] = position }
-        index = map
+        return map
     }
 
     public func makeIterator() -> some IteratorProtocol<(key: String, value: WidgetValue)> {
