@@ -86,8 +86,9 @@ struct FaultMatrixTests {
                 error: "source: the request to \(host) was redirected more than 5 times, the limit"
             ),
             Fault(
+                // Empty is "no data", not broken JSON: the error says so and names the option that accepts it.
                 id: "empty-200", source: http("/content?type=application/json&body="),
-                error: "parser: the payload from \(url("/content")) is not valid JSON: line 1, column 1: unexpected end of the document; expected a value"
+                error: "parser: \(url("/content")) sent an empty body (HTTP 200) where JSON was expected; if that means \"no data\", add \"empty\": \"null\" to the parser to read it as null"
             ),
             // The JSON parser reads the body whatever its label; only a body that fails and looks like HTML
             // is reported as a page.

@@ -10,8 +10,8 @@ struct JSONParserTests {
         timeZone: TimeZone(identifier: "America/New_York")!
     )
 
-    private func parser() throws -> JSONParser {
-        let stage = try StageRegistry.builtIn.makeStage(.parser, typeName: "json", options: [:], decoder: OptionsDecoder())
+    private func parser(_ options: WidgetObject = [:]) throws -> JSONParser {
+        let stage = try StageRegistry.builtIn.makeStage(.parser, typeName: "json", options: .object(options), decoder: OptionsDecoder())
         return try #require(stage as? JSONParser)
     }
 
@@ -65,11 +65,34 @@ struct JSONParserTests {
         #expect(error?.message.hasPrefix("the payload from https://api.example.com/v1/items is not valid JSON: line 1, column 31: ") == true)
     }
 
-    @Test func anEmptyPayloadIsASyntaxError() throws {
-        let error = #expect(throws: StageError.self) {
-            _ = try parser().parse(payload(""), context: context)
+    @Test func anEmptyBodyFailsSayingSoAndNamingTheOption() throws {
+        for body in ["", " \r\n\t", "\u{FEFF}\n"] {
+            let error = #expect(throws: StageError.self) {
+                _ = try parser().parse(payload(body), context: context)
+            }
+            #expect(error?.message == #"https://api.example.com/v1/items sent an empty body where JSON was expected; if that means "no data", add "empty": "null" to the parser to read it as null"#)
         }
-        #expect(error?.message.hasPrefix("the payload from https://api.example.com/v1/items is not valid JSON: line 1, column 1: ") == true)
+        var noContent = payload("")
+        noContent.metadata["status"] = "204"
+        let error = #expect(throws: StageError.self) { _ = try parser().parse(noContent, context: context) }
+        #expect(error?.message.hasPrefix("https://api.example.com/v1/items sent an empty body (HTTP 204) where JSON was expected") == true)
+    }
+
+    @Test func emptyNullReadsAnEmptyBodyAsNullAndEverythingElseAsUsual() throws {
+        let parser = try parser(["empty": "null"])
+        var noContent = payload("")
+        noContent.metadata["status"] = "204"
+        #expect(try parser.parse(noContent, context: context) == .null)
+        #expect(try parser.parse(payload("\n  \n"), context: context) == .null)
+        #expect(try parser.parse(payload("[]"), context: context) == [])
+        #expect(try parser.parse(payload("null"), context: context) == .null)
+        #expect(throws: StageError.self) { _ = try parser.parse(payload("{"), context: context) }
+    }
+
+    @Test func emptyTakesNullOrError() throws {
+        #expect(try parser(["empty": "error"]).empty == .error)
+        let error = #expect(throws: OptionsError.self) { _ = try parser(["empty": "[]"]) }
+        #expect(error?.description == #"$.empty: "empty" is "[]"; use "null" to read an empty body as null, or "error" (the default)"#)
     }
 
     @Test func aByteOrderMarkIsSkipped() throws {
@@ -78,10 +101,10 @@ struct JSONParserTests {
         #expect(value == ["a": 1])
     }
 
-    @Test func jsonTakesNoOptions() throws {
+    @Test func jsonTakesOnlyTheEmptyOption() throws {
         let error = #expect(throws: OptionsError.self) {
             _ = try StageRegistry.builtIn.makeStage(.parser, typeName: "json", options: ["strict": true], decoder: OptionsDecoder())
         }
-        #expect(error?.description == "$.strict: unknown key 'strict'; this object takes no keys")
+        #expect(error?.description == "$.strict: unknown key 'strict'; known keys: 'empty'")
     }
 }

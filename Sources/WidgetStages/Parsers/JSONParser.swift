@@ -9,23 +9,64 @@ public import WidgetCore
 /// The body decides, not its label: JSON sent as `text/plain`, `application/octet-stream` or even
 /// `text/html` (a common default of server frameworks) parses, since rejecting it would break working
 /// APIs for no gain. A body that does not parse is reported as an HTML page when it is labelled
-/// `text/html` or starts with `<`, and as invalid JSON otherwise; an empty body is invalid JSON.
+/// `text/html` or starts with `<`, and as invalid JSON otherwise.
+///
+/// An empty body — no bytes, or only white space — is "no data", not a syntax error: many APIs answer
+/// `204 No Content` (or an empty `200`) when there is nothing to report, as aviationweather.gov does for
+/// a station without a METAR. By default it fails the refresh with a sentence saying so; with
+/// `{"type": "json", "empty": "null"}` it is read as `null`, for the transforms to handle:
+///
+/// ```json
+/// "parser": {"type": "json", "empty": "null"}
+/// ```
 public struct JSONParser: Parser {
     public struct Options: Decodable, Sendable {
-        public init() {}
+        /// What an empty body gives: `"error"` (the default) or `"null"`.
+        public var empty: String?
 
-        /// Opens the options object so that the strict options decoder rejects every member: there are none.
-        public init(from decoder: any Decoder) throws {
-            _ = try decoder.container(keyedBy: AnyCodingKey.self)
+        public init(empty: String? = nil) {
+            self.empty = empty
         }
     }
 
-    public static let typeName = "json"
-    public static let summary = "Parses JSON, keeping numbers exact."
+    /// What an empty body gives.
+    public enum EmptyBody: String, Sendable, CaseIterable {
+        /// The refresh fails, saying the body was empty.
+        case error
+        /// The value is `null`.
+        case null
+    }
 
-    public init(options: Options) {}
+    public static let typeName = "json"
+    public static let summary = "Parses JSON, keeping numbers exact; an empty body is an error or, with \"empty\": \"null\", null."
+
+    public let empty: EmptyBody
+
+    /// Checks the options.
+    ///
+    /// - Throws: A ``StageError`` when `empty` is neither `"error"` nor `"null"`.
+    public init(options: Options) throws {
+        guard let empty = EmptyBody(rawValue: options.empty ?? EmptyBody.error.rawValue) else {
+            throw StageError(
+                "\"empty\" is \"\(options.empty ?? "")\"; use \"null\" to read an empty body as null, or \"error\" (the default)",
+                option: "empty"
+            )
+        }
+        self.empty = empty
+    }
 
     public func parse(_ payload: Payload, context: StageContext) throws -> WidgetValue {
+        if Self.isEmpty(payload.data) {
+            switch empty {
+            case .null:
+                return .null
+            case .error:
+                let status = payload.metadata["status"].flatMap(Int.init).map { " (HTTP \($0))" } ?? ""
+                throw StageError(
+                    "\(payload.origin) sent an empty body\(status) where JSON was expected; if that means \"no data\", add \"empty\": \"null\" to the parser to read it as null"
+                )
+            }
+        }
         do {
             return try JSONReader.read(payload.data)
         } catch {
@@ -34,6 +75,13 @@ public struct JSONParser: Parser {
             }
             throw StageError("the payload from \(payload.origin) is not valid JSON: \(error)")
         }
+    }
+
+    /// Whether `data` has nothing but JSON white space (and perhaps a byte-order mark).
+    static func isEmpty(_ data: Data) -> Bool {
+        var bytes = data[...]
+        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes = bytes.dropFirst(3) }
+        return bytes.allSatisfy { [0x20, 0x09, 0x0A, 0x0D].contains($0) }
     }
 
     /// Whether the first byte after any byte-order mark and whitespace is `<`: a page, not a JSON document
