@@ -351,6 +351,37 @@ struct DefinitionReaderTests {
         ])
     }
 
+    @Test func whenIsATemplateOfThePipelineNotAnOptionOfTheSource() throws {
+        let result = read(#"""
+            {
+              "inputs": {
+                "airport": { "path": "airport.json" },
+                "metar": { "url": "https://aviationweather.gov/api/data/metar?ids={{ inputs.airport.id }}", "when": "{{ inputs.airport.id }}" }
+              },
+              "source": { "path": "x.json", "when": "{{ inputs.metar | size }}" }
+            }
+            """#)
+        #expect(result.diagnostics.isEmpty, "\(result.diagnostics)")
+        let definition = try #require(result.widgets.first?.definition)
+        #expect(definition.inputs.map { $0.when?.source } == [nil, "{{ inputs.airport.id }}"])
+        #expect(definition.inputs[1].source.options["when"] == nil)
+        #expect(definition.sourceWhen?.source == "{{ inputs.metar | size }}")
+        #expect(definition.source.options == ["path": "x.json"])
+    }
+
+    @Test func aWhenThatIsNotATemplateOrReadsASecretIsReported() {
+        let message = "{{ env.… }} may only be used in a source's \"url\", \"headers\" and \"body\", so that secrets never reach a snapshot; move it there"
+        #expect(problems(#"""
+            {
+              "inputs": { "a": { "path": "a.json", "when": true } },
+              "source": { "path": "x.json", "when": "{{ env.TOKEN }}" }
+            }
+            """#) == [
+            "widgets.d/news.json:2:48: $.inputs.a.when: a template must be a string, not boolean",
+            "widgets.d/news.json:3:41: $.source.when: \(message)",
+        ])
+    }
+
     @Test func unknownFilterInATemplateReportsTheColumnInsideTheFile() {
         #expect(problems(#"""
             {

@@ -231,6 +231,80 @@ struct WidgetPipelineTests {
 
     // MARK: - Building
 
+    // MARK: - when
+
+    /// The airport picked in an app decides whether there is weather to fetch (seed 002).
+    static let airportWidget = #"""
+        {
+          "inputs": {
+            "airport": { "type": "memory", "key": "airport" },
+            "metar": { "type": "memory", "key": "metar", "when": "{{ inputs.airport.id }}" }
+          },
+          "source": { "type": "memory", "key": "notes" },
+          "transforms": [ { "type": "map", "fields": { "metar": "{{ inputs.metar }}", "notes": "{{ item }}" } } ]
+        }
+        """#
+
+    @Test func anInputWhoseWhenPassesIsFetched() async throws {
+        let widget = try pipeline(Self.airportWidget)
+        let source = InMemorySource()
+        source.set("notes", json: #"{"runways": 6}"#)
+        for airport in [#"{"id": "KAPA"}"#, #"{"id": 0}"#, #"{"id": []}"#, #"{"id": " "}"#] {
+            source.set("airport", json: airport)
+            source.set("metar", json: #"[{"wspd": 15}]"#)
+            let entries = try await run(widget, source)
+            #expect(entries.map(\.content) == [["metar": [["wspd": 15]], "notes": ["runways": 6]]], "\(airport)")
+        }
+        #expect(source.fetchCount("metar") == 4)
+    }
+
+    @Test func anInputWhoseWhenGivesNilFalseOrAnEmptyStringIsNotFetchedAndIsNull() async throws {
+        let widget = try pipeline(Self.airportWidget)
+        let source = InMemorySource()
+        source.set("notes", json: #"{"runways": 6}"#)
+        for airport in ["null", "{}", #"{"id": null}"#, #"{"id": false}"#, #"{"id": ""}"#] {
+            source.set("airport", json: airport)
+            let entries = try await run(widget, source)
+            #expect(entries.map(\.content) == [["metar": nil, "notes": ["runways": 6]]], "\(airport)")
+        }
+        #expect(source.fetchCount("metar") == 0)
+        #expect(source.fetchCount("notes") == 5)
+    }
+
+    @Test func aMainSourceWhoseWhenFailsItsTestIsNotFetchedAndTheTransformsSeeNull() async throws {
+        let widget = try pipeline(#"""
+            {
+              "inputs": { "holdings": { "type": "memory", "key": "holdings" } },
+              "source": { "type": "memory", "key": "prices", "when": "{{ inputs.holdings | map: 'id' | join: ',' }}" },
+              "transforms": [ { "type": "map", "fields": { "prices": "{{ item }}", "count": "{{ inputs.holdings | size }}" } } ]
+            }
+            """#)
+        let source = InMemorySource()
+        source.set("holdings", json: "[]")
+        #expect(try await run(widget, source).map(\.content) == [["prices": nil, "count": 0]])
+        #expect(source.fetchCount("prices") == 0)
+        source.set("holdings", json: #"[{"id": "bitcoin"}]"#)
+        source.set("prices", json: #"{"bitcoin": {"usd": 97250.5}}"#)
+        #expect(try await run(widget, source).map(\.content) == [["prices": ["bitcoin": ["usd": 97250.5]], "count": 1]])
+        #expect(source.fetchCount("prices") == 1)
+    }
+
+    @Test func aWhenTemplateThatFailsNamesItsSource() async throws {
+        let widget = try pipeline(#"""
+            {
+              "inputs": { "daily": { "type": "memory", "key": "daily", "when": "{{ 1 | divided_by: params.zero }}" } },
+              "source": { "type": "memory", "key": "news" }
+            }
+            """#)
+        let source = InMemorySource()
+        await #expect {
+            _ = try await run(widget, source)
+        } throws: { error in
+            (error as? PipelineError)?.description == "inputs.daily.when: divided_by: cannot divide by zero at column 8"
+        }
+        #expect(source.fetchCount("daily") == 0)
+    }
+
     @Test func buildErrorListsEveryBadStage() throws {
         var definition = WidgetDefinition(
             id: "news",

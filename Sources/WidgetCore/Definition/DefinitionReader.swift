@@ -237,8 +237,9 @@ extension DefinitionReader {
             let inputs = readInputs(object["inputs"], at: root.appending("inputs"))
 
             var source = StageSpec(typeName: "file", path: root.appending("source"))
+            var sourceWhen: Template?
             if let value = object["source"] {
-                source = readSource(value, at: root.appending("source")) ?? source
+                if let read = readSource(value, at: root.appending("source")) { (source, sourceWhen) = read }
             } else {
                 report(root, "the definition has no \"source\"; add e.g. \"source\": {\"url\": \"https://…\"} or {\"path\": \"data.json\"}")
             }
@@ -296,7 +297,7 @@ extension DefinitionReader {
             checkTemplates(value, at: root, instances: instanceParams)
 
             let base = WidgetDefinition(
-                id: id, title: title, timeZone: timeZone, inputs: inputs, source: source, parser: parser,
+                id: id, title: title, timeZone: timeZone, inputs: inputs, source: source, sourceWhen: sourceWhen, parser: parser,
                 transforms: transforms, timeline: timeline, schedule: schedule, staleAfter: staleAfter,
                 deadline: deadline, fallback: fallback, placeholder: placeholder, file: file,
                 fingerprint: WidgetDefinition.fingerprint(of: value)
@@ -338,23 +339,26 @@ extension DefinitionReader {
             }
         }
 
-        /// `{"url": …}` is HTTP, `{"path": …}` a file, `{"type": NAME, …}` any fetcher.
-        mutating func readSource(_ value: WidgetValue, at path: ValuePath, extraKeys: [String] = []) -> StageSpec? {
+        /// `{"url": …}` is HTTP, `{"path": …}` a file, `{"type": NAME, …}` any fetcher; `when`, a template
+        /// every source may have, is the pipeline's (see ``InputDefinition/when``), not the fetcher's.
+        mutating func readSource(_ value: WidgetValue, at path: ValuePath, extraKeys: [String] = []) -> (spec: StageSpec, when: Template?)? {
             guard case .object(var object) = value else {
                 report(path, "a source must be an object such as {\"url\": \"https://…\"}, not \(value.typeName)")
                 return nil
             }
             for key in extraKeys { object[key] = nil }
+            let when = object["when"].flatMap { template($0, at: path.appending("when")) }
+            object["when"] = nil
             if case .string(let name)? = object["type"] {
                 object["type"] = nil
-                return StageSpec(typeName: name, options: object, path: path, typePath: path.appending("type"))
+                return (StageSpec(typeName: name, options: object, path: path, typePath: path.appending("type")), when)
             }
             if object["type"] != nil {
                 report(path.appending("type"), "\"type\" must be a string naming a registered source")
                 return nil
             }
-            if object["url"] != nil { return StageSpec(typeName: "http", options: object, path: path) }
-            if object["path"] != nil { return StageSpec(typeName: "file", options: object, path: path) }
+            if object["url"] != nil { return (StageSpec(typeName: "http", options: object, path: path), when) }
+            if object["path"] != nil { return (StageSpec(typeName: "file", options: object, path: path), when) }
             report(path, "a source needs \"url\" (HTTP), \"path\" (a local file) or \"type\" (a registered source)")
             return nil
         }
@@ -368,12 +372,12 @@ extension DefinitionReader {
             var inputs: [InputDefinition] = []
             for (name, input) in object {
                 let inputPath = path.appending(name)
-                guard let source = readSource(input, at: inputPath, extraKeys: ["parser"]) else { continue }
+                guard let (source, when) = readSource(input, at: inputPath, extraKeys: ["parser"]) else { continue }
                 var parser = StageSpec(typeName: "json", path: inputPath.appending("parser"))
                 if let parserValue = input["parser"] {
                     parser = readStageReference(parserValue, at: inputPath.appending("parser"), kind: .parser) ?? parser
                 }
-                inputs.append(InputDefinition(name: name, source: source, parser: parser))
+                inputs.append(InputDefinition(name: name, source: source, parser: parser, when: when))
             }
             return inputs
         }

@@ -19,6 +19,9 @@ public struct WidgetDefinition: Sendable {
     public var inputs: [InputDefinition]
     /// The main source.
     public var source: StageSpec
+    /// The main source's `when`: a template that decides whether it is fetched at all (see
+    /// ``InputDefinition/when``); `nil` when the source is always fetched.
+    public var sourceWhen: Template?
     /// The parser for the main source.
     public var parser: StageSpec
     /// Transforms, applied in order.
@@ -49,6 +52,7 @@ public struct WidgetDefinition: Sendable {
         timeZone: TimeZone = .current,
         inputs: [InputDefinition] = [],
         source: StageSpec,
+        sourceWhen: Template? = nil,
         parser: StageSpec = StageSpec(typeName: "json", path: ValuePath.root.appending("parser")),
         transforms: [StageSpec] = [],
         timeline: TimelineDefinition = TimelineDefinition(),
@@ -66,6 +70,7 @@ public struct WidgetDefinition: Sendable {
         self.timeZone = timeZone
         self.inputs = inputs
         self.source = source
+        self.sourceWhen = sourceWhen
         self.parser = parser
         self.transforms = transforms
         self.timeline = timeline
@@ -105,11 +110,19 @@ public struct InputDefinition: Sendable, Hashable {
     public var name: String
     public var source: StageSpec
     public var parser: StageSpec
+    /// A template that decides whether the source is fetched at all: `"when": "{{ inputs.airport.id }}"`.
+    ///
+    /// It is rendered before the fetch, with `inputs` (those fetched so far), `params`, `now` and `widget`
+    /// in scope but no secrets. When it gives `nil`, `false` or an empty string (see
+    /// ``WidgetValue/passesTest``) nothing is fetched or parsed and the value is `null`, for the transforms
+    /// to handle; otherwise the source is fetched as usual. `nil` (no `when`): always fetched.
+    public var when: Template?
 
-    public init(name: String, source: StageSpec, parser: StageSpec) {
+    public init(name: String, source: StageSpec, parser: StageSpec, when: Template? = nil) {
         self.name = name
         self.source = source
         self.parser = parser
+        self.when = when
     }
 }
 

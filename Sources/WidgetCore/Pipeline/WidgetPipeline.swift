@@ -4,7 +4,8 @@ public import Foundation
 ///
 /// The stages are fixed in number and type — fetch, parse, transform…, timeline — so a pipeline needs no
 /// casts between them. Named inputs run first, in order; their parsed values are visible to the later
-/// stages as `context.inputs` and to templates as `inputs.NAME`.
+/// stages as `context.inputs` and to templates as `inputs.NAME`. A source (input or main) whose `when`
+/// template does not pass is neither fetched nor parsed: its value is `null`.
 ///
 /// ```swift
 /// let entries = try await pipeline.run(context: context)
@@ -138,13 +139,21 @@ public struct WidgetPipeline: Sendable {
         var context = context
         context.params = definition.params
         for (index, input) in inputs.enumerated() {
+            let stage = "inputs.\(input.name)"
+            guard try Self.passes(definition.inputs[index].when, stage: stage, context: context) else {
+                context.inputs[input.name] = .null
+                continue
+            }
             let value = try await fetchAndParse(
-                "inputs.\(input.name)", input.fetcher, input.parser, parserKey: Self.key(of: definition.inputs[index].parser),
+                stage, input.fetcher, input.parser, parserKey: Self.key(of: definition.inputs[index].parser),
                 context: context, cache: cache, result: &result)
             context.inputs[input.name] = value
         }
-        var value = try await fetchAndParse(
-            "source", fetcher, parser, parserKey: Self.key(of: definition.parser), context: context, cache: cache, result: &result)
+        var value = WidgetValue.null
+        if try Self.passes(definition.sourceWhen, stage: "source", context: context) {
+            value = try await fetchAndParse(
+                "source", fetcher, parser, parserKey: Self.key(of: definition.parser), context: context, cache: cache, result: &result)
+        }
         for (index, transformer) in transformers.enumerated() {
             let name = "transforms[\(index)] (\(type(of: transformer).typeName))"
             let input = value
@@ -197,6 +206,19 @@ public struct WidgetPipeline: Sendable {
             result.cache[stage] = CachedFetch(validators: validators, value: value)
         }
         return value
+    }
+
+    /// Whether a source with the test `when` is to be fetched: always without one; otherwise when the
+    /// template, rendered without secrets, passes (``WidgetValue/passesTest``).
+    ///
+    /// - Throws: ``PipelineError`` for `STAGE.when` when the template fails.
+    static func passes(_ when: Template?, stage: String, context: StageContext) throws(PipelineError) -> Bool {
+        guard let when else { return true }
+        do {
+            return try when.render(context.templateScope()).passesTest
+        } catch {
+            throw PipelineError(stage: "\(stage).when", kind: .fetcher, underlying: error)
+        }
     }
 
     /// The parser's type and options as one string, stored with a cached value: a value is reused only

@@ -84,6 +84,13 @@ extension WidgetValue {
         default: true
         }
     }
+
+    /// Whether a template used as a test (a filter's `if`, a source's `when`) passes: Liquid's truthiness,
+    /// except that an empty string fails too, since a template that reads missing data renders one
+    /// (`"{{ a }}{{ b }}"`). `0` and `[]` pass.
+    public var passesTest: Bool {
+        isTruthy && self != .string("")
+    }
 }
 
 // MARK: - Literals

@@ -55,6 +55,11 @@ public enum DefinitionSchema {
                 "body": [:],
                 "timeout": duration,
                 "maxBytes": ["type": "integer", "minimum": 1],
+                "when": [
+                    "type": "string",
+                    "description": "A template: when it gives nil, false or \"\", the source is not fetched and its value is null.",
+                    "examples": ["{{ inputs.airport.id }}"],
+                ],
             ],
             "additionalProperties": true,
         ]
