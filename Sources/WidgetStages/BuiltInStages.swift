@@ -25,6 +25,7 @@ extension StageRegistry.Builder {
         register(LimitTransform.self)
         register(SelectTransform.self)
         register(FilterTransform.self)
+        register(ChooseTransform.self)
         register(SortTransform.self)
         register(CommandTransform.self)
         register(EachTimeline.self)

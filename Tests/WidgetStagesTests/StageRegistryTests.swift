@@ -75,11 +75,11 @@ struct StageRegistryTests {
         let registry = StageRegistry.builtIn
         #expect(registry.typeNames(of: .fetcher) == ["file", "http"])
         #expect(registry.typeNames(of: .parser) == ["feed", "firestore", "json", "text", "xml"])
-        #expect(registry.typeNames(of: .transformer) == ["assets", "command", "filter", "limit", "map", "select", "sort"])
+        #expect(registry.typeNames(of: .transformer) == ["assets", "choose", "command", "filter", "limit", "map", "select", "sort"])
         #expect(registry.typeNames(of: .timeline) == ["each", "single"])
         #expect(registry.allEntries.map { "\($0.kind) \($0.typeName)" } == [
             "source file", "source http", "parser feed", "parser firestore", "parser json", "parser text", "parser xml",
-            "transform assets", "transform command", "transform filter", "transform limit", "transform map", "transform select",
+            "transform assets", "transform choose", "transform command", "transform filter", "transform limit", "transform map", "transform select",
             "transform sort", "timeline each", "timeline single",
         ])
     }
@@ -97,7 +97,7 @@ struct StageRegistryTests {
             _ = try StageRegistry.builtIn.makeStage(.transformer, typeName: "limt", options: [:])
             Issue.record("an unknown transform was made")
         } catch {
-            #expect(error.description == "$.type: unknown transform type 'limt'; did you mean 'limit'? known: 'assets', 'command', 'filter', 'limit', 'map', 'select', 'sort'")
+            #expect(error.description == "$.type: unknown transform type 'limt'; did you mean 'limit'? known: 'assets', 'choose', 'command', 'filter', 'limit', 'map', 'select', 'sort'")
         }
         do {
             _ = try StageRegistry.empty.makeStage(.timeline, typeName: "single", options: [:])

@@ -88,12 +88,9 @@ public struct AssetsTransform: Transformer {
                 addNext()
             }
         }
-        var result = value
-        for (location, url) in targets {
-            guard let file = stored[url] else { continue }
-            result = Self.replacing(in: result, at: location.components[...], with: .string("assets/" + file))
-        }
-        return result
+        return value.replacing(targets.compactMap { target in
+            stored[target.url].map { (target.path, .string("assets/" + $0)) }
+        })
     }
 
     /// Downloads one image and stores it; the stored file's name, or `nil` (logged) when it failed.
@@ -160,23 +157,6 @@ public struct AssetsTransform: Transformer {
         } catch {
             try? FileManager.default.removeItem(at: temporary)
             throw error
-        }
-    }
-
-    /// `value` with the member at `path` replaced by `replacement`.
-    static func replacing(in value: WidgetValue, at path: ArraySlice<ValuePath.Component>, with replacement: WidgetValue) -> WidgetValue {
-        guard let first = path.first else { return replacement }
-        switch (first, value) {
-        case (.key(let key), .object(var object)):
-            guard let member = object[key] else { return value }
-            object[key] = replacing(in: member, at: path.dropFirst(), with: replacement)
-            return .object(object)
-        case (.index(let index), .array(var items)):
-            guard items.indices.contains(index) else { return value }
-            items[index] = replacing(in: items[index], at: path.dropFirst(), with: replacement)
-            return .array(items)
-        default:
-            return value
         }
     }
 }

@@ -15,43 +15,29 @@ public struct FilterTransform: Transformer {
     public static let typeName = "filter"
     public static let summary = "Keeps the items of a list that pass a JSONPath filter or a template."
 
-    enum Test: Sendable {
-        case path(JSONPathFilter)
-        case template(Template)
-    }
-
-    let test: Test
+    let test: ItemTest
 
     public init(options: Options) throws {
-        switch (options.where, options.if) {
-        case (let filter?, nil): test = .path(filter)
-        case (nil, let template?): test = .template(template)
-        default:
+        guard (options.where == nil) != (options.if == nil), let test = try ItemTest(where: options.where, if: options.if) else {
             throw StageError("a filter needs exactly one of \"where\" (a JSONPath filter such as \"@.price > 10\") or \"if\" (a template)")
         }
+        self.test = test
     }
 
     public func transform(_ value: WidgetValue, context: StageContext) async throws -> WidgetValue {
         guard case .array(let items) = value else {
             throw StageError("filter needs a list, but the value is \(value.typeName); select a list first")
         }
-        switch test {
-        case .path(let filter):
-            return .array(items.filter { filter.matches($0, root: value) })
-        case .template(let template):
-            var scope = context.templateScope()
-            var kept: [WidgetValue] = []
-            for (index, item) in items.enumerated() {
-                scope.item = item
-                let result: WidgetValue
-                do {
-                    result = try template.render(scope)
-                } catch {
-                    throw StageError("the \"if\" template failed on item \(index): \(error)")
-                }
-                if result.isTruthy, result != .string("") { kept.append(item) }
+        var scope = context.templateScope()
+        var kept: [WidgetValue] = []
+        for (index, item) in items.enumerated() {
+            scope.item = item
+            do {
+                if try test.passes(item, root: value, scope: scope) { kept.append(item) }
+            } catch {
+                throw StageError("the \"if\" template failed on item \(index): \(error)")
             }
-            return .array(kept)
         }
+        return .array(kept)
     }
 }
