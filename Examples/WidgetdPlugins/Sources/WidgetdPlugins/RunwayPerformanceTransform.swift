@@ -7,13 +7,13 @@ public import WidgetCore
 /// **Input**: an object with the airport and its METAR (the SF50 Runways widget, seed 002):
 ///
 /// ```json
-/// {"airport": {"icao": "KPAO", "name": "Palo Alto", "elevation": 7,
+/// {"airport": {"id": "KPAO", "name": "Palo Alto", "elevation": 7,
 ///              "runways": [{"name": "31", "heading": 313, "length": 2443, "surface": "asphalt"}]},
 ///  "metar": {"icaoId": "KPAO", "reportTime": "2026-11-22T09:47:00Z", "wdir": 310, "wspd": 8, "wgst": 15,
 ///            "temp": 18, "altim": 1013.2, "elev": 2, "rawOb": "KPAO 220947Z 31008G15KT …"}}
 /// ```
 ///
-/// - `airport.elevation` is in feet; each runway's `heading` is its true heading in degrees, `length` the
+/// - `airport.id` is the station whose METAR is read (shown in messages); `airport.elevation` is in feet; each runway's `heading` is its true heading in degrees, `length` the
 ///   distance available for takeoff in feet, `surface` optional (`asphalt`, `concrete`, `grass`, …).
 /// - `metar` is one report in the aviationweather.gov JSON format, or the list that API answers (the
 ///   first report is used): `wdir` true degrees or `"VRB"`, `wspd`/`wgst` knots, `temp` °C, `altim` hPa
@@ -22,7 +22,7 @@ public import WidgetCore
 /// **Output**:
 ///
 /// ```json
-/// {"airport": {"icao": "KPAO", "name": "Palo Alto"},
+/// {"airport": {"id": "KPAO", "name": "Palo Alto"},
 ///  "weather": {"observed": "…", "raw": "…", "windDirection": 310, "windSpeed": 8, "windGust": 15,
 ///              "temperature": 18, "altimeter": 1013.2, "pressureAltitude": 9, "densityAltitude": 371},
 ///  "runways": [{"name": "31", "heading": 313, "length": 2443, "surface": "asphalt", "headwind": 8,
@@ -33,10 +33,12 @@ public import WidgetCore
 /// **Empty states** (the seed's): no airport (`airport` missing, `null` or `{}`) gives
 /// `{"airport": null, "weather": null, "runways": [], "message": "Select an airport …"}`; no usable
 /// weather (`metar` missing, `null`, `[]`, without wind speed or temperature, or no elevation in either
-/// the airport or the report) gives the runways with
-/// `headwind`, `crosswind`, `takeoffDistance`, `margin` and `fits` all `null` and a message saying so; a
-/// runway whose calculation fails (no numeric heading from 0 to 360, no positive length, a tailwind over
-/// `maxTailwind`) keeps its name and has `"N/A"` in those fields, with a `note` saying why.
+/// the airport or the report) gives the airport and its runways with `headwind`, `crosswind`,
+/// `takeoffDistance`, `margin` and `fits` all `null` and a message saying so. A calculation error shows
+/// `"N/A"` only for what cannot be calculated, with a `note` saying why: everything for a runway without
+/// a heading from 0 to 360; the takeoff distance, `margin` and `fits` beyond `maxTailwind` of tailwind
+/// (the wind components stay, as the app shows them); `margin` and `fits` for a runway without a
+/// positive length.
 ///
 /// **Model** (simplified; an illustration, not for flight planning):
 /// - Wind components, with θ = wind direction − runway heading: headwind = V·cos θ, crosswind = |V·sin θ|,
@@ -99,8 +101,8 @@ public struct RunwayPerformanceTransform: Transformer {
         guard case .object(let airport)? = input["airport"], !airport.isEmpty else {
             return ["airport": nil, "weather": nil, "runways": [], "message": .string(Self.selectAirportMessage)]
         }
-        let icao = airport["icao"]?.string ?? airport["ident"]?.string
-        var summary: WidgetObject = ["icao": icao.map(WidgetValue.string) ?? nil]
+        let id = airport["id"]?.string
+        var summary: WidgetObject = ["id": id.map(WidgetValue.string) ?? nil]
         if let name = airport["name"] { summary["name"] = name }
         let runways = airport["runways"]?.array ?? []
         let weather = Weather(metar: input["metar"], airportElevation: Self.decimal(airport["elevation"]))
@@ -111,9 +113,9 @@ public struct RunwayPerformanceTransform: Transformer {
         }
         var message: WidgetValue = nil
         if weather == nil {
-            message = .string("Weather is unavailable for \(icao ?? "this airport"); runways are shown without performance.")
+            message = .string("Weather is unavailable for \(id ?? "this airport"); runways are shown without performance.")
         } else if runways.isEmpty {
-            message = .string("\(icao ?? "This airport") has no runways on file.")
+            message = .string("\(id ?? "This airport") has no runways on file.")
         }
         return [
             "airport": .object(summary),
@@ -125,7 +127,8 @@ public struct RunwayPerformanceTransform: Transformer {
 
     // MARK: - One runway
 
-    /// The row of one runway: its data, then its performance (null without weather, "N/A" on failure).
+    /// The row of one runway: its data, then its performance (null without weather, "N/A" for what cannot
+    /// be calculated).
     func row(for runway: WidgetValue, weather: Weather?) -> WidgetObject {
         let object = runway.object ?? [:]
         var row: WidgetObject = ["name": object["name"] ?? object["ident"] ?? nil]
@@ -135,35 +138,35 @@ public struct RunwayPerformanceTransform: Transformer {
         row["heading"] = heading.flatMap(Self.number) ?? object["heading"] ?? .null
         row["length"] = length.flatMap(Self.number) ?? object["length"] ?? .null
         row["surface"] = surface.map(WidgetValue.string) ?? .null
-        let performanceKeys = ["headwind", "crosswind", "crosswindFrom", "takeoffDistance", "margin", "fits"]
+        let windKeys = ["headwind", "crosswind", "crosswindFrom"]
+        let distanceKeys = ["takeoffDistance", "margin", "fits"]
         guard let weather else {
-            for key in performanceKeys { row[key] = .null }
+            for key in windKeys + distanceKeys { row[key] = .null }
             return row
         }
-        func failed(_ note: String) -> WidgetObject {
-            var copy = row
-            for key in performanceKeys { copy[key] = Self.notAvailable }
-            copy["note"] = .string(note)
-            return copy
+        func notAvailable(_ keys: [String], because note: String) -> WidgetObject {
+            for key in keys where row[key] == nil { row[key] = Self.notAvailable }
+            row["note"] = .string(note)
+            return row
         }
         guard let heading, heading >= 0, heading <= 360 else {
-            return failed("the runway has no heading from 0 to 360 degrees")
-        }
-        guard let length, length > 0 else {
-            return failed("the runway has no positive length in feet")
+            return notAvailable(windKeys + distanceKeys, because: "the runway has no heading from 0 to 360 degrees")
         }
         let wind = weather.components(runwayHeading: heading)
-        if -wind.headwind > Decimal(maxTailwind) {
-            return failed("the tailwind of \(-wind.headwind) kt exceeds the \(maxTailwind) kt limit")
-        }
-        guard let distance = takeoffDistance(densityAltitude: weather.densityAltitude, headwind: wind.headwind, surface: surface)
-        else {
-            return failed("the takeoff distance could not be computed")
-        }
         row["headwind"] = Self.number(wind.headwind) ?? Self.notAvailable
         row["crosswind"] = Self.number(wind.crosswind) ?? Self.notAvailable
         row["crosswindFrom"] = wind.from.map(WidgetValue.string) ?? .null
+        if -wind.headwind > Decimal(maxTailwind) {
+            return notAvailable(distanceKeys, because: "the tailwind of \(-wind.headwind) kt exceeds the \(maxTailwind) kt limit")
+        }
+        guard let distance = takeoffDistance(densityAltitude: weather.densityAltitude, headwind: wind.headwind, surface: surface)
+        else {
+            return notAvailable(distanceKeys, because: "the takeoff distance could not be computed")
+        }
         row["takeoffDistance"] = Self.number(distance) ?? Self.notAvailable
+        guard let length, length > 0 else {
+            return notAvailable(["margin", "fits"], because: "the runway has no positive length in feet")
+        }
         row["margin"] = Self.number(length - distance) ?? Self.notAvailable
         row["fits"] = .bool(length >= distance)
         return row

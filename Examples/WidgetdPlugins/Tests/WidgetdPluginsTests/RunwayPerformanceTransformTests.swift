@@ -10,7 +10,7 @@ struct RunwayPerformanceTransformTests {
 
     /// A sea-level airport with one paved runway heading north, 4,000 ft long.
     static let airport: WidgetValue = [
-        "icao": "KTST", "name": "Test Field", "elevation": 0,
+        "id": "KTST", "name": "Test Field", "elevation": 0,
         "runways": [["name": "36", "heading": 360, "length": 4000, "surface": "asphalt"]],
     ]
 
@@ -75,7 +75,7 @@ struct RunwayPerformanceTransformTests {
 
     @Test func densityAltitudeLengthensTheTakeoff() async throws {
         // PA 5,000 ft, ISA there 5 °C, 25 °C outside: DA = 5,000 + 120 × 20 = 7,400 ft → × 1.74.
-        let airport: WidgetValue = ["icao": "KHI", "elevation": 5000, "runways": [["name": "36", "heading": 360, "length": 8000]]]
+        let airport: WidgetValue = ["id": "KHI", "elevation": 5000, "runways": [["name": "36", "heading": 360, "length": 8000]]]
         let output = try await Self.run(["airport": airport, "metar": ["wspd": 0, "temp": 25, "altim": 1013.25]])
         #expect(output["weather"]?["pressureAltitude"] == 5000)
         #expect(output["weather"]?["densityAltitude"] == 7400)
@@ -91,7 +91,7 @@ struct RunwayPerformanceTransformTests {
     }
 
     @Test func grassLengthensTheTakeoffByAFifth() async throws {
-        let airport: WidgetValue = ["icao": "KTST", "elevation": 0, "runways": [["name": "36", "heading": 360, "length": 4000, "surface": "Grass"]]]
+        let airport: WidgetValue = ["id": "KTST", "elevation": 0, "runways": [["name": "36", "heading": 360, "length": 4000, "surface": "Grass"]]]
         let runway = try await Self.firstRunway(Self.metar(direction: 0, speed: 0), airport: airport)
         #expect(runway["takeoffDistance"] == 3840)
     }
@@ -108,7 +108,7 @@ struct RunwayPerformanceTransformTests {
 
     @Test func theDocumentedExampleGivesTheDocumentedNumbers() async throws {
         let airport: WidgetValue = [
-            "icao": "KPAO", "name": "Palo Alto", "elevation": 7,
+            "id": "KPAO", "name": "Palo Alto", "elevation": 7,
             "runways": [["name": "31", "heading": 313, "length": 2443, "surface": "asphalt"]],
         ]
         let metar: WidgetValue = [
@@ -124,16 +124,20 @@ struct RunwayPerformanceTransformTests {
         ]])
     }
 
-    @Test func aTailwindOverTheLimitIsNotAvailable() async throws {
-        let runway = try await Self.firstRunway(Self.metar(direction: 180, speed: 12))
+    @Test func aTailwindOverTheLimitMakesTheDistanceNotAvailableButKeepsTheWindComponents() async throws {
+        let runway = try await Self.firstRunway(Self.metar(direction: 200, speed: 12))
         #expect(runway["takeoffDistance"] == "N/A")
-        #expect(runway["headwind"] == "N/A")
-        #expect(runway["note"] == "the tailwind of 12 kt exceeds the 10 kt limit")
+        #expect(runway["margin"] == "N/A")
+        #expect(runway["fits"] == "N/A")
+        #expect(runway["headwind"] == -11.3)
+        #expect(runway["crosswind"] == 4.1)
+        #expect(runway["crosswindFrom"] == "left")
+        #expect(runway["note"] == "the tailwind of 11.3 kt exceeds the 10 kt limit")
     }
 
     @Test func aRunwayWithBadDataIsNotAvailableWhileTheOthersAreComputed() async throws {
         let airport: WidgetValue = [
-            "icao": "KTST", "elevation": 0,
+            "id": "KTST", "elevation": 0,
             "runways": [
                 ["name": "04", "heading": "north-east", "length": 3000],
                 ["name": "22", "heading": 220],
@@ -147,7 +151,11 @@ struct RunwayPerformanceTransformTests {
         #expect(runways[0]["takeoffDistance"] == "N/A")
         #expect(runways[0]["crosswind"] == "N/A")
         #expect(runways[0]["note"] == "the runway has no heading from 0 to 360 degrees")
-        #expect(runways[1]["takeoffDistance"] == "N/A")
+        // Without a length the distance is still known; only how it compares with the runway is not.
+        #expect(runways[1]["headwind"] == -7.7)
+        #expect(runways[1]["takeoffDistance"] == 4432)
+        #expect(runways[1]["margin"] == "N/A")
+        #expect(runways[1]["fits"] == "N/A")
         #expect(runways[1]["note"] == "the runway has no positive length in feet")
         #expect(runways[2]["takeoffDistance"] == 2880)
     }
