@@ -12,22 +12,29 @@ all of them: run a definition with `--rewrite-origin https://api.coingecko.com=h
 and `https://api.coingecko.com/api/v3/simple/price?ids=bitcoin` arrives here as
 `/api.coingecko.com/api/v3/simple/price?ids=bitcoin`.
 
-routes.json is {"routes": [ROUTE, ...]}; the first route that matches a request answers it. A ROUTE has
+routes.json is {"routes": [ROUTE, ...], "scenarios": {NAME: [ROUTE, ...], ...}}; the first route that
+matches a request answers it, the chosen scenario's routes before the others. A ROUTE has
   "method"        GET by default;
   "path"          a shell-style pattern (fnmatch) for the percent-decoded path;
   "query"         optional {name: value}: these query parameters must have exactly these values;
   then either
-  "file", "type"  the recorded payload and its Content-Type (200), or
+  "status", "file", "type", "headers"
+                  the answer: the status (200 by default), the recorded body (none when there is no
+                  "file": an empty body, as a 204 has), its Content-Type and any other headers, or
   "transmission"  {"user", "password", "sessionId", "methods": {RPC method: file}}: Transmission's RPC
-                  protocol: a wrong or missing basic authentication answers 401, a missing or stale
-                  X-Transmission-Session-Id answers 409 with the id in that header, and a call answers
-                  the recorded {"arguments": …, "result": "success"} with the request's "tag" (for
-                  torrent-get, each torrent holds only the requested "fields").
+                  protocol: a wrong or missing basic authentication answers 401 with Transmission's
+                  page and WWW-Authenticate header, a missing or stale X-Transmission-Session-Id answers
+                  409 with Transmission's page and the id in that header, and a call answers the
+                  recorded {"arguments": …, "result": "success"} with the request's "tag", written
+                  compactly as Transmission writes it (for torrent-get, each torrent holds only the
+                  requested "fields", in the order requested).
 
 Control routes (not logged):
   GET /_requests        the requests received so far, in order: [{"method", "target" (path and query),
                         "authorization", "sessionId"}].
   GET /_fail?status=N   from now on every other request answers N with {"error": …}; N=0 stops that.
+  GET /_scenario?name=NAME
+                        from now on the routes of scenarios[NAME] answer first; an empty name stops that.
 
 Anything else is 404 with {"error": "..."}.
 """
@@ -44,8 +51,10 @@ from urllib.parse import parse_qs, unquote, urlsplit
 
 ROOT = os.path.dirname(os.path.realpath(__file__))
 ROUTES = []
+SCENARIOS = {}
 LOG = []
 FAIL = {"status": 0}
+SCENARIO = {"name": ""}
 LOCK = threading.Lock()
 
 
@@ -59,8 +68,10 @@ class Handler(BaseHTTPRequestHandler):
 
     def send_body(self, status, body, content_type, headers=()):
         self.send_response(status)
-        self.send_header("Content-Type", content_type)
-        self.send_header("Content-Length", str(len(body)))
+        if content_type:
+            self.send_header("Content-Type", content_type)
+        if status != 204:
+            self.send_header("Content-Length", str(len(body)))
         for name, value in headers:
             self.send_header(name, value)
         self.end_headers()
@@ -86,6 +97,15 @@ class Handler(BaseHTTPRequestHandler):
                     FAIL["status"] = int(query.get("status", "0"))
                 self.send_json(200, {"status": FAIL["status"]})
                 return
+            if path == "/_scenario":
+                name = query.get("name", "")
+                if name and name not in SCENARIOS:
+                    self.send_json(400, {"error": "no scenario named %r; known: %s" % (name, sorted(SCENARIOS))})
+                    return
+                with LOCK:
+                    SCENARIO["name"] = name
+                self.send_json(200, {"scenario": name})
+                return
             with LOCK:
                 LOG.append({
                     "method": self.command,
@@ -94,10 +114,11 @@ class Handler(BaseHTTPRequestHandler):
                     "sessionId": self.headers.get("X-Transmission-Session-Id"),
                 })
                 failing = FAIL["status"]
+                routes = SCENARIOS.get(SCENARIO["name"], []) + ROUTES
             if failing:
                 self.send_json(failing, {"error": "the fake server was told to fail"})
                 return
-            for route in ROUTES:
+            for route in routes:
                 if route.get("method", "GET") != self.command or not fnmatch.fnmatchcase(path, route["path"]):
                     continue
                 if any(query.get(name) != value for name, value in route.get("query", {}).items()):
@@ -105,7 +126,8 @@ class Handler(BaseHTTPRequestHandler):
                 if "transmission" in route:
                     self.transmission(route["transmission"], body)
                 else:
-                    self.send_body(200, read(route["file"]), route["type"])
+                    payload = read(route["file"]) if "file" in route else b""
+                    self.send_body(route.get("status", 200), payload, route.get("type"), route.get("headers", {}).items())
                 return
             self.send_json(404, {"error": "no recorded payload for %s %s" % (self.command, self.path)})
         except (BrokenPipeError, ConnectionResetError):
@@ -118,10 +140,16 @@ class Handler(BaseHTTPRequestHandler):
     def transmission(self, server, body):
         expected = "Basic " + base64.b64encode(("%s:%s" % (server["user"], server["password"])).encode()).decode()
         if self.headers.get("Authorization") != expected:
-            self.send_body(401, b"<h1>401: Unauthorized</h1>Unauthorized User", "text/html; charset=ISO-8859-1")
+            self.send_body(401, b"<h1>401: Unauthorized</h1>Unauthorized User", "text/html; charset=ISO-8859-1",
+                           [("WWW-Authenticate", 'Basic realm="Transmission"')])
             return
         if self.headers.get("X-Transmission-Session-Id") != server["sessionId"]:
             page = ("<h1>409: Conflict</h1><p>Your request had an invalid session-id header.</p>"
+                    "<p>To fix this, follow these steps:<ol><li> When reading a response, get its "
+                    "X-Transmission-Session-Id header and remember it<li> Add the updated header to your outgoing "
+                    "requests<li> When you get this 409 error message, resend your request with the updated header"
+                    "</ol></p><p>This requirement has been added to help prevent "
+                    "<a href=\"https://en.wikipedia.org/wiki/Cross-site_request_forgery\">CSRF</a> attacks.</p>"
                     "<p><code>X-Transmission-Session-Id: %s</code></p>" % server["sessionId"]).encode()
             self.send_body(409, page, "text/html; charset=ISO-8859-1", [("X-Transmission-Session-Id", server["sessionId"])])
             return
@@ -141,7 +169,7 @@ class Handler(BaseHTTPRequestHandler):
             ]
         if "tag" in request:
             answer["tag"] = request["tag"]
-        self.send_json(200, answer)
+        self.send_body(200, json.dumps(answer, separators=(",", ":")).encode(), "application/json; charset=UTF-8")
 
 
 def read(name):
@@ -159,13 +187,15 @@ class Server(ThreadingHTTPServer):
 
 
 def main():
-    global ROOT, ROUTES
+    global ROOT, ROUTES, SCENARIOS
     parser = argparse.ArgumentParser(description="fake seed APIs")
     parser.add_argument("--root", help="the folder of routes.json and the payloads")
     arguments = parser.parse_args()
     if arguments.root:
         ROOT = os.path.realpath(arguments.root)
-    ROUTES = json.loads(read("routes.json"))["routes"]
+    table = json.loads(read("routes.json"))
+    ROUTES = table["routes"]
+    SCENARIOS = table.get("scenarios", {})
     server = Server(("127.0.0.1", 0), Handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     sys.stdout.write("PORT %d\n" % server.server_address[1])
