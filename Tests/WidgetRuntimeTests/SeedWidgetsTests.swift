@@ -3,10 +3,13 @@ import Testing
 import WidgetCore
 import WidgetRuntime
 import WidgetStages
+import WidgetTesting
 
-/// The seed widgets of `Examples/seeds/`, end to end: the built `widgetd run --once` runs the definitions
-/// unchanged against recorded payloads (`--rewrite-origin` points the real APIs at a local fake of them),
-/// and the snapshots are read back.
+/// The seed widgets of `Examples/seeds/` that need no plugin, end to end: the built `widgetd run --once`
+/// runs each seed's folder unchanged against payloads recorded in the real APIs' wire format
+/// (`--rewrite-origin` points the real APIs at a local fake of them), and the snapshots are read back.
+/// Every state the seeds name has its test; those that depend on time run the same command line in
+/// process with a manual clock.
 struct SeedWidgetsTests {
     static let newYork = TimeZone(identifier: "America/New_York")!
 
@@ -39,12 +42,15 @@ struct SeedWidgetsTests {
 
     // MARK: - Seed 000: Featured Artworks
 
-    @Test func featuredArtworksShowTodaysFourArtworksAtFourTimesOfDayWithTheirImagesDownloaded() async throws {
+    /// The image tokens the app would take: the default image's, or the lowest position's without one.
+    static let artworkTokens = ["aBc1dEf2GhI3jKl4MnO5pQ", "pQ7wE3rT5yU7iO9pA1sD3f", "mN4vB6nM8qW0eR2tY4uI6o", "uV6xQ8wE0rT2yU4iO6pA8s"]
+
+    @Test func featuredArtworksReadTheSnakeCaseFileAndShowFourArtworksEachWithItsOwnImage() async throws {
         let apis = try SeedAPIs()
         defer { apis.stop() }
         let out = try TemporaryFolder("seed-artworks")
         let days = Set([Date()].map { Self.day($0, in: Self.newYork) })
-        let result = try await apis.runSeeds(out: out)
+        let result = try await apis.run("000-featured-artworks", out: out)
         let today = days.union([Self.day(Date(), in: Self.newYork)])
         #expect(result.status == 0, "\(result.stderr)")
 
@@ -63,9 +69,8 @@ struct SeedWidgetsTests {
         #expect(entries.map { $0["content"]?["id"]?.string } == ids)
         #expect(entries.map { $0["content"]?["artist"]?.string } == ["Hilma af Klint", "Yayoi Kusama", "Jean-Michel Basquiat", "Georgia O'Keeffe"])
         #expect(entries.map { $0["url"]?.string } == ids.map { "https://www.artsy.net/artwork/\($0)" })
-        // The default image's token; without a default image, the lowest position's.
-        let tokens = ["aBc1_dEf2-artwork-1-main", "pQ7w-artwork-2-front", "mN4v_artwork-3-main", "uV6x_artwork-4-main"]
-        #expect(entries.map { $0["content"]?["token"]?.string } == tokens)
+        // is_default, then the lowest position (Kusama's file has no default image); gemini_token, snake_case as written.
+        #expect(entries.map { $0["content"]?["token"]?.string } == Self.artworkTokens)
 
         // 08:00, 12:00, 16:00 and 20:00 today in the widget's zone.
         let dates = entries.compactMap { Self.date($0["date"]) }
@@ -84,14 +89,14 @@ struct SeedWidgetsTests {
             #expect(next.timeIntervalSince(morning) == 20 * 3600)
         }
 
-        // The CDN URL as the app builds it, one download per artwork.
+        // The CDN URL as the app builds it: four downloads, one per artwork.
         let downloads = targets.filter { $0.hasPrefix("/d7hftxdivxxvm.cloudfront.net/") }
-        let expected = tokens.map {
+        let expected = Self.artworkTokens.map {
             "/d7hftxdivxxvm.cloudfront.net/?convert_to=webp&height=1146&quality=50&resize_to=width&token=\($0)&width=1092"
         }
         #expect(downloads.sorted() == expected.sorted())
 
-        // Each image is in OUT/assets, named by its content, and the snapshot points at it.
+        // Each image is in OUT/assets, named by its content, and the snapshot points at it: four files.
         for (index, entry) in entries.enumerated() {
             let bytes = try Self.image(index + 1)
             let path = try #require(entry["content"]?["image"]?.string)
@@ -107,7 +112,7 @@ struct SeedWidgetsTests {
         let apis = try SeedAPIs()
         defer { apis.stop() }
         let out = try TemporaryFolder("seed-articles")
-        let result = try await apis.runSeeds(out: out)
+        let result = try await apis.run("000-latest-articles", out: out)
         #expect(result.status == 0, "\(result.stderr)")
 
         let snapshot = try out.json("latest-articles.json")
@@ -128,30 +133,37 @@ struct SeedWidgetsTests {
             let path = try #require(article["image"]?.string)
             #expect(try Data(contentsOf: out.file(path)) == Self.image(index + 1))
         }
-        #expect(try apis.targets().filter { $0.hasPrefix("/files.artsy.net/") }.count == 4)
+        // The enclosure's Gemini URL, its &amp; read as &: one download per article.
+        let downloads = try apis.targets().filter { $0.hasPrefix("/d7hftxdivxxvm.cloudfront.net?") }
+        #expect(downloads.count == 4)
+        #expect(downloads.contains(
+            "/d7hftxdivxxvm.cloudfront.net?height=630&quality=80&resize_to=fill&src=https%3A%2F%2Fartsy-media-uploads.s3.amazonaws.com%2FkJ2dQ8Tb4mXr6Zp1Lw9vYg%2Fbooths-abmb-2026.jpg&width=1200"
+        ), "\(downloads)")
     }
 
     // MARK: - Seed 003: Joke of the Day
+
+    static let joke: WidgetValue = [
+        "id": "Qx7mT2pLk9",
+        "text": "Why don't scientists trust atoms? Because they make up everything!",
+        "character": "Professor Giggles",
+        "category": "science",
+        "setup": "Why don't scientists trust atoms?",
+        "punchline": "Because they make up everything!",
+    ]
 
     @Test func jokeOfTheDayLooksUpTodaysJokeInTwoStepsAndSplitsIt() async throws {
         let apis = try SeedAPIs()
         defer { apis.stop() }
         let out = try TemporaryFolder("seed-joke")
         let before = Self.day(Date(), in: Self.newYork)
-        let result = try await apis.runSeeds(out: out)
+        let result = try await apis.run("003-joke-of-the-day", out: out)
         let today: Set = [before, Self.day(Date(), in: Self.newYork)]
         #expect(result.status == 0, "\(result.stderr)")
 
         let snapshot = try out.json("joke-of-the-day.json")
         #expect(snapshot["status"] == "fresh")
-        #expect(snapshot["entries"]?[0]?["content"] == [
-            "id": "Qx7mT2pLk9",
-            "text": "Why don't scientists trust atoms? Because they make up everything!",
-            "character": "Professor Giggles",
-            "category": "science",
-            "setup": "Why don't scientists trust atoms?",
-            "punchline": "Because they make up everything!",
-        ])
+        #expect(snapshot["entries"]?[0]?["content"] == Self.joke)
         let documents = "/firestore.googleapis.com/v1/projects/mr-funny-jokes/databases/(default)/documents/"
         let lookups = try apis.targets().filter { $0.hasPrefix("/firestore.googleapis.com/") }.map { $0.removingPercentEncoding ?? $0 }
         #expect(lookups.count == 2)
@@ -169,22 +181,53 @@ struct SeedWidgetsTests {
         let out = try TemporaryFolder("seed-joke-fallback")
 
         try apis.fail(with: 503)
-        _ = try await apis.runSeeds(out: out)
+        _ = try await apis.run("003-joke-of-the-day", out: out)
         var snapshot = try out.json("joke-of-the-day.json")
         #expect(snapshot["status"] == "placeholder")
         #expect(snapshot["entries"]?[0]?["content"]?["setup"] == "Open Mr. Funny Jokes to get started!")
         #expect(snapshot["error"]?.string?.contains("503") == true, "\(snapshot)")
 
         try apis.fail(with: 0)
-        _ = try await apis.runSeeds(out: out)
+        _ = try await apis.run("003-joke-of-the-day", out: out)
         #expect(try out.json("joke-of-the-day.json")["status"] == "fresh")
 
         try apis.fail(with: 503)
-        _ = try await apis.runSeeds(out: out)
+        _ = try await apis.run("003-joke-of-the-day", out: out)
         snapshot = try out.json("joke-of-the-day.json")
         #expect(snapshot["status"] == "cached")
         #expect(snapshot["entries"]?[0]?["content"]?["punchline"] == "Because they make up everything!")
         #expect(snapshot["error"]?.string?.contains("503") == true, "\(snapshot)")
+    }
+
+    @Test func aDayWithoutADailyJokeShowsAKeptJokeOrThePlaceholderOnAFreshInstall() async throws {
+        let apis = try SeedAPIs()
+        defer { apis.stop() }
+        // Firestore answers 404 with its error document when today's daily_jokes entry does not exist.
+        try apis.play("no-daily-joke")
+        let fresh = try TemporaryFolder("seed-joke-404-fresh-install")
+        #expect(try await apis.run("003-joke-of-the-day", out: fresh).status == 1)
+        var snapshot = try fresh.json("joke-of-the-day.json")
+        #expect(snapshot["status"] == "placeholder")
+        #expect(snapshot["entries"]?[0]?["content"] == [
+            "setup": "Open Mr. Funny Jokes to get started!", "punchline": "", "text": "Open Mr. Funny Jokes to get started!",
+        ])
+        #expect(snapshot["error"]?.string?.hasPrefix("inputs.daily: ") == true, "\(snapshot)")
+        #expect(snapshot["error"]?.string?.hasSuffix(" answered 404 Not Found") == true, "\(snapshot)")
+
+        // With a joke kept from an earlier day, that joke is served instead.
+        try apis.play("")
+        let out = try TemporaryFolder("seed-joke-404")
+        #expect(try await apis.run("003-joke-of-the-day", out: out).status == 0)
+        try apis.play("no-daily-joke")
+        #expect(try await apis.run("003-joke-of-the-day", out: out).status == 1)
+        snapshot = try out.json("joke-of-the-day.json")
+        #expect(snapshot["status"] == "cached")
+        #expect(snapshot["entries"]?[0]?["content"] == Self.joke)
+        #expect(snapshot["error"]?.string?.hasPrefix("inputs.daily: ") == true, "\(snapshot)")
+        #expect(snapshot["error"]?.string?.hasSuffix(" answered 404 Not Found") == true, "\(snapshot)")
+        // Only the daily lookup was tried: there was no joke id to fetch.
+        let jokes = try apis.targets().filter { $0.contains("/documents/jokes/") }
+        #expect(jokes.count == 1)
     }
 
     // MARK: - Seed 004: Bitpal portfolio
@@ -193,46 +236,107 @@ struct SeedWidgetsTests {
         let apis = try SeedAPIs()
         defer { apis.stop() }
         let out = try TemporaryFolder("seed-portfolio")
-        let result = try await apis.runSeeds(out: out)
+        let result = try await apis.run("004-bitpal-portfolio", out: out)
         #expect(result.status == 0, "\(result.stderr)")
 
         let prices = try apis.targets().filter { $0.hasPrefix("/api.coingecko.com/") }
-        #expect(prices == ["/api.coingecko.com/api/v3/simple/price?ids=bitcoin%2Cethereum%2Csolana%2Cmy-delisted-token&vs_currencies=usd"])
+        #expect(prices == [
+            "/api.coingecko.com/api/v3/simple/price?ids=bitcoin%2Cethereum%2Csolana%2Carbitrum%2Cpepe%2Cmy-delisted-token&vs_currencies=usd"
+        ])
 
         let snapshot = try out.json("bitpal-portfolio.json")
         #expect(snapshot["status"] == "fresh")
         let content = try #require(snapshot["entries"]?[0]?["content"])
         let holdings = try #require(content["holdings"]?.array)
-        // The token CoinGecko has no price for is left out.
-        #expect(holdings.map { $0["symbol"]?.string } == ["BTC", "ETH", "SOL"])
-        #expect(holdings.map { $0["currentValue"]?.number?.description } == ["48625.25", "13649.0", "4651.2"])
-        #expect(holdings.map { $0["pnlAmount"]?.number?.description } == ["17375.25", "-2351.0", "826.2"])
-        #expect(holdings.map { $0["pnlPercentage"]?.number?.description } == ["55.6", "-14.69", "21.6"])
-        #expect(content["totalValue"]?.number?.description == "66925.45")
-        #expect(content["totalCost"]?.number?.description == "51075.0")
-        #expect(content["totalPnL"]?.number?.description == "15850.45")
-        #expect(content["totalPnLPercentage"]?.number?.description == "31.03")
+        // The token CoinGecko has no price for is left out, as the app's compactMap does.
+        #expect(holdings.map { $0["symbol"]?.string } == ["BTC", "ETH", "SOL", "ARB", "PEPE"])
+        // PEPE's price is 1.034e-05 as CoinGecko writes it; the products stay exact.
+        #expect(holdings.map { $0["currentValue"]?.number?.decimal } == [48625.25, 13649, 4651.2, 390.875, 258.5].map { Decimal(string: "\($0)") })
+        #expect(holdings.map { $0["pnlAmount"]?.number?.decimal } == [17375.25, -2351, 826.2, 390.875, 46].map { Decimal(string: "\($0)") })
+        // The airdrop (ARB, average cost 0) has no cost basis: 0 %, the app's costBasis > 0 ? … : 0.
+        #expect(holdings.map { $0["pnlPercentage"]?.number?.description } == ["55.6", "-14.69", "21.6", "0", "21.65"])
+        #expect(content["totalValue"]?.number?.decimal == Decimal(string: "67574.825"))
+        #expect(content["totalCost"]?.number?.decimal == Decimal(string: "51287.5"))
+        #expect(content["totalPnL"]?.number?.decimal == Decimal(string: "16287.325"))
+        #expect(content["totalPnLPercentage"]?.number?.description == "31.76")
         #expect(content["realizedPnL"]?.number?.description == "1250.75")
 
         let generated = try #require(Self.date(snapshot["generatedAt"]))
         #expect(Self.date(snapshot["nextRefreshAt"]) == generated.addingTimeInterval(15 * 60))
     }
 
+    @Test func anEmptyPortfolioIsFreshWithZeroTotalsAndAsksCoinGeckoNothing() async throws {
+        let apis = try SeedAPIs()
+        defer { apis.stop() }
+        let config = try SeedAPIs.copy("004-bitpal-portfolio")
+        try config.write("data/holdings.json", #"{"holdings": [], "realizedPnL": 0}"#)
+        let out = try TemporaryFolder("seed-portfolio-empty")
+        let result = try await apis.run(config: config, out: out)
+        #expect(result.status == 0, "\(result.stderr)")
+
+        let snapshot = try out.json("bitpal-portfolio.json")
+        #expect(snapshot["status"] == "fresh")
+        #expect(snapshot["entries"]?[0]?["content"] == [
+            "holdings": [], "totalValue": 0, "totalCost": 0, "totalPnL": 0, "realizedPnL": 0, "currency": "usd",
+            "totalPnLPercentage": 0,
+        ])
+        #expect(try apis.targets().filter { $0.hasPrefix("/api.coingecko.com/") } == [])
+    }
+
+    @Test func withoutTheAppsHoldingsFileThePortfolioShowsItsPrompt() async throws {
+        let apis = try SeedAPIs()
+        defer { apis.stop() }
+        let config = try SeedAPIs.copy("004-bitpal-portfolio")
+        try FileManager.default.removeItem(at: config.file("data/holdings.json"))
+        let out = try TemporaryFolder("seed-portfolio-missing")
+        #expect(try await apis.run(config: config, out: out).status == 1)
+
+        let snapshot = try out.json("bitpal-portfolio.json")
+        #expect(snapshot["status"] == "placeholder")
+        #expect(snapshot["entries"]?[0]?["content"] == ["holdings": [], "message": "Add coins in Bitpal to see your portfolio."])
+        #expect(snapshot["error"]?.string?.hasPrefix("inputs.holdings: ") == true, "\(snapshot)")
+    }
+
     @Test func portfolioServesTheLastGoodValuesAsCachedWhenCoinGeckoFails() async throws {
         let apis = try SeedAPIs()
         defer { apis.stop() }
         let out = try TemporaryFolder("seed-portfolio-cached")
-        _ = try await apis.runSeeds(out: out)
+        _ = try await apis.run("004-bitpal-portfolio", out: out)
         let good = try out.json("bitpal-portfolio.json")
         #expect(good["status"] == "fresh")
 
         try apis.fail(with: 503)
-        let result = try await apis.runSeeds(out: out)
+        let result = try await apis.run("004-bitpal-portfolio", out: out)
         #expect(result.status == 1)
         let cached = try out.json("bitpal-portfolio.json")
         #expect(cached["status"] == "cached")
         #expect(cached["entries"] == good["entries"])
         #expect(cached["lastSuccessAt"] == good["lastSuccessAt"])
         #expect(cached["error"]?.string?.contains("503") == true, "\(cached)")
+    }
+
+    @Test func portfolioPricesOlderThanAnHourAreMarkedStale() async throws {
+        let apis = try SeedAPIs()
+        defer { apis.stop() }
+        let out = try TemporaryFolder("seed-portfolio-stale")
+        let start = try #require(Timestamp.date("2026-11-22T15:00:00Z"))
+        let clock = ManualClock(now: start)
+        #expect(await apis.run("004-bitpal-portfolio", out: out, clock: clock).status == 0)
+        let good = try out.json("bitpal-portfolio.json")
+        #expect(good["status"] == "fresh")
+
+        // The app's staleness indicator comes at 60 minutes: cached before, stale after.
+        try apis.fail(with: 503)
+        clock.advance(by: 60 * 60)
+        #expect(await apis.run("004-bitpal-portfolio", out: out, clock: clock).status == 1)
+        #expect(try out.json("bitpal-portfolio.json")["status"] == "cached")
+        clock.advance(by: 60)
+        #expect(await apis.run("004-bitpal-portfolio", out: out, clock: clock).status == 1)
+        let stale = try out.json("bitpal-portfolio.json")
+        #expect(stale["status"] == "stale")
+        #expect(stale["entries"] == good["entries"])
+        #expect(stale["lastSuccessAt"] == "2026-11-22T15:00:00Z")
+        #expect(stale["generatedAt"] == "2026-11-22T16:01:00Z")
+        #expect(stale["error"]?.string?.contains("503") == true, "\(stale)")
     }
 }

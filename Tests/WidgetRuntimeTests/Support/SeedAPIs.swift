@@ -1,20 +1,25 @@
 import Foundation
+import Synchronization
 import WidgetCore
+import WidgetRuntime
+import WidgetStages
 import WidgetTesting
 
 /// The public APIs of the seed widgets, faked: `Tests/Fixtures/seeds/seed_server.py` serving the recorded
 /// payloads of `Tests/Fixtures/seeds/`.
 ///
 /// Each API's origin is served under a path naming its host, and ``rewriteArguments`` send the real
-/// origins there, so the definitions in `Examples/seeds/` run unchanged.
+/// origins there, so the definitions in `Examples/seeds/NNN-name/` run unchanged.
 final class SeedAPIs: Sendable {
     /// The recorded payloads and the server script.
     static let fixtures = Widgetd.packageRoot.appendingPathComponent("Tests/Fixtures/seeds")
+    /// One folder per seed widget: its definition and data.
+    static let seeds = Widgetd.packageRoot.appendingPathComponent("Examples/seeds")
 
-    /// The hosts the definitions in `Examples/seeds/` reach.
+    /// The hosts the seed definitions that need no plugin reach.
     static let hosts = [
-        "artsy-public.s3.amazonaws.com", "d7hftxdivxxvm.cloudfront.net", "www.artsy.net", "files.artsy.net",
-        "firestore.googleapis.com", "api.coingecko.com",
+        "artsy-public.s3.amazonaws.com", "d7hftxdivxxvm.cloudfront.net", "www.artsy.net", "firestore.googleapis.com",
+        "api.coingecko.com",
     ]
 
     let server: TestHTTPServer
@@ -43,14 +48,50 @@ final class SeedAPIs: Sendable {
         _ = try Data(contentsOf: server.url("/_fail?status=\(status)"))
     }
 
+    /// From now on the routes of the scenario `name` of `routes.json` answer first ("" stops that).
+    func play(_ name: String) throws {
+        _ = try Data(contentsOf: server.url("/_scenario?name=\(name)"))
+    }
+
     /// Stops the server.
     func stop() {
         server.stop()
     }
 
-    /// Runs the built `widgetd run --config Examples/seeds --out OUT --once` against this server.
-    func runSeeds(out: TemporaryFolder) async throws -> Widgetd.Output {
-        try await Widgetd.run(["run", "--config", "Examples/seeds", "--out", out.path, "--once"] + rewriteArguments)
+    /// Runs the built `widgetd run --config Examples/seeds/SEED --out OUT --once` against this server.
+    func run(_ seed: String, out: TemporaryFolder) async throws -> Widgetd.Output {
+        try await Widgetd.run(["run", "--config", "Examples/seeds/\(seed)", "--out", out.path, "--once"] + rewriteArguments)
+    }
+
+    /// Runs the built `widgetd run --once` on the definitions of `config` (a copy of a seed, say).
+    func run(config: TemporaryFolder, out: TemporaryFolder) async throws -> Widgetd.Output {
+        try await Widgetd.run(["run", "--config", config.path, "--out", out.path, "--once"] + rewriteArguments)
+    }
+
+    /// Runs the same `run --once` command line in this process with `clock`, for the states that depend on
+    /// time (the built executable reads the system clock); returns the exit status and what it printed.
+    func run(_ seed: String, out: TemporaryFolder, clock: any WidgetClock) async -> (status: Int32, log: String) {
+        let lines = Mutex<[String]>([])
+        let environment = CommandEnvironment(
+            registry: .builtIn, clock: clock,
+            print: { line in lines.withLock { $0.append(line) } },
+            printError: { line in lines.withLock { $0.append(line) } }
+        )
+        let config = Self.seeds.appendingPathComponent(seed).path
+        let status = await WidgetCommandLine.main(
+            ["run", "--config", config, "--out", out.path, "--once"] + rewriteArguments, environment: environment
+        )
+        return (status, lines.withLock { $0.joined(separator: "\n") })
+    }
+
+    /// A copy of the seed's folder, whose data a test may change as the app would.
+    static func copy(_ seed: String) throws -> TemporaryFolder {
+        let folder = try TemporaryFolder("seed-\(seed)")
+        let source = seeds.appendingPathComponent(seed)
+        for name in try FileManager.default.contentsOfDirectory(atPath: source.path) {
+            try FileManager.default.copyItem(at: source.appendingPathComponent(name), to: folder.file(name))
+        }
+        return folder
     }
 }
 

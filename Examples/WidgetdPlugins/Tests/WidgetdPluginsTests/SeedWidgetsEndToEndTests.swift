@@ -8,9 +8,10 @@ import WidgetTesting
 @testable import WidgetdPlugins
 
 /// Seeds 001 (BitDream) and 002 (SF50 Runways) end to end: the standard `run --once` command line with the
-/// plugin stages, over the unchanged definitions in `Examples/definitions/`, against recorded payloads
-/// served by widgetd's fake of the seed APIs (`Tests/Fixtures/seeds/seed_server.py`), reached through
-/// `--rewrite-origin`.
+/// plugin stages, over the unchanged folders `Examples/seeds/001-bitdream/` and `002-sf50-runways/`, against
+/// payloads recorded in the real APIs' wire format, served by widgetd's fake of the seed APIs
+/// (`Tests/Fixtures/seeds/seed_server.py`) and reached through `--rewrite-origin`. Every state the two
+/// seeds name has its test; the clock is a manual one, so staleness is reached without waiting.
 struct SeedWidgetsEndToEndTests {
     /// The root of the widgetd package, two folders above this package.
     static let widgetdRoot = URL(fileURLWithPath: #filePath)
@@ -21,9 +22,9 @@ struct SeedWidgetsEndToEndTests {
         .deletingLastPathComponent()
 
     static let fixtures = widgetdRoot.appendingPathComponent("Tests/Fixtures/seeds")
-    static let definitions = widgetdRoot.appendingPathComponent("Examples/definitions")
+    static let seeds = widgetdRoot.appendingPathComponent("Examples/seeds")
 
-    /// The origins the example definitions reach, each served under a path naming it.
+    /// The origins the two seeds reach, each served under a path naming it.
     static let origins = ["http://nas.local:9091", "http://seedbox.example.net:9091", "https://aviationweather.gov"]
 
     /// The credentials the fake Transmission servers accept (`Tests/Fixtures/seeds/routes.json`).
@@ -38,11 +39,52 @@ struct SeedWidgetsEndToEndTests {
         Data("alice:s3cret-pa55".utf8).base64EncodedString(), Data("bob:an0ther-pa55".utf8).base64EncodedString(),
     ]
 
-    struct Run {
-        var code: Int32
-        var log: String
-        var out: URL
-        var server: TestHTTPServer
+    /// 2026-11-22 16:05 UTC, five minutes after the recorded METAR.
+    static let start = Date(timeIntervalSince1970: 1_795_363_500)
+
+    /// The fake APIs, and the folder runs write to.
+    final class Fixture: Sendable {
+        let server: TestHTTPServer
+        let out: URL
+        let clock = ManualClock(now: SeedWidgetsEndToEndTests.start)
+
+        init() throws {
+            server = try TestHTTPServer(root: fixtures, script: fixtures.appendingPathComponent("seed_server.py"))
+            out = try SeedWidgetsEndToEndTests.temporaryFolder()
+        }
+
+        deinit {
+            server.stop()
+            try? FileManager.default.removeItem(at: out)
+        }
+
+        /// Runs `widgetd-plugins run --config FOLDER --out OUT --once --rewrite-origin …` in process.
+        func run(_ folder: URL, secrets: [String: String] = credentials) async throws -> (code: Int32, log: String) {
+            var builder = StageRegistry.Builder.builtIn()
+            builder.register(TransmissionFetcher.self)
+            builder.register(RunwayPerformanceTransform.self)
+            let lines = Mutex<[String]>([])
+            let environment = CommandEnvironment(
+                registry: try builder.build(),
+                clock: clock,
+                secrets: SecretStore(environment: secrets),
+                print: { line in lines.withLock { $0.append(line) } },
+                printError: { line in lines.withLock { $0.append(line) } }
+            )
+            let host = "http://127.0.0.1:\(server.port)/"
+            let rewrites = origins.flatMap { origin in
+                ["--rewrite-origin", "\(origin)=\(host)\(origin.split(separator: "/").last ?? "")"]
+            }
+            let code = await WidgetCommandLine.main(
+                ["run", "--config", folder.path, "--out", out.path, "--once"] + rewrites, environment: environment
+            )
+            return (code, lines.withLock { $0.joined(separator: "\n") })
+        }
+
+        /// Runs the seed `name` of `Examples/seeds/`.
+        func run(seed name: String, secrets: [String: String] = credentials) async throws -> (code: Int32, log: String) {
+            try await run(seeds.appendingPathComponent(name), secrets: secrets)
+        }
 
         func json(_ name: String) throws -> WidgetValue {
             try JSONReader.read(Data(contentsOf: out.appendingPathComponent(name)))
@@ -52,35 +94,27 @@ struct SeedWidgetsEndToEndTests {
         func requests() throws -> [WidgetValue] {
             try JSONReader.read(Data(contentsOf: server.url("/_requests"))).array ?? []
         }
-    }
 
-    /// Runs `widgetd-plugins run --config Examples/definitions --out OUT --once --rewrite-origin …` in process.
-    static func runExamples(out: URL) async throws -> Run {
-        let server = try TestHTTPServer(root: fixtures, script: fixtures.appendingPathComponent("seed_server.py"))
-        var builder = StageRegistry.Builder.builtIn()
-        builder.register(TransmissionFetcher.self)
-        builder.register(RunwayPerformanceTransform.self)
-        let lines = Mutex<[String]>([])
-        let environment = CommandEnvironment(
-            registry: try builder.build(),
-            secrets: SecretStore(environment: credentials),
-            print: { line in lines.withLock { $0.append(line) } },
-            printError: { line in lines.withLock { $0.append(line) } }
-        )
-        let host = "http://127.0.0.1:\(server.port)/"
-        let rewrites = origins.flatMap { origin in
-            ["--rewrite-origin", "\(origin)=\(host)\(origin.split(separator: "/").last ?? "")"]
+        /// From now on every request answers `status` (0 stops that).
+        func fail(with status: Int) throws {
+            _ = try Data(contentsOf: server.url("/_fail?status=\(status)"))
         }
-        let code = await WidgetCommandLine.main(
-            ["run", "--config", definitions.path, "--out", out.path, "--once"] + rewrites, environment: environment
-        )
-        return Run(code: code, log: lines.withLock { $0.joined(separator: "\n") }, out: out, server: server)
     }
 
     static func temporaryFolder() throws -> URL {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("widgetd-plugins-seeds-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
         return url
+    }
+
+    /// A copy of a seed's folder, whose data a test changes as the app would.
+    static func copy(seed name: String) throws -> URL {
+        let folder = try temporaryFolder()
+        let source = seeds.appendingPathComponent(name)
+        for item in try FileManager.default.contentsOfDirectory(atPath: source.path) {
+            try FileManager.default.copyItem(at: source.appendingPathComponent(item), to: folder.appendingPathComponent(item))
+        }
+        return folder
     }
 
     /// Every file under `folder`, hidden state included.
@@ -93,45 +127,72 @@ struct SeedWidgetsEndToEndTests {
 
     // MARK: - Seed 001: BitDream
 
-    @Test func bitDreamWritesOneSnapshotPerServerWithoutEverShowingTheCredentials() async throws {
-        let out = try Self.temporaryFolder()
-        defer { try? FileManager.default.removeItem(at: out) }
-        let run = try await Self.runExamples(out: out)
-        defer { run.server.stop() }
+    @Test func bitDreamWritesWhatTheAppsWidgetShowsForEachServerWithoutEverShowingTheCredentials() async throws {
+        let fixture = try Fixture()
+        let run = try await fixture.run(seed: "001-bitdream")
         #expect(run.code == 0, "\(run.log)")
 
-        let home = try run.json("bitdream.home.json")
+        let home = try fixture.json("bitdream.home.json")
         #expect(home["status"] == "fresh")
         #expect(home["title"] == "BitDream · Home")
         let entry = try #require(home["entries"]?[0])
         #expect(entry["url"] == "bitdream://server/nas.local")
         #expect(entry["relevance"]?.number?.description == "1.0")
         let content = try #require(entry["content"])
+        #expect(content["serverName"] == "Home")
         #expect(content["server"] == "nas.local")
+        // The counts and speeds of session-stats, as the app's snapshot writer takes them.
+        #expect(content["active"] == 4)
+        #expect(content["paused"] == 2)
+        #expect(content["total"] == 8)
         #expect(content["downloadSpeed"] == 5242880)
         #expect(content["uploadSpeed"] == 1048576)
-        #expect(content["activeTorrents"] == 2)
-        #expect(content["pausedTorrents"] == 1)
-        #expect(content["torrentCount"] == 4)
-        #expect(content["downloading"] == 2)
-        #expect(content["torrents"]?.array?.map { $0["name"]?.string } == ["debian-13.2.0-amd64-netinst.iso", "archlinux-2026.11.01-x86_64.iso"])
-        #expect(content["torrents"]?[0]?["percentDone"]?.number?.description == "0.6125")
+        // Counted over the torrents by the app's status: two downloading, one complete (stopped at 100 %).
+        #expect(content["totalCount"] == 8)
+        #expect(content["downloadingCount"] == 2)
+        #expect(content["completedCount"] == 1)
+        #expect(content["errorCount"] == 1)
+        // The session's ratio: uploaded ÷ downloaded of current-stats.
+        #expect(content["ratio"]?.number?.description == "1.43")
+        // Every torrent by name with its status as BitDream names it, its progress, ratio and error.
+        let torrents = try #require(content["torrents"]?.array)
+        #expect(torrents.map { [$0["name"]?.string, $0["state"]?.string] } == [
+            ["debian-13.2.0-amd64-netinst.iso", "Downloading"],
+            ["archlinux-2026.11.01-x86_64.iso", "Downloading"],
+            ["ubuntu-24.04.3-desktop-amd64.iso", "Seeding"],
+            ["Fedora-Workstation-Live-x86_64-43.iso", "Paused"],
+            ["linuxmint-22.2-cinnamon-64bit.iso", "Complete"],
+            ["openSUSE-Tumbleweed-DVD-x86_64-Current.iso", "Retrieving metadata"],
+            ["kali-linux-2026.3-installer-amd64.iso", "Stalled"],
+            ["NixOS-25.11-plasma6-x86_64.iso", "Queued"],
+        ])
+        // Transmission's number forms kept: 1.0 stays 1.0, the -1.0 of "no ratio" too.
+        #expect(torrents.map { $0["percentDone"]?.number?.description } == ["0.6125", "0.25", "1.0", "0.42", "1.0", "0.0", "0.0815", "0.0"])
+        #expect(torrents.map { $0["uploadRatio"]?.number?.description } == ["0.1204", "0.0", "2.4817", "0.05", "1.0", "-1.0", "0.0", "0.0"])
+        #expect(torrents[6]["errorString"] == "Tracker gave HTTP response code 404 (Not Found)")
+        #expect(torrents[6]["error"] == 2)
+        #expect(torrents[0]["errorString"] == "")
 
-        let seedbox = try run.json("bitdream.seedbox.json")
+        let seedbox = try fixture.json("bitdream.seedbox.json")
         #expect(seedbox["status"] == "fresh")
-        #expect(seedbox["entries"]?[0]?["url"] == "bitdream://server/seedbox.example.net")
-        #expect(seedbox["entries"]?[0]?["content"]?["downloading"] == 0)
-        #expect(seedbox["entries"]?[0]?["content"]?["uploadSpeed"] == 3145728)
-        #expect(seedbox["entries"]?[0]?["relevance"]?.number?.description == "0.5")
+        let seedboxEntry = try #require(seedbox["entries"]?[0])
+        #expect(seedboxEntry["url"] == "bitdream://server/seedbox.example.net")
+        #expect(seedboxEntry["relevance"]?.number?.description == "0.5")
+        #expect(seedboxEntry["content"]?["downloadingCount"] == 0)
+        #expect(seedboxEntry["content"]?["uploadSpeed"] == 3145728)
+        // Nothing downloaded this session: the app's ratio is 0, not a division by zero.
+        #expect(seedboxEntry["content"]?["ratio"] == 0)
+        #expect(seedboxEntry["content"]?["torrents"]?.array?.map { $0["state"] } == ["Seeding"])
 
         // Listed in the index, like the app's servers.json.
-        let index = try run.json("index.json")
+        let index = try fixture.json("index.json")
         let listed = index["widgets"]?.array?.map { [$0["id"]?.string, $0["file"]?.string] }
         #expect(listed?.contains(["bitdream.home", "bitdream.home.json"]) == true, "\(index)")
         #expect(listed?.contains(["bitdream.seedbox", "bitdream.seedbox.json"]) == true, "\(index)")
 
-        // Each server got the 409 session handshake once, with its own basic authentication.
-        let requests = try run.requests()
+        // Each server got the 409 session handshake once, with its own basic authentication, and was asked
+        // for the fields the widget reads.
+        let requests = try fixture.requests()
         let homeCalls = requests.filter { $0["target"]?.string?.hasPrefix("/nas.local:9091/") == true }
         #expect(homeCalls.map { $0["sessionId"]?.string } == [nil, "GQm2sVbI8x0rSm1hBRp0a5LzW2yYtQ8Xc4kD7n6Jf3PeuAHo", "GQm2sVbI8x0rSm1hBRp0a5LzW2yYtQ8Xc4kD7n6Jf3PeuAHo"])
         #expect(homeCalls.allSatisfy { $0["authorization"]?.string == "Basic " + Self.secretTexts[2] })
@@ -140,7 +201,7 @@ struct SeedWidgetsEndToEndTests {
         #expect(seedboxCalls.allSatisfy { $0["authorization"]?.string == "Basic " + Self.secretTexts[3] })
 
         // No credential in any file under OUT (state included) or in the log.
-        let files = Self.allFiles(under: out)
+        let files = Self.allFiles(under: fixture.out)
         #expect(files.count >= 4)
         for file in files {
             let text = String(decoding: try Data(contentsOf: file), as: UTF8.self)
@@ -149,24 +210,64 @@ struct SeedWidgetsEndToEndTests {
         for secret in Self.secretTexts { #expect(!run.log.contains(secret)) }
     }
 
+    @Test func aServerWithoutASnapshotShowsTheConfigurationPromptWhileTheOtherIsFresh() async throws {
+        let fixture = try Fixture()
+        var secrets = Self.credentials
+        secrets["BITDREAM_SEEDBOX_PASSWORD"] = "not-the-password"
+        let run = try await fixture.run(seed: "001-bitdream", secrets: secrets)
+        #expect(run.code == 1)
+
+        #expect(try fixture.json("bitdream.home.json")["status"] == "fresh")
+        let seedbox = try fixture.json("bitdream.seedbox.json")
+        #expect(seedbox["status"] == "placeholder")
+        #expect(seedbox["entries"]?[0]?["content"] == [
+            "serverName": nil, "title": "Select Server", "message": "Edit this widget to select a server.",
+        ])
+        let error = try #require(seedbox["error"]?.string)
+        #expect(error.hasPrefix("source: 127.0.0.1:") && error.hasSuffix("answered 401 Unauthorized to session-stats; check the Transmission username and password"), "\(error)")
+        #expect(!error.contains("not-the-password"))
+    }
+
+    @Test func aServerSnapshotOlderThanTenMinutesIsMarkedStale() async throws {
+        let fixture = try Fixture()
+        #expect(try await fixture.run(seed: "001-bitdream").code == 0)
+        let good = try fixture.json("bitdream.home.json")
+        #expect(good["status"] == "fresh")
+
+        // The app's widget counts a snapshot older than its 10-minute refresh interval as stale.
+        try fixture.fail(with: 503)
+        fixture.clock.advance(by: 10 * 60)
+        #expect(try await fixture.run(seed: "001-bitdream").code == 1)
+        #expect(try fixture.json("bitdream.home.json")["status"] == "cached")
+        fixture.clock.advance(by: 60)
+        #expect(try await fixture.run(seed: "001-bitdream").code == 1)
+        for name in ["bitdream.home.json", "bitdream.seedbox.json"] {
+            let stale = try fixture.json(name)
+            #expect(stale["status"] == "stale", "\(name)")
+            #expect(stale["lastSuccessAt"] == "2026-11-22T16:05:00Z", "\(name)")
+            #expect(stale["error"]?.string?.contains("503 Service Unavailable") == true, "\(stale)")
+        }
+        #expect(try fixture.json("bitdream.home.json")["entries"] == good["entries"])
+    }
+
     // MARK: - Seed 002: SF50 Runways
 
     @Test func sf50RunwaysComputesWindAndTakeoffDistanceForEveryRunwayFromTheMETAR() async throws {
-        let out = try Self.temporaryFolder()
-        defer { try? FileManager.default.removeItem(at: out) }
-        let run = try await Self.runExamples(out: out)
-        defer { run.server.stop() }
+        let fixture = try Fixture()
+        let run = try await fixture.run(seed: "002-sf50-runways")
         #expect(run.code == 0, "\(run.log)")
 
-        let targets = try run.requests().compactMap { $0["target"]?.string }
+        let targets = try fixture.requests().compactMap { $0["target"]?.string }
         #expect(targets.filter { $0.hasPrefix("/aviationweather.gov/") } == ["/aviationweather.gov/api/data/metar?ids=KAPA&format=json"])
 
-        let snapshot = try run.json("sf50-runways.json")
+        let snapshot = try fixture.json("sf50-runways.json")
         #expect(snapshot["status"] == "fresh")
         let content = try #require(snapshot["entries"]?[0]?["content"])
-        #expect(content["airport"]?["icao"] == "KAPA")
+        #expect(content["airport"] == ["id": "KAPA", "name": "Centennial"])
         #expect(content["message"] == .null)
         let weather = try #require(content["weather"])
+        #expect(weather["station"] == "KAPA")
+        #expect(weather["observed"] == "2026-11-22T16:00:00.000Z")
         #expect(weather["windDirection"] == 350)
         #expect(weather["windSpeed"] == 15)
         #expect(weather["windGust"] == 22)
@@ -174,15 +275,66 @@ struct SeedWidgetsEndToEndTests {
         #expect(weather["densityAltitude"] == 6306)
         let runways = try #require(content["runways"]?.array)
         #expect(runways.map { $0["name"]?.string } == ["17L", "35R", "17R", "35L", "10", "28"])
-        // Into the wind: headwind, crosswind and a takeoff distance.
-        #expect(runways.map { $0["headwind"]?.number?.description ?? $0["headwind"]?.string } == ["N/A", "14.9", "N/A", "14.9", "N/A", "7"])
-        #expect(runways.map { $0["crosswind"]?.number?.description ?? $0["crosswind"]?.string } == ["N/A", "3.1", "N/A", "3.1", "N/A", "19.4"])
-        #expect(runways.map { $0["takeoffDistance"]?.number?.description ?? $0["takeoffDistance"]?.string } == ["N/A", "4441", "N/A", "4441", "N/A", "4853"])
+        func column(_ key: String) -> [String?] {
+            runways.map { $0[key]?.number?.description ?? $0[key]?.string ?? $0[key].map { "\($0)" } }
+        }
+        // The wind components of every runway, a tailwind (negative headwind) included.
+        #expect(column("headwind") == ["-21.8", "14.9", "-21.8", "14.9", "-10.3", "7"])
+        #expect(column("crosswind") == ["3.1", "3.1", "3.1", "3.1", "19.4", "19.4"])
+        // The takeoff distance only where it can be computed: "N/A" beyond the tailwind limit.
+        #expect(column("takeoffDistance") == ["N/A", "4441", "N/A", "4441", "N/A", "4853"])
         #expect(runways.map { $0["fits"] } == ["N/A", true, "N/A", true, "N/A", false])
-        // A runway whose calculation fails (a tailwind over the limit) shows "N/A" and says why.
         #expect(runways[0]["note"] == "the tailwind of 21.8 kt exceeds the 10 kt limit")
         #expect(runways[4]["note"] == "the tailwind of 10.3 kt exceeds the 10 kt limit")
-        #expect(snapshot["nextRefreshAt"].flatMap { $0.string.flatMap(Timestamp.date) }
-            == snapshot["generatedAt"].flatMap { $0.string.flatMap(Timestamp.date) }.map { $0.addingTimeInterval(15 * 60) })
+        #expect(runways[1]["note"] == nil)
+        #expect(snapshot["nextRefreshAt"] == "2026-11-22T16:20:00Z")
+    }
+
+    @Test func aStationWithoutAReportShowsTheAirportAndRunwaysWithoutPerformance() async throws {
+        let config = try Self.copy(seed: "002-sf50-runways")
+        defer { try? FileManager.default.removeItem(at: config) }
+        // Berlin Tegel no longer reports: aviationweather.gov answers 204 with an empty body.
+        try Data(#"""
+            {"id": "EDDT", "name": "Berlin Tegel", "elevation": 122,
+             "runways": [{"name": "08L", "heading": 82, "length": 9918, "surface": "asphalt"},
+                         {"name": "26R", "heading": 262, "length": 9918, "surface": "asphalt"}]}
+            """#.utf8).write(to: config.appendingPathComponent("data/airport.json"))
+        let fixture = try Fixture()
+        let run = try await fixture.run(config)
+        #expect(run.code == 0, "\(run.log)")
+        #expect(try fixture.requests().compactMap { $0["target"]?.string } == ["/aviationweather.gov/api/data/metar?ids=EDDT&format=json"])
+
+        let snapshot = try fixture.json("sf50-runways.json")
+        #expect(snapshot["status"] == "fresh")
+        #expect(snapshot["error"] == .null)
+        #expect(snapshot["entries"]?[0]?["content"] == [
+            "airport": ["id": "EDDT", "name": "Berlin Tegel"],
+            "weather": nil,
+            "runways": [
+                ["name": "08L", "heading": 82, "length": 9918, "surface": "asphalt", "headwind": nil, "crosswind": nil,
+                 "crosswindFrom": nil, "takeoffDistance": nil, "margin": nil, "fits": nil],
+                ["name": "26R", "heading": 262, "length": 9918, "surface": "asphalt", "headwind": nil, "crosswind": nil,
+                 "crosswindFrom": nil, "takeoffDistance": nil, "margin": nil, "fits": nil],
+            ],
+            "message": "Weather is unavailable for EDDT; runways are shown without performance.",
+        ])
+    }
+
+    @Test(arguments: ["", "null\n"])
+    func withoutASelectedAirportTheWidgetAsksForOneAndFetchesNoWeather(_ airport: String) async throws {
+        let config = try Self.copy(seed: "002-sf50-runways")
+        defer { try? FileManager.default.removeItem(at: config) }
+        try Data(airport.utf8).write(to: config.appendingPathComponent("data/airport.json"))
+        let fixture = try Fixture()
+        let run = try await fixture.run(config)
+        #expect(run.code == 0, "\(run.log)")
+        #expect(try fixture.requests() == [])
+
+        let snapshot = try fixture.json("sf50-runways.json")
+        #expect(snapshot["status"] == "fresh")
+        // The same content as the placeholder a front-end shows before any refresh: one prompt.
+        let definition = try JSONReader.read(Data(contentsOf: Self.seeds.appendingPathComponent("002-sf50-runways/sf50-runways.json")))
+        #expect(snapshot["entries"]?[0]?["content"] == definition["placeholder"])
+        #expect(snapshot["entries"]?[0]?["content"]?["message"] == "Select an airport in SF50 Runways to see takeoff performance.")
     }
 }
