@@ -97,9 +97,6 @@ public struct HTTPFetcher: Fetcher {
         }
     }
 
-    /// The client shared by every HTTP source of the process, unless the runtime provides one.
-    static let sharedClient = HTTPClient()
-
     public func fetch(context: StageContext) async throws -> Payload {
         do {
             return try await exchange(context: context)
@@ -133,13 +130,12 @@ public struct HTTPFetcher: Fetcher {
                 sentValidators = true
             }
         }
-        let client = context.resources[HTTPClient.self] ?? HTTPFetcher.sharedClient
-        let coalescer = context.resources[FetchCoalescer.self]
-        var response = try await send(request, client: client, coalescer: coalescer)
+        let http = context.http
+        var response = try await send(request, http: http)
         if let handshake, response.status == handshake.status, let token = response.headers[handshake.header] {
             var retry = request
             retry.headers.replaceOrAdd(name: handshake.header, value: token)
-            response = try await send(retry, client: client, coalescer: coalescer)
+            response = try await send(retry, http: http)
         }
         if response.status == 304, sentValidators {
             return Payload(data: Data(), origin: origin(of: request, context: context), metadata: ["status": "304"])
@@ -206,10 +202,11 @@ public struct HTTPFetcher: Fetcher {
         return String(repeating: "0", count: 16 - digits.count) + digits
     }
 
-    private func send(_ request: HTTPRequest, client: HTTPClient, coalescer: FetchCoalescer?) async throws -> HTTPResponse {
+    /// Sends `request`, whose URL ``makeRequest(context:)`` already rewrote, through the runtime's client
+    /// and the wave's coalescer.
+    private func send(_ request: HTTPRequest, http: StageHTTPClient) async throws -> HTTPResponse {
         do {
-            if let coalescer { return try await coalescer.response(to: request, client: client) }
-            return try await client.send(request)
+            return try await http.sendAsIs(request)
         } catch {
             if error.kind == .cancelled { throw CancellationError() }
             throw StageError(error.message)
@@ -227,7 +224,9 @@ public struct HTTPFetcher: Fetcher {
             }
         }
         var text = try rendered(url, "url").trimmingCharacters(in: .whitespaces)
-        if let rewrites = context.resources[OriginRewrites.self] { text = rewrites.apply(to: text) }
+        // Rewritten here rather than by `context.http.send`, so that errors and the origin name where the
+        // request went.
+        if let rewrites = context.http.originRewrites { text = rewrites.apply(to: text) }
         guard let target = URL(string: text), let scheme = target.scheme?.lowercased(), scheme == "http" || scheme == "https",
             target.host != nil
         else {

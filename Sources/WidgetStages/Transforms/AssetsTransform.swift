@@ -65,8 +65,7 @@ public struct AssetsTransform: Transformer {
             context.log("assets: cannot create the folder \(directory.lastPathComponent): \(error.localizedDescription); images keep their URLs")
             return value
         }
-        let client = context.resources[HTTPClient.self] ?? HTTPFetcher.sharedClient
-        let rewrites = context.resources[OriginRewrites.self]
+        let http = context.http
         let unique = Array(Set(targets.map(\.url)))
         var stored: [URL: String] = [:]
         let maxBytes = self.maxBytes
@@ -77,9 +76,9 @@ public struct AssetsTransform: Transformer {
                 guard next < unique.count else { return }
                 let url = unique[next]
                 next += 1
-                let source = rewrites.flatMap { URL(string: $0.apply(to: url.absoluteString)) } ?? url
+                let source = http.destination(of: url)
                 group.addTask {
-                    (url, await Self.download(source, into: directory, client: client, maxBytes: maxBytes, log: log))
+                    (url, await Self.download(source, into: directory, client: http.client, maxBytes: maxBytes, log: log))
                 }
             }
             for _ in 0..<min(concurrency, unique.count) { addNext() }
