@@ -22,8 +22,9 @@ let package = Package(
         .target(name: "WidgetStages", dependencies: ["WidgetCore"]),
         // Loading definitions from a folder, the refresh runner, the snapshot store, the commands.
         .target(name: "WidgetRuntime", dependencies: ["WidgetCore", "WidgetStages"]),
-        // Helpers for plugin authors: stage conformance checks, an in-memory fetcher, a manual clock.
-        .target(name: "WidgetTesting", dependencies: ["WidgetCore", "WidgetRuntime"]),
+        // Helpers for plugin authors: a stage harness, stage conformance checks, an in-process HTTP test
+        // server, an in-memory fetcher, a manual clock.
+        .target(name: "WidgetTesting", dependencies: ["WidgetCore", "WidgetStages", "WidgetRuntime"]),
         .executableTarget(name: "widgetd", dependencies: ["WidgetRuntime"], plugins: ["BuildInfoPlugin"]),
         // Records the git commit the executable is built from, for `widgetd --version`.
         .plugin(name: "BuildInfoPlugin", capability: .buildTool(), path: "Sources/BuildInfoPlugin"),
@@ -36,6 +37,7 @@ let package = Package(
         .executableTarget(name: "WidgetFuzz", dependencies: ["WidgetCore", "WidgetStages"]),
         .testTarget(name: "WidgetCoreTests", dependencies: ["WidgetCore", "WidgetTesting"]),
         .testTarget(name: "WidgetStagesTests", dependencies: ["WidgetCore", "WidgetStages", "WidgetTesting"]),
+        .testTarget(name: "WidgetTestingTests", dependencies: ["WidgetCore", "WidgetStages", "WidgetTesting"]),
         .testTarget(
             name: "WidgetRuntimeTests",
             dependencies: ["WidgetCore", "WidgetStages", "WidgetRuntime", "WidgetTesting"]

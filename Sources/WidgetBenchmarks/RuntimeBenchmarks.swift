@@ -55,11 +55,11 @@ func runDefinitionBenchmarks() {
 /// One refresh of a widget with a 20 KB JSON payload from a local server: CPU time per refresh.
 func runRefreshBenchmarks() {
     Benchmarks.section("refresh: one widget, 20 KB JSON from a local server")
-    let server: TestHTTPServer
+    let server: BenchmarkServer
     do {
-        server = try TestHTTPServer()
+        server = try BenchmarkServer()
     } catch {
-        emit("  skipped: the local test server did not start (\(error)); it needs python3")
+        emit("  skipped: the local test server did not start (\(error))")
         return
     }
     defer { server.stop() }

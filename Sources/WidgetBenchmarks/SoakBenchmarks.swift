@@ -17,11 +17,11 @@ func runSoakBenchmarks() {
         emit("  skipped: resident memory is read from /proc, which this system does not have")
         return
     }
-    let server: TestHTTPServer
+    let server: BenchmarkServer
     do {
-        server = try TestHTTPServer()
+        server = try BenchmarkServer()
     } catch {
-        emit("  skipped: the local test server did not start (\(error)); it needs python3")
+        emit("  skipped: the local test server did not start (\(error))")
         return
     }
     defer { server.stop() }
@@ -95,7 +95,7 @@ func runSoakBenchmarks() {
 /// What endless bodies cost: rounds of 8 requests at once to a server that sends without end, as fast as
 /// the loopback carries it, each capped at 1 MiB. The peak resident memory above the start, and what is
 /// still held afterwards, for widgetd's transport and for URLSession (the baseline), in the same run.
-private func endlessBodies(_ server: TestHTTPServer) {
+private func endlessBodies(_ server: BenchmarkServer) {
     let rounds = 5
     let width = 8
     Benchmarks.section("soak: \(rounds) rounds of \(width) endless bodies at once, 1 MiB cap each")

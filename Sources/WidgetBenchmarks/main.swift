@@ -15,6 +15,8 @@ let suites: [Benchmarks.Suite] = [
     Benchmarks.Suite(name: "memory", run: runMemoryBenchmarks),
 ]
 
+if CommandLine.arguments.dropFirst().first == BenchmarkServer.flag { BenchmarkServer.serve() }
+
 let filters = CommandLine.arguments.dropFirst().map { $0.lowercased() }
 let selected = suites.filter { suite in
     filters.isEmpty

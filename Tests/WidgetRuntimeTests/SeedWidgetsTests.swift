@@ -56,7 +56,7 @@ struct SeedWidgetsTests {
 
         let snapshot = try out.json("featured-artworks.json")
         #expect(snapshot["status"] == "fresh")
-        let targets = try apis.targets()
+        let targets = apis.targets()
         let feeds = targets.filter { $0.hasPrefix("/artsy-public.s3.amazonaws.com/") }
         #expect(feeds.count == 1)
         #expect(today.map { "/artsy-public.s3.amazonaws.com/artworks-of-the-day/\($0).json" }.contains(feeds.first ?? ""), "\(feeds)")
@@ -134,7 +134,7 @@ struct SeedWidgetsTests {
             #expect(try Data(contentsOf: out.file(path)) == Self.image(index + 1))
         }
         // The enclosure's Gemini URL, its &amp; read as &: one download per article.
-        let downloads = try apis.targets().filter { $0.hasPrefix("/d7hftxdivxxvm.cloudfront.net?") }
+        let downloads = apis.targets().filter { $0.hasPrefix("/d7hftxdivxxvm.cloudfront.net?") }
         #expect(downloads.count == 4)
         #expect(downloads.contains(
             "/d7hftxdivxxvm.cloudfront.net?height=630&quality=80&resize_to=fill&src=https%3A%2F%2Fartsy-media-uploads.s3.amazonaws.com%2FkJ2dQ8Tb4mXr6Zp1Lw9vYg%2Fbooths-abmb-2026.jpg&width=1200"
@@ -165,7 +165,7 @@ struct SeedWidgetsTests {
         #expect(snapshot["status"] == "fresh")
         #expect(snapshot["entries"]?[0]?["content"] == Self.joke)
         let documents = "/firestore.googleapis.com/v1/projects/mr-funny-jokes/databases/(default)/documents/"
-        let lookups = try apis.targets().filter { $0.hasPrefix("/firestore.googleapis.com/") }.map { $0.removingPercentEncoding ?? $0 }
+        let lookups = apis.targets().filter { $0.hasPrefix("/firestore.googleapis.com/") }.map { $0.removingPercentEncoding ?? $0 }
         #expect(lookups.count == 2)
         #expect(today.map { documents + "daily_jokes/" + $0 }.contains(lookups.first ?? ""), "\(lookups)")
         #expect(lookups.last == documents + "jokes/Qx7mT2pLk9")
@@ -180,18 +180,18 @@ struct SeedWidgetsTests {
         defer { apis.stop() }
         let out = try TemporaryFolder("seed-joke-fallback")
 
-        try apis.fail(with: 503)
+        apis.fail(with: 503)
         _ = try await apis.run("003-joke-of-the-day", out: out)
         var snapshot = try out.json("joke-of-the-day.json")
         #expect(snapshot["status"] == "placeholder")
         #expect(snapshot["entries"]?[0]?["content"]?["setup"] == "Open Mr. Funny Jokes to get started!")
         #expect(snapshot["error"]?.string?.contains("503") == true, "\(snapshot)")
 
-        try apis.fail(with: 0)
+        apis.fail(with: 0)
         _ = try await apis.run("003-joke-of-the-day", out: out)
         #expect(try out.json("joke-of-the-day.json")["status"] == "fresh")
 
-        try apis.fail(with: 503)
+        apis.fail(with: 503)
         _ = try await apis.run("003-joke-of-the-day", out: out)
         snapshot = try out.json("joke-of-the-day.json")
         #expect(snapshot["status"] == "cached")
@@ -226,7 +226,7 @@ struct SeedWidgetsTests {
         #expect(snapshot["error"]?.string?.hasPrefix("inputs.daily: ") == true, "\(snapshot)")
         #expect(snapshot["error"]?.string?.hasSuffix(" answered 404 Not Found") == true, "\(snapshot)")
         // Only the daily lookup was tried: there was no joke id to fetch.
-        let jokes = try apis.targets().filter { $0.contains("/documents/jokes/") }
+        let jokes = apis.targets().filter { $0.contains("/documents/jokes/") }
         #expect(jokes.count == 1)
     }
 
@@ -239,7 +239,7 @@ struct SeedWidgetsTests {
         let result = try await apis.run("004-bitpal-portfolio", out: out)
         #expect(result.status == 0, "\(result.stderr)")
 
-        let prices = try apis.targets().filter { $0.hasPrefix("/api.coingecko.com/") }
+        let prices = apis.targets().filter { $0.hasPrefix("/api.coingecko.com/") }
         #expect(prices == [
             "/api.coingecko.com/api/v3/simple/price?ids=bitcoin%2Cethereum%2Csolana%2Carbitrum%2Cpepe%2Cmy-delisted-token&vs_currencies=usd"
         ])
@@ -280,7 +280,7 @@ struct SeedWidgetsTests {
             "holdings": [], "totalValue": 0, "totalCost": 0, "totalPnL": 0, "realizedPnL": 0, "currency": "usd",
             "totalPnLPercentage": 0,
         ])
-        #expect(try apis.targets().filter { $0.hasPrefix("/api.coingecko.com/") } == [])
+        #expect(apis.targets().filter { $0.hasPrefix("/api.coingecko.com/") } == [])
     }
 
     @Test func withoutTheAppsHoldingsFileThePortfolioShowsItsPrompt() async throws {
@@ -305,7 +305,7 @@ struct SeedWidgetsTests {
         let good = try out.json("bitpal-portfolio.json")
         #expect(good["status"] == "fresh")
 
-        try apis.fail(with: 503)
+        apis.fail(with: 503)
         let result = try await apis.run("004-bitpal-portfolio", out: out)
         #expect(result.status == 1)
         let cached = try out.json("bitpal-portfolio.json")
@@ -326,7 +326,7 @@ struct SeedWidgetsTests {
         #expect(good["status"] == "fresh")
 
         // The app's staleness indicator comes at 60 minutes: cached before, stale after.
-        try apis.fail(with: 503)
+        apis.fail(with: 503)
         clock.advance(by: 60 * 60)
         #expect(await apis.run("004-bitpal-portfolio", out: out, clock: clock).status == 1)
         #expect(try out.json("bitpal-portfolio.json")["status"] == "cached")

@@ -5,13 +5,13 @@ import WidgetRuntime
 import WidgetStages
 import WidgetTesting
 
-/// The public APIs of the seed widgets, faked: `Tests/Fixtures/seeds/seed_server.py` serving the recorded
-/// payloads of `Tests/Fixtures/seeds/`.
+/// The public APIs of the seed widgets, faked: a ``RecordedAPI`` serving the recorded payloads of
+/// `Tests/Fixtures/seeds/` as `routes.json` describes them.
 ///
 /// Each API's origin is served under a path naming its host, and ``rewriteArguments`` send the real
 /// origins there, so the definitions in `Examples/seeds/NNN-name/` run unchanged.
 final class SeedAPIs: Sendable {
-    /// The recorded payloads and the server script.
+    /// The recorded payloads and their routes.
     static let fixtures = Widgetd.packageRoot.appendingPathComponent("Tests/Fixtures/seeds")
     /// One folder per seed widget: its definition and data.
     static let seeds = Widgetd.packageRoot.appendingPathComponent("Examples/seeds")
@@ -22,10 +22,12 @@ final class SeedAPIs: Sendable {
         "api.coingecko.com",
     ]
 
+    let api: RecordedAPI
     let server: TestHTTPServer
 
     init() throws {
-        server = try TestHTTPServer(root: Self.fixtures, script: Self.fixtures.appendingPathComponent("seed_server.py"))
+        api = try RecordedAPI(folder: Self.fixtures)
+        server = try TestHTTPServer(routes: [api.route])
     }
 
     /// `--rewrite-origin https://HOST=http://127.0.0.1:PORT/HOST` for every host.
@@ -33,24 +35,19 @@ final class SeedAPIs: Sendable {
         Self.hosts.flatMap { ["--rewrite-origin", "https://\($0)=http://127.0.0.1:\(server.port)/\($0)"] }
     }
 
-    /// The requests received so far: `method`, `target` (path and query), `authorization`, `sessionId`.
-    func requests() throws -> [WidgetValue] {
-        try JSONReader.read(Data(contentsOf: server.url("/_requests"))).array ?? []
-    }
-
-    /// The targets requested so far, in order.
-    func targets() throws -> [String] {
-        try requests().compactMap { $0["target"]?.string }
+    /// The targets (path and query) requested so far, in order.
+    func targets() -> [String] {
+        server.requests.map(\.target)
     }
 
     /// From now on every request answers `status` (0 stops that).
-    func fail(with status: Int) throws {
-        _ = try Data(contentsOf: server.url("/_fail?status=\(status)"))
+    func fail(with status: Int) {
+        api.fail(with: status)
     }
 
     /// From now on the routes of the scenario `name` of `routes.json` answer first ("" stops that).
     func play(_ name: String) throws {
-        _ = try Data(contentsOf: server.url("/_scenario?name=\(name)"))
+        try api.play(name)
     }
 
     /// Stops the server.
