@@ -4,18 +4,27 @@ public import WidgetCore
 /// Checks that a stage follows the rules every stage must follow, for plugin authors' own tests.
 ///
 /// ```swift
-/// @Test func transmissionFetcherConforms() {
-///     let problems = StageConformance.check(TransmissionFetcher.self, options: ["url": "http://127.0.0.1:9091"])
+/// @Test func roundTransformConforms() async {
+///     let problems = await StageConformance.check(RoundTransform.self, options: ["places": 2], input: [1.234, 5.678])
 ///     #expect(problems.isEmpty, "\(problems)")
 /// }
 /// ```
 ///
-/// The checks: the type name is a word that definitions can write (`json`, `runwayPerformance`); the summary is one
-/// sentence; the stage registers without clashing with the built-in stages of `registry`; the example
-/// options build the stage through the registry; an unknown option is rejected by name; and the stage
-/// is usable from several tasks at once (it is a `Sendable` value type or an immutable class).
+/// The checks of ``check(_:options:alongside:)``: the type name is a word that definitions can write
+/// (`json`, `runwayPerformance`); the summary is one sentence; the stage registers without clashing with
+/// the stages of `registry`; the example options build the stage through the registry; an unknown option
+/// is rejected by name.
+///
+/// The forms that take an input (a context for a source) also run the stage: the stage is built once,
+/// as the runtime builds it, and run `concurrentRuns` times at once from as many tasks, on the same input
+/// and context, as the refreshes of several widgets share one stage. Every run must succeed and give the
+/// same result: a stage that keeps state between runs, or shares it between runs without care, does not.
 public enum StageConformance {
-    /// Problems with stage `type`, given options that should build it; empty when it conforms.
+    /// How many runs the running checks start at once, by default.
+    public static let defaultConcurrentRuns = 8
+
+    /// Problems with stage `type`, given options that should build it; empty when it conforms. The stage
+    /// is not run: the forms that take an input run it too.
     public static func check<S: Stage>(
         _ stageType: S.Type,
         options: WidgetValue = [:],
@@ -36,21 +45,7 @@ public enum StageConformance {
             problems.append("summary '\(summary)' should be one sentence ending with a period")
         }
         var builder = registry
-        let kind: StageKind
-        switch stageType {
-        case let fetcher as any Fetcher.Type:
-            builder.registerAny(fetcher)
-            kind = .fetcher
-        case let parser as any Parser.Type:
-            builder.registerAny(parser)
-            kind = .parser
-        case let transformer as any Transformer.Type:
-            builder.registerAny(transformer)
-            kind = .transformer
-        case let timeline as any TimelineBuilder.Type:
-            builder.registerAny(timeline)
-            kind = .timeline
-        default:
+        guard let kind = StageFactory.register(stageType, into: &builder) else {
             problems.append("\(S.self) conforms to Stage but to none of Fetcher, Parser, Transformer, TimelineBuilder")
             return problems
         }
@@ -61,8 +56,9 @@ public enum StageConformance {
             problems.append("registering it fails: \(error)")
             return problems
         }
+        let decoder = StageFactory.decoder(filters: .standard)
         do {
-            let stage = try built.makeStage(kind, typeName: name, options: options)
+            let stage = try built.makeStage(kind, typeName: name, options: options, decoder: decoder)
             if !(stage is S) { problems.append("the registry built a \(Swift.type(of: stage)), not a \(S.self)") }
         } catch {
             problems.append("the example options do not build the stage: \(error)")
@@ -71,7 +67,7 @@ public enum StageConformance {
         if case .object(var object) = options {
             object["zzUnknownOption"] = true
             do {
-                _ = try built.makeStage(kind, typeName: name, options: .object(object))
+                _ = try built.makeStage(kind, typeName: name, options: .object(object), decoder: decoder)
                 problems.append("an unknown option 'zzUnknownOption' was accepted; decode Options with the synthesized Decodable or read only known keys")
             } catch {
                 if !error.message.contains("zzUnknownOption") {
@@ -81,16 +77,111 @@ public enum StageConformance {
         }
         return problems
     }
-}
 
-extension StageRegistry.Builder {
-    fileprivate mutating func registerAny(_ type: any Fetcher.Type) { registerOpened(type) }
-    fileprivate mutating func registerAny(_ type: any Parser.Type) { registerOpened(type) }
-    fileprivate mutating func registerAny(_ type: any Transformer.Type) { registerOpened(type) }
-    fileprivate mutating func registerAny(_ type: any TimelineBuilder.Type) { registerOpened(type) }
+    // MARK: - Running the stage
 
-    private mutating func registerOpened<F: Fetcher>(_ type: F.Type) { register(type) }
-    private mutating func registerOpened<P: Parser>(_ type: P.Type) { register(type) }
-    private mutating func registerOpened<T: Transformer>(_ type: T.Type) { register(type) }
-    private mutating func registerOpened<T: TimelineBuilder>(_ type: T.Type) { register(type) }
+    /// The problems of ``check(_:options:alongside:)``, then those of running the transform `type`
+    /// `concurrentRuns` times at once on `input`.
+    public static func check<T: Transformer>(
+        _ type: T.Type,
+        options: WidgetValue = [:],
+        input: WidgetValue,
+        context: StageContext = StageHarness().currentContext(),
+        alongside registry: StageRegistry.Builder = StageRegistry.Builder(),
+        concurrentRuns: Int = defaultConcurrentRuns
+    ) async -> [String] {
+        await check(type, options: options, alongside: registry, concurrentRuns: concurrentRuns) { stage in
+            try await stage.transform(input, context: context)
+        }
+    }
+
+    /// The problems of ``check(_:options:alongside:)``, then those of running the source `type`
+    /// `concurrentRuns` times at once with `context`.
+    public static func check<F: Fetcher>(
+        _ type: F.Type,
+        options: WidgetValue = [:],
+        context: StageContext,
+        alongside registry: StageRegistry.Builder = StageRegistry.Builder(),
+        concurrentRuns: Int = defaultConcurrentRuns
+    ) async -> [String] {
+        await check(type, options: options, alongside: registry, concurrentRuns: concurrentRuns) { stage in
+            try await stage.fetch(context: context)
+        }
+    }
+
+    /// The problems of ``check(_:options:alongside:)``, then those of running the parser `type`
+    /// `concurrentRuns` times at once on `input`.
+    public static func check<P: Parser>(
+        _ type: P.Type,
+        options: WidgetValue = [:],
+        input: Payload,
+        context: StageContext = StageHarness().currentContext(),
+        alongside registry: StageRegistry.Builder = StageRegistry.Builder(),
+        concurrentRuns: Int = defaultConcurrentRuns
+    ) async -> [String] {
+        await check(type, options: options, alongside: registry, concurrentRuns: concurrentRuns) { stage in
+            try stage.parse(input, context: context)
+        }
+    }
+
+    /// The problems of ``check(_:options:alongside:)``, then those of running the timeline `type`
+    /// `concurrentRuns` times at once on `input`.
+    public static func check<T: TimelineBuilder>(
+        _ type: T.Type,
+        options: WidgetValue = [:],
+        input: WidgetValue,
+        context: StageContext = StageHarness().currentContext(),
+        alongside registry: StageRegistry.Builder = StageRegistry.Builder(),
+        concurrentRuns: Int = defaultConcurrentRuns
+    ) async -> [String] {
+        await check(type, options: options, alongside: registry, concurrentRuns: concurrentRuns) { stage in
+            try stage.entries(for: input, context: context)
+        }
+    }
+
+    /// The static checks, then `run` on one stage built from `options`, `concurrentRuns` times at once.
+    private static func check<S: Stage, Output: Hashable & Sendable>(
+        _ type: S.Type,
+        options: WidgetValue,
+        alongside registry: StageRegistry.Builder,
+        concurrentRuns: Int,
+        run: @escaping @Sendable (S) async throws -> Output
+    ) async -> [String] {
+        var problems = check(type, options: options, alongside: registry)
+        guard let stage = try? StageFactory.make(type, options: options, filters: .standard) else { return problems }
+        let runs = max(2, concurrentRuns)
+        let results = await withTaskGroup(of: Result<Output, any Error>.self) { group in
+            for _ in 0..<runs {
+                group.addTask {
+                    do {
+                        return .success(try await run(stage))
+                    } catch {
+                        return .failure(error)
+                    }
+                }
+            }
+            var results: [Result<Output, any Error>] = []
+            for await result in group { results.append(result) }
+            return results
+        }
+        var outputs: [Output] = []
+        var failures: [String] = []
+        for result in results {
+            switch result {
+            case .success(let output): outputs.append(output)
+            case .failure(let error): failures.append("\(error)")
+            }
+        }
+        if let failure = failures.first {
+            problems.append("\(failures.count) of \(runs) runs at once failed, the first with: \(failure)")
+        }
+        let distinct = Set(outputs)
+        if distinct.count > 1 {
+            problems.append(
+                "\(runs) runs at once on the same input gave \(distinct.count) different results; a stage must keep no "
+                    + "state between runs (hold it in an actor or a Mutex and make the result not depend on it)"
+            )
+        }
+        return problems
+    }
 }
