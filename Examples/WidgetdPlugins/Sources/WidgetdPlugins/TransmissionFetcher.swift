@@ -28,6 +28,10 @@ import WidgetStages
 /// The credentials are sent only as an `Authorization` header, and never appear in a payload's origin, a
 /// log line or an error message: errors name the host alone.
 ///
+/// The calls go through `context.http`, so they share the runtime's HTTP client (its per-host limit) and
+/// the refresh wave's coalescing, and `widgetd run --rewrite-origin http://nas.local:9091=http://127.0.0.1:8080`
+/// sends them elsewhere, with nothing wired here.
+///
 /// Options:
 /// - `url` (template, required): the RPC endpoint, usually `http://HOST:9091/transmission/rpc`.
 /// - `username`, `password` (templates): the credentials for basic authentication.
@@ -94,24 +98,20 @@ public struct TransmissionFetcher: Fetcher {
         }
     }
 
-    /// The client used when the runtime offers none among the stage resources.
-    static let sharedClient = HTTPClient()
-
     public func fetch(context: StageContext) async throws -> Payload {
         let endpoint = try makeEndpoint(context: context)
-        let client = context.resources[HTTPClient.self] ?? Self.sharedClient
-        var session = RPCSession(endpoint: endpoint, client: client, now: context.now)
+        var session = RPCSession(endpoint: endpoint, http: context.http, now: context.now)
         let stats = try await session.call("session-stats", arguments: [:])
         let answer = try await session.call("torrent-get", arguments: ["fields": .array(fields.map { .string($0) })])
         guard case .array(let torrents)? = answer["torrents"] else {
-            throw StageError("the Transmission server at \(endpoint.host) answered torrent-get without a \"torrents\" list")
+            throw StageError("the Transmission server at \(session.host) answered torrent-get without a \"torrents\" list")
         }
         let value: WidgetValue = ["session": stats, "torrents": .array(torrents)]
         return Payload(
             data: JSONWriter.data(value),
             contentType: "application/json",
             charset: "utf-8",
-            origin: endpoint.safeURL,
+            origin: session.safeURL,
             metadata: ["status": "200"]
         )
     }
@@ -120,23 +120,12 @@ public struct TransmissionFetcher: Fetcher {
 
     /// Where to send the calls, and how to authenticate.
     struct Endpoint: Sendable {
-        /// The URL without user info.
+        /// The URL without user info, as the definition gives it (`context.http` applies origin rewrites).
         var url: URL
         /// `Basic …`, when credentials were given.
         var authorization: String?
         var timeout: TimeInterval
         var maxBytes: Int
-
-        /// Host and port, safe to show.
-        var host: String {
-            guard let port = url.port else { return url.host ?? "an unknown host" }
-            return "\(url.host ?? "an unknown host"):\(port)"
-        }
-
-        /// The URL without user info, query or fragment, safe to show.
-        var safeURL: String {
-            HTTPRequest(url: url).redactedURL
-        }
     }
 
     /// Renders the URL and credentials for one refresh.
@@ -163,10 +152,7 @@ public struct TransmissionFetcher: Fetcher {
         if let username { user = try render(username, "username") }
         if let password { secret = try render(password, "password") }
         // `--rewrite-origin` rules see the URL without its credentials, e.g. http://nas.local:9091=http://127.0.0.1:8080.
-        let rewritten = components.url.map { url in
-            context.resources[OriginRewrites.self].flatMap { URL(string: $0.apply(to: url.absoluteString)) } ?? url
-        }
-        guard let target = rewritten else {
+        guard let target = components.url else {
             throw StageError("the url template did not give an http or https URL; check the params and env it reads")
         }
         var authorization: String?
@@ -179,16 +165,30 @@ public struct TransmissionFetcher: Fetcher {
     /// The calls of one refresh, which share the session id the server hands out.
     struct RPCSession {
         let endpoint: Endpoint
-        let client: HTTPClient
+        let http: StageHTTPClient
         /// The refresh's moment, to read a `Retry-After` date against.
         let now: Date
         private(set) var sessionID: String?
         private(set) var tag = 0
+        /// Where the calls went (after origin rewrites): the endpoint until a call is answered, then the
+        /// URL that answered it.
+        private(set) var answeredURL: URL
 
-        init(endpoint: Endpoint, client: HTTPClient, now: Date) {
+        init(endpoint: Endpoint, http: StageHTTPClient, now: Date) {
             self.endpoint = endpoint
-            self.client = client
+            self.http = http
             self.now = now
+            answeredURL = http.destination(of: endpoint.url)
+        }
+
+        /// Host and port of the server that answered, safe to show: `nas.local:9091`.
+        var host: String {
+            HTTPRequest(url: answeredURL).hostDescription
+        }
+
+        /// The URL that answered, without user info, query or fragment, safe to show.
+        var safeURL: String {
+            HTTPRequest(url: answeredURL).redactedURL
         }
 
         /// Calls `method` and returns the `arguments` of a successful answer.
@@ -207,7 +207,8 @@ public struct TransmissionFetcher: Fetcher {
                 request.headers.replaceOrAdd(name: TransmissionFetcher.sessionHeader, value: token)
                 response = try await send(request)
             }
-            let host = endpoint.host
+            answeredURL = response.finalURL
+            let host = self.host
             switch response.status {
             case 200..<300:
                 break
@@ -239,7 +240,7 @@ public struct TransmissionFetcher: Fetcher {
 
         private func send(_ request: HTTPRequest) async throws -> HTTPResponse {
             do {
-                return try await client.send(request)
+                return try await http.send(request)
             } catch {
                 if error.kind == .cancelled { throw CancellationError() }
                 throw StageError(error.message)

@@ -6,7 +6,11 @@ import WidgetTesting
 @testable import WidgetdPlugins
 
 struct RunwayPerformanceTransformTests {
-    static let context = StageContext(widgetID: "sf50-runways", now: Date(timeIntervalSince1970: 1_800_000_000))
+    static let harness = {
+        var harness = StageHarness(now: Date(timeIntervalSince1970: 1_800_000_000))
+        harness.context.widgetID = "sf50-runways"
+        return harness
+    }()
 
     /// A sea-level airport with one paved runway heading north, 4,000 ft long.
     static let airport: WidgetValue = [
@@ -21,11 +25,9 @@ struct RunwayPerformanceTransformTests {
         return .object(report)
     }
 
-    static func run(_ input: WidgetValue, options: WidgetValue = [:]) async throws -> WidgetValue {
-        let transform = try RunwayPerformanceTransform(
-            options: OptionsDecoder().decode(RunwayPerformanceTransform.Options.self, from: options)
-        )
-        return try await transform.transform(input, context: context)
+    /// The transform built from `options`, as a definition writes them, run on `input`.
+    static func run(_ input: WidgetValue, options: String = "{}") async throws -> WidgetValue {
+        try await harness.run(RunwayPerformanceTransform.self, options: options, input: input)
     }
 
     static func firstRunway(_ metar: WidgetValue, airport: WidgetValue = airport) async throws -> WidgetValue {
@@ -33,9 +35,10 @@ struct RunwayPerformanceTransformTests {
         return try #require(output["runways"]?[0])
     }
 
-    @Test func followsTheStageRules() {
-        let problems = StageConformance.check(
-            RunwayPerformanceTransform.self, options: ["baseDistance": 3200], alongside: .builtIn()
+    @Test func followsTheStageRules() async {
+        let problems = await StageConformance.check(
+            RunwayPerformanceTransform.self, options: ["baseDistance": 3200],
+            input: ["airport": Self.airport, "metar": Self.metar(direction: 30, speed: 20)], alongside: .builtIn()
         )
         #expect(problems.isEmpty, "\(problems)")
     }
@@ -99,7 +102,7 @@ struct RunwayPerformanceTransformTests {
     @Test func readsTheListTheMETARAPIAnswersAndABaseDistanceOption() async throws {
         let output = try await Self.run(
             ["airport": Self.airport, "metar": [Self.metar(direction: 360, speed: 10), Self.metar(direction: 180, speed: 30)]],
-            options: ["baseDistance": 2000]
+            options: #"{"baseDistance": 2000}"#
         )
         #expect(output["runways"]?[0]?["takeoffDistance"] == 1800)
         #expect(output["weather"]?["station"] == "KTST")
@@ -183,8 +186,8 @@ struct RunwayPerformanceTransformTests {
         #expect(error?.message.contains("build it with a map transform") == true)
     }
 
-    @Test(arguments: [["baseDistance": 50], ["maxTailwind": -1]] as [WidgetValue])
-    func rejectsOptionsOutOfRange(_ options: WidgetValue) async throws {
-        await #expect(throws: (any Error).self) { try await Self.run(["airport": Self.airport], options: options) }
+    @Test(arguments: [#"{"baseDistance": 50}"#, #"{"maxTailwind": -1}"#, #"{"baseDistanc": 3200}"#])
+    func rejectsOptionsOutOfRange(_ options: String) async throws {
+        await #expect(throws: OptionsError.self) { try await Self.run(["airport": Self.airport], options: options) }
     }
 }

@@ -9,8 +9,8 @@ import WidgetTesting
 
 /// Seeds 001 (BitDream) and 002 (SF50 Runways) end to end: the standard `run --once` command line with the
 /// plugin stages, over the unchanged folders `Examples/seeds/001-bitdream/` and `002-sf50-runways/`, against
-/// payloads recorded in the real APIs' wire format, served by widgetd's fake of the seed APIs
-/// (`Tests/Fixtures/seeds/seed_server.py`) and reached through `--rewrite-origin`. Every state the two
+/// payloads recorded in the real APIs' wire format (`Tests/Fixtures/seeds/`), served by a `RecordedAPI`
+/// with ``FakeTransmission`` for the Transmission routes, and reached through `--rewrite-origin`. Every state the two
 /// seeds name has its test; the clock is a manual one, so staleness is reached without waiting.
 struct SeedWidgetsEndToEndTests {
     /// The root of the widgetd package, two folders above this package.
@@ -44,12 +44,14 @@ struct SeedWidgetsEndToEndTests {
 
     /// The fake APIs, and the folder runs write to.
     final class Fixture: Sendable {
+        let api: RecordedAPI
         let server: TestHTTPServer
         let out: URL
         let clock = ManualClock(now: SeedWidgetsEndToEndTests.start)
 
         init() throws {
-            server = try TestHTTPServer(root: fixtures, script: fixtures.appendingPathComponent("seed_server.py"))
+            api = try RecordedAPI(folder: fixtures, handlers: ["transmission": FakeTransmission.recordedHandler])
+            server = try TestHTTPServer(routes: [api.route])
             out = try SeedWidgetsEndToEndTests.temporaryFolder()
         }
 
@@ -90,14 +92,14 @@ struct SeedWidgetsEndToEndTests {
             try JSONReader.read(Data(contentsOf: out.appendingPathComponent(name)))
         }
 
-        /// The requests the fake server received: `method`, `target`, `authorization`, `sessionId`.
-        func requests() throws -> [WidgetValue] {
-            try JSONReader.read(Data(contentsOf: server.url("/_requests"))).array ?? []
+        /// The requests the fake server received.
+        func requests() -> [TestHTTPRequest] {
+            server.requests
         }
 
         /// From now on every request answers `status` (0 stops that).
-        func fail(with status: Int) throws {
-            _ = try Data(contentsOf: server.url("/_fail?status=\(status)"))
+        func fail(with status: Int) {
+            api.fail(with: status)
         }
     }
 
@@ -192,13 +194,13 @@ struct SeedWidgetsEndToEndTests {
 
         // Each server got the 409 session handshake once, with its own basic authentication, and was asked
         // for the fields the widget reads.
-        let requests = try fixture.requests()
-        let homeCalls = requests.filter { $0["target"]?.string?.hasPrefix("/nas.local:9091/") == true }
-        #expect(homeCalls.map { $0["sessionId"]?.string } == [nil, "GQm2sVbI8x0rSm1hBRp0a5LzW2yYtQ8Xc4kD7n6Jf3PeuAHo", "GQm2sVbI8x0rSm1hBRp0a5LzW2yYtQ8Xc4kD7n6Jf3PeuAHo"])
-        #expect(homeCalls.allSatisfy { $0["authorization"]?.string == "Basic " + Self.secretTexts[2] })
-        let seedboxCalls = requests.filter { $0["target"]?.string?.hasPrefix("/seedbox.example.net:9091/") == true }
+        let requests = fixture.requests()
+        let homeCalls = requests.filter { $0.target.hasPrefix("/nas.local:9091/") }
+        #expect(homeCalls.map { $0.headers["X-Transmission-Session-Id"] } == [nil, "GQm2sVbI8x0rSm1hBRp0a5LzW2yYtQ8Xc4kD7n6Jf3PeuAHo", "GQm2sVbI8x0rSm1hBRp0a5LzW2yYtQ8Xc4kD7n6Jf3PeuAHo"])
+        #expect(homeCalls.allSatisfy { $0.headers["Authorization"] == "Basic " + Self.secretTexts[2] })
+        let seedboxCalls = requests.filter { $0.target.hasPrefix("/seedbox.example.net:9091/") }
         #expect(seedboxCalls.count == 3)
-        #expect(seedboxCalls.allSatisfy { $0["authorization"]?.string == "Basic " + Self.secretTexts[3] })
+        #expect(seedboxCalls.allSatisfy { $0.headers["Authorization"] == "Basic " + Self.secretTexts[3] })
 
         // No credential in any file under OUT (state included) or in the log.
         let files = Self.allFiles(under: fixture.out)
@@ -235,7 +237,7 @@ struct SeedWidgetsEndToEndTests {
         #expect(good["status"] == "fresh")
 
         // The app's widget counts a snapshot older than its 10-minute refresh interval as stale.
-        try fixture.fail(with: 503)
+        fixture.fail(with: 503)
         fixture.clock.advance(by: 10 * 60)
         #expect(try await fixture.run(seed: "001-bitdream").code == 1)
         #expect(try fixture.json("bitdream.home.json")["status"] == "cached")
@@ -257,7 +259,7 @@ struct SeedWidgetsEndToEndTests {
         let run = try await fixture.run(seed: "002-sf50-runways")
         #expect(run.code == 0, "\(run.log)")
 
-        let targets = try fixture.requests().compactMap { $0["target"]?.string }
+        let targets = fixture.requests().map(\.target)
         #expect(targets.filter { $0.hasPrefix("/aviationweather.gov/") } == ["/aviationweather.gov/api/data/metar?ids=KAPA&format=json"])
 
         let snapshot = try fixture.json("sf50-runways.json")
@@ -302,7 +304,7 @@ struct SeedWidgetsEndToEndTests {
         let fixture = try Fixture()
         let run = try await fixture.run(config)
         #expect(run.code == 0, "\(run.log)")
-        #expect(try fixture.requests().compactMap { $0["target"]?.string } == ["/aviationweather.gov/api/data/metar?ids=EDDT&format=json"])
+        #expect(fixture.requests().map(\.target) == ["/aviationweather.gov/api/data/metar?ids=EDDT&format=json"])
 
         let snapshot = try fixture.json("sf50-runways.json")
         #expect(snapshot["status"] == "fresh")
@@ -328,7 +330,7 @@ struct SeedWidgetsEndToEndTests {
         let fixture = try Fixture()
         let run = try await fixture.run(config)
         #expect(run.code == 0, "\(run.log)")
-        #expect(try fixture.requests() == [])
+        #expect(fixture.requests() == [])
 
         let snapshot = try fixture.json("sf50-runways.json")
         #expect(snapshot["status"] == "fresh")
