@@ -229,19 +229,18 @@ extension TestHTTPRoute {
         }
         return .stream(status: 200, headers: headers) { connection in
             let block = [UInt8](repeating: UInt8(ascii: "x"), count: 65536)
+            // One write per piece, chunk framing included.
+            func piece(_ count: Int) -> [UInt8] {
+                let bytes = count == block.count ? block : Array(block[0..<count])
+                return chunked ? Array((String(count, radix: 16) + "\r\n").utf8) + bytes + [13, 10] : bytes
+            }
+            let whole = piece(block.count)
             var remaining = count
             while remaining > 0 {
-                let piece = min(remaining, block.count)
-                let bytes = piece == block.count ? block : Array(block[0..<piece])
-                if chunked {
-                    try connection.write(String(piece, radix: 16) + "\r\n")
-                    try connection.write(bytes)
-                    try connection.write("\r\n")
-                } else {
-                    try connection.write(bytes)
-                }
-                remaining -= piece
-                if rate > 0 { try connection.pause(Double(piece) / rate) }
+                let size = min(remaining, block.count)
+                try connection.write(size == block.count ? whole : piece(size))
+                remaining -= size
+                if rate > 0 { try connection.pause(Double(size) / rate) }
             }
             if chunked { try connection.write("0\r\n\r\n") }
         }
