@@ -32,6 +32,10 @@ extension Stage {
 
 /// Fetches the raw bytes of a widget's source or input.
 ///
+/// A source that speaks HTTP sends through `context.http` (from `WidgetStages`): the runtime's shared
+/// client with its per-host limit, the coalescing of identical requests within a refresh wave, and
+/// `--rewrite-origin`, with nothing to wire.
+///
 /// ```swift
 /// struct StaticFetcher: Fetcher {
 ///     struct Options: Decodable, Sendable { var text: String }

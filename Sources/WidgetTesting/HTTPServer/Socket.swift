@@ -48,8 +48,18 @@ enum Socket {
         return (descriptor, Int(UInt16(bigEndian: address.sin_port)))
     }
 
-    /// A connection waiting on `listener`, non-blocking, or `nil` when none is (any more).
-    static func acceptConnection(_ listener: Int32) -> Int32? {
+    /// What accepting a connection gave.
+    enum Accepted {
+        /// A connection, non-blocking.
+        case connection(Int32)
+        /// None is waiting (any more).
+        case none
+        /// The system refused (out of descriptors or memory): try again a little later.
+        case failed
+    }
+
+    /// A connection waiting on `listener`, if any.
+    static func acceptConnection(_ listener: Int32) -> Accepted {
         while true {
             let descriptor = accept(listener, nil, nil)
             if descriptor >= 0 {
@@ -59,10 +69,13 @@ enum Socket {
                 #if canImport(Darwin)
                 setsockopt(descriptor, SOL_SOCKET, SO_NOSIGPIPE, &yes, socklen_t(MemoryLayout<Int32>.size))
                 #endif
-                return descriptor
+                return .connection(descriptor)
             }
-            if errno == EINTR || errno == ECONNABORTED { continue }
-            return nil
+            switch errno {
+            case EINTR, ECONNABORTED: continue
+            case EAGAIN, EWOULDBLOCK: return .none
+            default: return .failed
+            }
         }
     }
 

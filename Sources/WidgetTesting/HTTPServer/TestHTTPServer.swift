@@ -188,10 +188,19 @@ extension TestHTTPServer {
                 defer { close(listener) }
                 while !core.isStopped {
                     guard Socket.wait(listener, for: Int16(POLLIN), wake: core.wakeRead) == .ready else { return }
-                    while let descriptor = Socket.acceptConnection(listener) {
-                        core.spawn("TestHTTPServer connection") { core in
-                            defer { close(descriptor) }
-                            core.serve(TestHTTPConnection(descriptor: descriptor, wake: core.wakeRead))
+                    accepting: while true {
+                        switch Socket.acceptConnection(listener) {
+                        case .connection(let descriptor):
+                            core.spawn("TestHTTPServer connection") { core in
+                                defer { close(descriptor) }
+                                core.serve(TestHTTPConnection(descriptor: descriptor, wake: core.wakeRead))
+                            }
+                        case .none:
+                            break accepting
+                        case .failed:
+                            // Out of descriptors, say: the connection waits in the backlog until some close.
+                            guard core.pause(0.01) else { return }
+                            break accepting
                         }
                     }
                 }
