@@ -21,7 +21,7 @@ struct CommandLineEndToEndTests {
         """
     }
 
-    /// One test server for the whole suite: starting one costs a Python start-up.
+    /// One test server for the whole suite.
     private static let sharedServer = Result { try TestHTTPServer() }
 
     static func server() throws -> TestHTTPServer {

@@ -12,8 +12,9 @@ import Darwin
 /// stall after the headers, a trickle, a redirect loop, a gzip bomb, a truncated body, garbage, another
 /// protocol on the HTTP port and a header flood. A good widget on a one-second schedule must keep it,
 /// memory must stay bounded, every file must stay valid JSON, each hostile widget must say what went
-/// wrong, and SIGTERM must end the daemon at once. Each hostile server is a process of its own, so none
-/// slows another.
+/// wrong, and SIGTERM must end the daemon at once. Each hostile server is a `TestHTTPServer` of its own in
+/// the test's process, each connection on a thread of its own with non-blocking writes, so none slows
+/// another.
 @Suite(.timeLimit(.minutes(2)))
 struct HostileServerTests {
     /// The hostile routes, by widget id, with what each widget's error must say. The endless body comes as

@@ -37,20 +37,11 @@ struct HTTPFetcherTests {
         }
     }
 
-    /// One server for the whole suite, started on a dispatch thread: starting one blocks while `python3`
-    /// starts, and a blocked thread of the cooperative pool would hold up the deadlines of other requests.
-    private static let sharedServer = Task { try await startServer() }
+    /// One server for the whole suite.
+    private static let sharedServer = Result { try TestHTTPServer() }
 
-    private static func startServer(root: URL? = nil) async throws -> TestHTTPServer {
-        try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global().async {
-                continuation.resume(with: Result { try TestHTTPServer(root: root) })
-            }
-        }
-    }
-
-    private func startServer() async throws -> TestHTTPServer {
-        try await Self.sharedServer.value
+    private func startServer() throws -> TestHTTPServer {
+        try Self.sharedServer.get()
     }
 
     private func url(_ server: TestHTTPServer, _ pathAndQuery: String) -> WidgetValue {
@@ -65,7 +56,7 @@ struct HTTPFetcherTests {
     // MARK: - Success
 
     @Test func getsJSONWithItsContentTypeAndMetadata() async throws {
-        let server = try await startServer()
+        let server = try startServer()
         let payload = try await fetcher(["url": url(server, "/json?size=2")]).fetch(context: context())
         #expect(payload.contentType == "application/json")
         #expect(payload.origin == "http://127.0.0.1:\(server.port)/json")
@@ -76,14 +67,14 @@ struct HTTPFetcherTests {
     }
 
     @Test func validatorsArePassedOnAsMetadata() async throws {
-        let server = try await startServer()
+        let server = try startServer()
         let payload = try await fetcher(["url": url(server, "/etag")]).fetch(context: context())
         #expect(payload.metadata["etag"] == "\"v1\"")
         #expect(payload.metadata["last-modified"] == "Sun, 06 Nov 1994 08:49:37 GMT")
     }
 
     @Test func theDeclaredCharsetReachesThePayload() async throws {
-        let server = try await startServer()
+        let server = try startServer()
         let payload = try await fetcher(["url": url(server, "/content?type=text/plain;%20charset=ISO-8859-1&body=caf%C3%A9&latin1=1")])
             .fetch(context: context())
         #expect(payload.contentType == "text/plain")
@@ -94,7 +85,7 @@ struct HTTPFetcherTests {
     // MARK: - Error statuses
 
     @Test func status503PassesRetryAfterOn() async throws {
-        let server = try await startServer()
+        let server = try startServer()
         let error = await #expect(throws: StageError.self) {
             _ = try await fetcher(["url": url(server, "/status/503?retry-after=120")]).fetch(context: context())
         }
@@ -103,7 +94,7 @@ struct HTTPFetcherTests {
     }
 
     @Test func status429ReadsAnHTTPDateRetryAfterFromTheContextsNow() async throws {
-        let server = try await startServer()
+        let server = try startServer()
         let error = await #expect(throws: StageError.self) {
             _ = try await fetcher(["url": url(server, "/status/429?retry-after=Sun,%2022%20Nov%202026%2009:38:13%20GMT")])
                 .fetch(context: context())
@@ -113,7 +104,7 @@ struct HTTPFetcherTests {
     }
 
     @Test func status404FailsWithoutRetryAfter() async throws {
-        let server = try await startServer()
+        let server = try startServer()
         let error = await #expect(throws: StageError.self) {
             _ = try await fetcher(["url": url(server, "/status/404?retry-after=30")]).fetch(context: context())
         }
@@ -124,7 +115,7 @@ struct HTTPFetcherTests {
     // MARK: - Requests
 
     @Test func anObjectBodyIsPostedAsJSON() async throws {
-        let server = try await startServer()
+        let server = try startServer()
         let options: WidgetValue = [
             "url": url(server, "/echo"),
             "body": ["method": "session-stats", "id": "{{ params.id }}", "amount": "{{ params.amount }}"],
@@ -138,7 +129,7 @@ struct HTTPFetcherTests {
     }
 
     @Test func aStringBodyIsSentAsWrittenWithTheGivenMethodAndHeaders() async throws {
-        let server = try await startServer()
+        let server = try startServer()
         let options: WidgetValue = [
             "url": url(server, "/echo"),
             "method": "put",
@@ -154,7 +145,7 @@ struct HTTPFetcherTests {
     }
 
     @Test func theURLIsTemplatedFromInputsAndParams() async throws {
-        let server = try await startServer()
+        let server = try startServer()
         let options: WidgetValue = ["url": "{{ params.base }}/echo?joke={{ inputs.daily.joke_id }}&day={{ 'now' | date: '%Y-%m-%d' }}"]
         let base = "http://127.0.0.1:\(server.port)"
         let payload = try await fetcher(options).fetch(context: context(inputs: ["daily": ["joke_id": 42]], params: ["base": .string(base)]))
@@ -174,14 +165,14 @@ struct HTTPFetcherTests {
     // MARK: - Secrets
 
     @Test func headersReadSecretsFromEnv() async throws {
-        let server = try await startServer()
+        let server = try startServer()
         let options: WidgetValue = ["url": url(server, "/echo"), "headers": ["Authorization": "Bearer {{ env.TOKEN }}"]]
         let payload = try await fetcher(options).fetch(context: context())
         #expect(try echo(payload)["headers"]?["authorization"] == "Bearer s3cr3t-value")
     }
 
     @Test func aSecretInTheURLNeverReachesAnErrorOrTheOrigin() async throws {
-        let server = try await startServer()
+        let server = try startServer()
         let base = "http://127.0.0.1:\(server.port)"
         let failing = await #expect(throws: StageError.self) {
             _ = try await fetcher(["url": .string(base + "/status/500?token={{ env.TOKEN }}")]).fetch(context: context())
@@ -203,7 +194,7 @@ struct HTTPFetcherTests {
         defer { try? FileManager.default.removeItem(at: root) }
         try FileManager.default.createDirectory(at: root.appendingPathComponent("bots3cr3t-value"), withIntermediateDirectories: true)
         try Data("not json".utf8).write(to: root.appendingPathComponent("bots3cr3t-value/updates.txt"))
-        let server = try await Self.startServer(root: root)
+        let server = try TestHTTPServer(root: root)
         let base = "http://127.0.0.1:\(server.port)"
         let payload = try await fetcher(["url": .string(base + "/file/bot{{ env.TOKEN }}/updates.txt?a={{ env.TOKEN }}")])
             .fetch(context: context())
@@ -219,7 +210,7 @@ struct HTTPFetcherTests {
     // MARK: - Handshake
 
     @Test func theHandshakeStatusIsAnsweredByEchoingTheHeader() async throws {
-        let server = try await startServer()
+        let server = try startServer()
         let token = UUID().uuidString
         let options: WidgetValue = [
             "url": url(server, "/handshake?token=\(token)"),
@@ -234,7 +225,7 @@ struct HTTPFetcherTests {
     }
 
     @Test func withoutHandshakeTheStatusIsAnError() async throws {
-        let server = try await startServer()
+        let server = try startServer()
         let error = await #expect(throws: StageError.self) {
             _ = try await fetcher(["url": url(server, "/handshake")]).fetch(context: context())
         }
@@ -244,7 +235,7 @@ struct HTTPFetcherTests {
     // MARK: - Limits
 
     @Test func aServerSlowerThanTheTimeoutFailsWithItsHost() async throws {
-        let server = try await startServer()
+        let server = try startServer()
         let error = await #expect(throws: StageError.self) {
             _ = try await fetcher(["url": url(server, "/slow?delay=30"), "timeout": "1s", "connectTimeout": "60s"]).fetch(context: context())
         }
@@ -252,7 +243,7 @@ struct HTTPFetcherTests {
     }
 
     @Test func aBodyLargerThanMaxBytesFails() async throws {
-        let server = try await startServer()
+        let server = try startServer()
         let error = await #expect(throws: StageError.self) {
             _ = try await fetcher(["url": url(server, "/huge?bytes=2000"), "maxBytes": 1000]).fetch(context: context())
         }
@@ -260,7 +251,7 @@ struct HTTPFetcherTests {
     }
 
     @Test func redirectsBeyondMaxRedirectsFail() async throws {
-        let server = try await startServer()
+        let server = try startServer()
         let followed = try await fetcher(["url": url(server, "/redirect/2"), "maxRedirects": 2]).fetch(context: context())
         #expect(followed.metadata["status"] == "200")
         let error = await #expect(throws: StageError.self) {
