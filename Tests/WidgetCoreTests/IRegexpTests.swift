@@ -2,7 +2,7 @@ import Testing
 @testable import WidgetCore
 
 /// The I-Regexp engine behind `match` and `search`: RFC 9485's grammar, matched in linear time.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(5)))
 struct IRegexpTests {
     func matches(_ pattern: String, _ text: String, anchored: Bool = true) -> Bool? {
         IRegexp(pattern, anchored: anchored)?.matches(text)

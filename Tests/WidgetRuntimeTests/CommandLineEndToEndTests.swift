@@ -10,7 +10,7 @@ import Darwin
 #endif
 
 /// The built `widgetd` executable, run as a process against the local test server.
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.timeLimit(.minutes(5)))
 struct CommandLineEndToEndTests {
     /// A definition of the widget `items`: the server's `/json?size=N`, reduced to two fields.
     static func items(_ server: TestHTTPServer, size: Int, schedule: String = #"{"every": "1h"}"#) -> String {

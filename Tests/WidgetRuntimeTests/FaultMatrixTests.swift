@@ -211,7 +211,7 @@ struct FaultMatrixTests {
         #expect(await daemon.waitForExit() == 0)
     }
 
-    @Test(.timeLimit(.minutes(1))) func stopDuringAStalledFetchEndsTheDaemonWithoutWaitingForTheServer() async throws {
+    @Test(.timeLimit(.minutes(5))) func stopDuringAStalledFetchEndsTheDaemonWithoutWaitingForTheServer() async throws {
         let server = try Self.sharedServer.get()
         let target = "/stall?seconds=600&tag=\(UUID().uuidString)"
         let source = #"{"url": "\#(server.url(target).absoluteString)", "timeout": "600s", "connectTimeout": "600s"}"#

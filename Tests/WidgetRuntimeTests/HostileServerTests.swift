@@ -15,7 +15,7 @@ import Darwin
 /// wrong, and SIGTERM must end the daemon at once. Each hostile server is a `TestHTTPServer` of its own in
 /// the test's process, each connection on a thread of its own with non-blocking writes, so none slows
 /// another.
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.timeLimit(.minutes(5)))
 struct HostileServerTests {
     /// The hostile routes, by widget id, with what each widget's error must say. The endless body comes as
     /// fast as the loopback carries it.

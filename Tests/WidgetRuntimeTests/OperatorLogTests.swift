@@ -11,7 +11,7 @@ import Darwin
 
 /// What an operator reads: `--log-format json` lines, `--log-level`, the reload summary, and `status`
 /// saying whether a daemon runs.
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.timeLimit(.minutes(5)))
 struct OperatorLogTests {
     static let now = Date(timeIntervalSince1970: 1_795_000_000)
 

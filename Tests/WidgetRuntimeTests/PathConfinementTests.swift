@@ -5,7 +5,7 @@ import WidgetRuntime
 
 /// `path` sources read only inside their definition's folder and the folders `--allow-path` names, and
 /// widget ids cannot name files outside the output folder.
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.timeLimit(.minutes(5)))
 struct PathConfinementTests {
     static let document = #"{"items": [1, 2]}"#
 

@@ -7,7 +7,7 @@ import WidgetTesting
 
 /// What the built `widgetd` asks of a server, counted at the server: shared fetches, conditional
 /// requests, `Cache-Control`, `Retry-After` and the session handshake.
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.timeLimit(.minutes(5)))
 struct PoliteHTTPTests {
     private static let sharedServer = Result { try TestHTTPServer() }
 

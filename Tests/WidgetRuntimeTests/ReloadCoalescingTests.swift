@@ -7,7 +7,7 @@ import WidgetTesting
 /// `widgetd reload` requests, as the daemon sees them: request files and a wake-up. Requests for a widget
 /// within a second after a manual refresh of it are merged into that refresh; each refresh that runs
 /// counts in the daily budget.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(5)))
 struct ReloadCoalescingTests {
     let start = TestWidgets.date("2026-11-22T15:00:00Z")
     let config: TemporaryFolder

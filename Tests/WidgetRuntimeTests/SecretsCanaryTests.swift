@@ -9,7 +9,7 @@ import WidgetTesting
 /// (`secret.NAME`, from `--secrets` or `$CREDENTIALS_DIRECTORY`) and used in a source's URL path, query,
 /// headers and body must reach the server and nothing else: no snapshot, index, metrics or state file, and
 /// no output of any command, whether the refreshes succeed or fail.
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.timeLimit(.minutes(5)))
 struct SecretsCanaryTests {
     static let canary = "CANARY-5f3a9c"
     /// A host written as one decimal number: it is read locally (accepted or refused by the URL loader),

@@ -3,7 +3,7 @@ import Testing
 
 /// The seeds' schedules as definitions (`Tests/Fixtures/seed-schedules`), and what `widgetd next` says
 /// about them, across a daylight-saving change each.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(5)))
 struct SeedScheduleTests {
     static let config = "Tests/Fixtures/seed-schedules"
 

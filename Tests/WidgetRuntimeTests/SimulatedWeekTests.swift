@@ -7,7 +7,7 @@ import WidgetTesting
 /// A week of a daemon's life on a manual clock, fast-forwarded from one due time to the next: every
 /// refresh instant of every widget is asserted. The week (2026-03-05 to 2026-03-12, UTC) contains New
 /// York's spring-forward day.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(5)))
 struct SimulatedWeekTests {
     let start = TestWidgets.date("2026-03-05T00:00:00Z")
     let config: TemporaryFolder

@@ -6,7 +6,7 @@ import WidgetTesting
 
 /// The daemon's loop, driven by a manual clock: no test here sleeps. A test waits for a refresh on the
 /// daemon's `refreshes` stream, or for the loop to go idle with `ManualClock.waitForSleeper()`.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(5)))
 struct WidgetDaemonTests {
     let start = TestWidgets.date("2026-11-22T15:00:00Z")
     let config: TemporaryFolder

@@ -10,7 +10,7 @@ import Darwin
 /// A refresh whose snapshot cannot be written is not called fresh: the log says it was not written,
 /// `status` shows the widget as unwritten with the reason, and a metric counts the failures. (A folder in
 /// the state journal's place makes the write fail whoever runs the test, root included.)
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(5)))
 struct WriteFailureTests {
     @Test func aSnapshotThatCannotBeWrittenShowsInTheLogStatusAndMetrics() async throws {
         let server = try CommandLineEndToEndTests.server()

@@ -9,7 +9,7 @@ import Glibc
 import Darwin
 #endif
 
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(5)))
 struct TestHTTPServerTests {
     // MARK: - Routes of your own
 
