@@ -172,7 +172,7 @@ enum FeedInputRepair {
         return Data(result.utf8)
     }
 
-    /// Whether `data` is well-formed UTF-8: ASCII eight bytes at a time, other sequences checked in full
+    /// Whether `data` is well-formed UTF-8: ASCII 32 bytes at a time, other sequences checked in full
     /// (no overlong forms, no surrogates, nothing above U+10FFFF).
     static func isValidUTF8(_ data: Data) -> Bool {
         data.withUnsafeBytes { (raw: UnsafeRawBufferPointer) -> Bool in
@@ -180,12 +180,19 @@ enum FeedInputRepair {
             let end = bytes.count
             var index = 0
             while index < end {
-                if index + 8 <= end {
-                    let word = raw.loadUnaligned(fromByteOffset: index, as: UInt64.self)
-                    if word & 0x8080_8080_8080_8080 == 0 {
-                        index += 8
+                if index + 32 <= end {
+                    let words = raw.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+                        | raw.loadUnaligned(fromByteOffset: index + 8, as: UInt64.self)
+                        | raw.loadUnaligned(fromByteOffset: index + 16, as: UInt64.self)
+                        | raw.loadUnaligned(fromByteOffset: index + 24, as: UInt64.self)
+                    if words & 0x8080_8080_8080_8080 == 0 {
+                        index += 32
                         continue
                     }
+                }
+                if index + 8 <= end, raw.loadUnaligned(fromByteOffset: index, as: UInt64.self) & 0x8080_8080_8080_8080 == 0 {
+                    index += 8
+                    continue
                 }
                 let lead = bytes[index]
                 if lead < 0x80 {
