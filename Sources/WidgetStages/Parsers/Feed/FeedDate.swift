@@ -40,31 +40,33 @@ public enum FeedDate {
         let secondOfDay = Int(seconds - days * 86_400)
         let (year, month, day) = civil(fromDays: days)
         guard (0...9999).contains(year) else { return ISO8601DateFormatter().string(from: date) }
-        var bytes = [UInt8](repeating: 0, count: fraction != 0 ? 24 : 20)
-        func put(_ value: Int, _ width: Int, at offset: Int) {
-            var value = value
-            for position in stride(from: offset + width - 1, through: offset, by: -1) {
-                bytes[position] = UInt8(0x30 + value % 10)
-                value /= 10
+        let count = fraction != 0 ? 24 : 20
+        return String(unsafeUninitializedCapacity: count) { bytes in
+            func put(_ value: Int, _ width: Int, at offset: Int) {
+                var value = value
+                for position in stride(from: offset + width - 1, through: offset, by: -1) {
+                    bytes[position] = UInt8(0x30 + value % 10)
+                    value /= 10
+                }
             }
+            put(Int(year), 4, at: 0)
+            bytes[4] = UInt8(ascii: "-")
+            put(month, 2, at: 5)
+            bytes[7] = UInt8(ascii: "-")
+            put(day, 2, at: 8)
+            bytes[10] = UInt8(ascii: "T")
+            put(secondOfDay / 3600, 2, at: 11)
+            bytes[13] = UInt8(ascii: ":")
+            put(secondOfDay / 60 % 60, 2, at: 14)
+            bytes[16] = UInt8(ascii: ":")
+            put(secondOfDay % 60, 2, at: 17)
+            if fraction != 0 {
+                bytes[19] = UInt8(ascii: ".")
+                put(fraction, 3, at: 20)
+            }
+            bytes[count - 1] = UInt8(ascii: "Z")
+            return count
         }
-        put(Int(year), 4, at: 0)
-        bytes[4] = UInt8(ascii: "-")
-        put(month, 2, at: 5)
-        bytes[7] = UInt8(ascii: "-")
-        put(day, 2, at: 8)
-        bytes[10] = UInt8(ascii: "T")
-        put(secondOfDay / 3600, 2, at: 11)
-        bytes[13] = UInt8(ascii: ":")
-        put(secondOfDay / 60 % 60, 2, at: 14)
-        bytes[16] = UInt8(ascii: ":")
-        put(secondOfDay % 60, 2, at: 17)
-        if fraction != 0 {
-            bytes[19] = UInt8(ascii: ".")
-            put(fraction, 3, at: 20)
-        }
-        bytes[bytes.count - 1] = UInt8(ascii: "Z")
-        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// `text` normalised to an ISO 8601 instant, or `nil` when it is no date.

@@ -104,7 +104,9 @@ enum FeedInputRepair {
         case "amp", "lt", "gt", "quot", "apos":
             return (nil, cursor + 1 - index)
         default:
-            if let value = HTMLText.named[name] { return (Array("&#\(value);".utf8), cursor + 1 - index) }
+            if let value = HTMLText.namedValue(UnsafeBufferPointer(rebasing: bytes[nameStart..<cursor])) {
+                return (Array("&#\(value);".utf8), cursor + 1 - index)
+            }
             return (Array("&amp;".utf8), 1)
         }
     }

@@ -5,10 +5,11 @@ import FoundationXML
 
 /// Reads RSS 0.9x, RSS 1.0 (RDF), RSS 2.0 and Atom 0.3/1.0 with one pass of `XMLParser` (SAX).
 ///
-/// The delegate only forwards each event to ``FeedXMLState``: keeping the state in one struct costs one
-/// exclusivity check per event instead of one per field touched.
+/// The delegate only forwards each event to ``FeedXMLState``. The state is one struct, accessed without
+/// a dynamic exclusivity check: only the parser's callbacks touch it, one at a time on the thread that
+/// runs `parse()`, and a check cost more than most events' own work.
 final class FeedXMLReader: NSObject, XMLParserDelegate {
-    var state: FeedXMLState
+    @exclusivity(unchecked) var state: FeedXMLState
 
     init(documentURL: URL?) {
         state = FeedXMLState(documentURL: documentURL)
@@ -26,7 +27,7 @@ final class FeedXMLReader: NSObject, XMLParserDelegate {
     }
 
     func parser(_ parser: XMLParser, foundCDATA CDATABlock: Data) {
-        state.characters(String(decoding: CDATABlock, as: UTF8.self))
+        state.characters(CDATABlock)
     }
 
     func parser(_ parser: XMLParser, didEndElement name: String, namespaceURI: String?, qualifiedName: String?) {
@@ -38,6 +39,9 @@ final class FeedXMLReader: NSObject, XMLParserDelegate {
 ///
 /// Memory is bounded by the item being built: finished items are appended to the result and the text
 /// buffer is reset at every element. Elements are told apart by namespace URI, not by prefix.
+///
+/// Character data is kept as UTF-8 bytes and made into a string only by the elements that are read, once,
+/// already trimmed or decoded where the field wants it.
 struct FeedXMLState {
     /// Namespaces the reader understands.
     private enum Space {
@@ -69,7 +73,8 @@ struct FeedXMLState {
 
     private var depth = 0
     private var bases: [(depth: Int, url: URL)] = []
-    private var text = ""
+    /// The character data (and CDATA) of the current element, as UTF-8.
+    private var text: [UInt8] = []
     private var pending: Pending?
     private var entryDepth = 0
     /// Depth of an element whose children are skipped (channel image, textinput, atom source…).
@@ -81,23 +86,17 @@ struct FeedXMLState {
     private var feedDescriptionIsHTML = false
     private var channelDate: String?
 
-    private var spaceCache: [String: Space] = [:]
+    /// The namespaces met so far (a feed uses a handful), searched in order: comparing a URI with a few
+    /// others costs less than hashing it.
+    private var knownSpaces: [(uri: String, space: Space)] = []
 
     init(documentURL: URL?) {
         self.documentURL = documentURL
     }
 
-    private var lastURI = ""
-    private var lastSpace = Space.plain
-
     private mutating func space(_ uri: String?) -> Space {
         guard let uri, !uri.isEmpty else { return .plain }
-        if uri == lastURI { return lastSpace }
-        lastURI = uri
-        if let known = spaceCache[uri] {
-            lastSpace = known
-            return known
-        }
+        for known in knownSpaces where known.uri == uri { return known.space }
         let space: Space
         switch uri {
         case "http://www.w3.org/2005/Atom", "http://purl.org/atom/ns#": space = .atom
@@ -113,8 +112,7 @@ struct FeedXMLState {
         case "http://www.w3.org/1999/xhtml": space = .xhtml
         default: space = .other
         }
-        spaceCache[uri] = space
-        lastSpace = space
+        if knownSpaces.count < 16 { knownSpaces.append((uri, space)) }
         return space
     }
 
@@ -137,19 +135,19 @@ struct FeedXMLState {
     mutating func start(_ name: String, namespaceURI: String?, attributes: [String: String]) {
         depth += 1
         if xhtmlDepth > 0 {
-            text += "<" + name
+            append("<" + name)
             for (key, value) in attributes where !key.hasPrefix("xmlns") {
-                text += " \(key)=\"\(Self.escape(value, quote: true))\""
+                append(" \(key)=\"\(Self.escape(value, quote: true))\"")
             }
-            text += ">"
+            append(">")
             return
         }
-        if let xmlBase = attributes["xml:base"] ?? (attributes.isEmpty ? nil : attributes["base"]),
+        if !attributes.isEmpty, let xmlBase = attributes["xml:base"] ?? attributes["base"],
             let url = URL(string: xmlBase.trimmingWhitespace(), relativeTo: base)?.absoluteURL
         {
             bases.append((depth, url))
         }
-        text = ""
+        text.removeAll(keepingCapacity: true)
         if skipDepth > 0 { return }
         let space = space(namespaceURI)
 
@@ -241,21 +239,51 @@ struct FeedXMLState {
 
     mutating func characters(_ string: String) {
         if xhtmlDepth > 0 {
-            text += Self.escape(string, quote: false)
+            append(Self.escape(string, quote: false))
         } else {
-            text += string
+            text.append(contentsOf: string.utf8)
         }
+    }
+
+    /// A CDATA section: its bytes are text as they are.
+    mutating func characters(_ data: Data) {
+        if xhtmlDepth > 0 {
+            characters(String(decoding: data, as: UTF8.self))
+        } else {
+            data.withUnsafeBytes { text.append(contentsOf: $0) }
+        }
+    }
+
+    private mutating func append(_ string: String) {
+        text.append(contentsOf: string.utf8)
+    }
+
+    /// The text of the current element.
+    private var textString: String { String(decoding: text, as: UTF8.self) }
+
+    /// The text of the current element without leading and trailing whitespace (`trimmingWhitespace()`).
+    private var trimmedText: String {
+        text.withUnsafeBufferPointer { String(decoding: UnsafeBufferPointer(rebasing: $0[HTMLText.trimmedRange($0)]), as: UTF8.self) }
+    }
+
+    /// The text of the current element, trimmed, then with its character references decoded.
+    private var decodedText: String {
+        text.withUnsafeBufferPointer { HTMLText.decodeEntities(UnsafeBufferPointer(rebasing: $0[HTMLText.trimmedRange($0)])) }
+    }
+
+    /// The text of the current element as an ISO 8601 instant, or `nil` (``FeedDate/normalize(_:)``).
+    private var dateText: String? {
+        text.withUnsafeBufferPointer(FeedDate.parse).map { FeedDate.iso8601(Date(timeIntervalSince1970: $0)) }
     }
 
     mutating func end(_ name: String, namespaceURI: String?) {
         defer {
             if let last = bases.last, last.depth == depth { bases.removeLast() }
             depth -= 1
-            // Whitespace after this element must not be appended to a buffer an item now shares.
-            if xhtmlDepth == 0 { text = "" }
+            if xhtmlDepth == 0 { text.removeAll(keepingCapacity: true) }
         }
         if xhtmlDepth > 0, depth > xhtmlDepth {
-            text += "</\(name)>"
+            append("</\(name)>")
             return
         }
         if skipDepth > 0 {
@@ -265,7 +293,7 @@ struct FeedXMLState {
         let space = space(namespaceURI)
         if xhtmlDepth == depth {
             xhtmlDepth = 0
-            text = Self.unwrapDiv(text)
+            text = Array(Self.unwrapDiv(textString).utf8)
         }
         if pending != nil {
             endInEntry(space, name)
@@ -280,81 +308,80 @@ struct FeedXMLState {
             finishItem()
             return
         }
-        let value = text
+        guard let pending else { return }
         switch (space, name) {
         case (.plain, "title"), (.atom, "title"):
-            if pending?.item.title == nil { pending?.item.title = textValue(value, atom: space == .atom) }
+            if pending.item.title == nil { pending.item.title = textValue(atom: space == .atom) }
         case (.dc, "title"):
-            if pending?.item.title == nil { pending?.item.title = textValue(value, atom: false) }
+            if pending.item.title == nil { pending.item.title = textValue(atom: false) }
         case (.plain, "link"):
-            let link = value.trimmingWhitespace()
-            if !link.isEmpty, pending?.item.link == nil { pending?.item.link = resolve(HTMLText.decodeEntities(link)) }
+            let link = trimmedText
+            if !link.isEmpty, pending.item.link == nil { pending.item.link = resolve(HTMLText.decodeEntities(link)) }
         case (.plain, "guid"):
-            let guid = value.trimmingWhitespace()
-            if !guid.isEmpty { pending?.guid = guid }
+            let guid = trimmedText
+            if !guid.isEmpty { pending.guid = guid }
         case (.atom, "id"):
-            let id = value.trimmingWhitespace()
-            if !id.isEmpty, authorDepth == 0 { pending?.item.id = id }
+            let id = trimmedText
+            if !id.isEmpty, authorDepth == 0 { pending.item.id = id }
         case (.plain, "pubDate"), (.atom, "published"), (.atom, "issued"), (.dcterms, "issued"), (.dcterms, "created"),
             (.atom, "created"):
-            if pending?.item.published == nil { pending?.item.published = FeedDate.normalize(value) }
+            if pending.item.published == nil { pending.item.published = dateText }
         case (.dc, "date"):
-            pending?.dcDate = FeedDate.normalize(value)
+            pending.dcDate = dateText
         case (.atom, "updated"), (.atom, "modified"), (.dcterms, "modified"):
-            if pending?.item.updated == nil { pending?.item.updated = FeedDate.normalize(value) }
+            if pending.item.updated == nil { pending.item.updated = dateText }
         case (.plain, "description"):
-            pending?.description = value
+            pending.description = textString
         case (.atom, "summary"):
-            pending?.description = value
-            pending?.descriptionIsHTML = textType != "text" && textType != "text/plain"
+            pending.description = textString
+            pending.descriptionIsHTML = textType != "text" && textType != "text/plain"
         case (.content, "encoded"):
-            pending?.item.content = value.trimmingWhitespace()
+            pending.item.content = trimmedText
         case (.atom, "content"):
-            if pending?.item.content == nil {
-                let content = value.trimmingWhitespace()
-                pending?.item.content = textType == "text" || textType == "text/plain" ? Self.escape(content, quote: false) : content
+            if pending.item.content == nil {
+                let content = trimmedText
+                pending.item.content = textType == "text" || textType == "text/plain" ? Self.escape(content, quote: false) : content
             }
         case (.plain, "author"):
-            let author = HTMLText.decodeEntities(value.trimmingWhitespace())
-            if !author.isEmpty, pending?.item.author == nil { pending?.item.author = author }
+            let author = decodedText
+            if !author.isEmpty, pending.item.author == nil { pending.item.author = author }
         case (.atom, "name"):
-            if authorDepth > 0, pending?.authorName == nil { pending?.authorName = HTMLText.decodeEntities(value.trimmingWhitespace()) }
+            if authorDepth > 0, pending.authorName == nil { pending.authorName = decodedText }
         case (.atom, "email"):
-            if authorDepth > 0, pending?.authorEmail == nil { pending?.authorEmail = value.trimmingWhitespace() }
+            if authorDepth > 0, pending.authorEmail == nil { pending.authorEmail = trimmedText }
         case (.dc, "creator"):
-            if pending?.dcCreator == nil { pending?.dcCreator = HTMLText.decodeEntities(value.trimmingWhitespace()) }
+            if pending.dcCreator == nil { pending.dcCreator = decodedText }
         case (.itunes, "author"):
-            pending?.itunesAuthor = HTMLText.decodeEntities(value.trimmingWhitespace())
+            pending.itunesAuthor = decodedText
         case (.itunes, "summary"):
-            pending?.itunesSummary = value
+            pending.itunesSummary = textString
         case (.plain, "category"), (.dc, "subject"):
-            let category = HTMLText.decodeEntities(value.trimmingWhitespace())
-            if !category.isEmpty { pending?.item.categories.append(category) }
+            let category = decodedText
+            if !category.isEmpty { pending.item.categories.append(category) }
         case (.plain, "image"):
-            let url = value.trimmingWhitespace()
-            if !url.isEmpty, pending?.mediaImage == nil { pending?.mediaImage = resolve(url) }
+            let url = trimmedText
+            if !url.isEmpty, pending.mediaImage == nil { pending.mediaImage = resolve(url) }
         default:
             break
         }
     }
 
     private mutating func endInFeed(_ space: Space, _ name: String) {
-        let value = text
         switch (space, name) {
         case (.plain, "title"), (.atom, "title"):
-            if document.title == nil, depth <= 3 { document.title = textValue(value, atom: space == .atom) }
+            if document.title == nil, depth <= 3 { document.title = textValue(atom: space == .atom) }
         case (.plain, "link"):
-            let link = value.trimmingWhitespace()
+            let link = trimmedText
             if document.link == nil, !link.isEmpty { document.link = resolve(link) }
         case (.plain, "description"), (.atom, "subtitle"), (.atom, "tagline"):
             if document.description == nil {
                 let html = space == .plain || (textType != "text" && textType != "text/plain")
-                document.description = html ? HTMLText.plainText(value) : value.trimmingWhitespace()
+                document.description = html ? text.withUnsafeBufferPointer(HTMLText.plainText) : trimmedText
             }
         case (.plain, "lastBuildDate"), (.atom, "updated"), (.atom, "modified"), (.dcterms, "modified"):
-            if document.updated == nil { document.updated = FeedDate.normalize(value) }
+            if document.updated == nil { document.updated = dateText }
         case (.plain, "pubDate"), (.dc, "date"):
-            if channelDate == nil { channelDate = FeedDate.normalize(value) }
+            if channelDate == nil { channelDate = dateText }
         case (.plain, "channel"), (.atom, "feed"), (.rdf, "RDF"), (.plain, "rss"):
             if document.updated == nil { document.updated = channelDate }
         default:
@@ -362,13 +389,15 @@ struct FeedXMLState {
         }
     }
 
-    /// A title-like field: entities decoded; markup removed when the feed says (or shows) it is HTML.
-    private func textValue(_ raw: String, atom: Bool) -> String {
+    /// The current element's text as a title-like field: entities decoded; markup removed when the feed
+    /// says (or shows) it is HTML.
+    private func textValue(atom: Bool) -> String {
         if atom, textType == "text" || textType == "text/plain" {
-            return raw.trimmingWhitespace()
+            return trimmedText
         }
-        if HTMLText.looksLikeHTML(raw) { return HTMLText.plainText(raw) }
-        return HTMLText.decodeEntities(raw).trimmingWhitespace()
+        return text.withUnsafeBufferPointer { raw in
+            HTMLText.looksLikeHTML(raw) ? HTMLText.plainText(raw) : HTMLText.decodedAndTrimmed(raw)
+        }
     }
 
     private mutating func finishItem() {

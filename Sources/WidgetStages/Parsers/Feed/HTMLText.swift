@@ -13,29 +13,69 @@ import Foundation
 public enum HTMLText {
     /// `text` with its character references replaced. Unknown names stay as written.
     public static func decodeEntities(_ text: String) -> String {
-        guard text.utf8.contains(UInt8(ascii: "&")) else { return text }
-        var output = [UInt8]()
-        var bytes = Array(text.utf8)
-        bytes.withUnsafeMutableBufferPointer { buffer in
-            output.reserveCapacity(buffer.count)
-            var index = 0
-            let end = buffer.count
-            while index < end {
-                let byte = buffer[index]
-                guard byte == UInt8(ascii: "&"), let (scalar, length) = reference(buffer, at: index) else {
-                    output.append(byte)
-                    index += 1
-                    continue
+        var text = text
+        return text.withUTF8 { bytes in
+            guard contains(UInt8(ascii: "&"), in: bytes) else { return nil }
+            return decodeEntities(bytes)
+        } ?? text
+    }
+
+    /// The UTF-8 `bytes` as a string, character references replaced. Unknown names stay as written.
+    static func decodeEntities(_ bytes: UnsafeBufferPointer<UInt8>) -> String {
+        guard contains(UInt8(ascii: "&"), in: bytes) else { return String(decoding: bytes, as: UTF8.self) }
+        return String(unsafeUninitializedCapacity: bytes.count) { output in
+            _ = output.initialize(fromContentsOf: bytes)
+            return decodeInPlace(output, count: bytes.count)
+        }
+    }
+
+    /// Whether `byte` occurs in `bytes` (`memchr`).
+    @inline(__always)
+    static func contains(_ byte: UInt8, in bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let base = bytes.baseAddress, !bytes.isEmpty else { return false }
+        return memchr(base, Int32(byte), bytes.count) != nil
+    }
+
+    /// Replaces the character references in the first `count` bytes of `buffer`, in place; returns the new
+    /// count. A reference is never shorter than the UTF-8 of what it names (`&lt;` is four bytes for one,
+    /// `&#x10000;` nine for four), so the text only shrinks and what is read is never overwritten.
+    static func decodeInPlace(_ buffer: UnsafeMutableBufferPointer<UInt8>, count: Int) -> Int {
+        guard let base = buffer.baseAddress else { return count }
+        let text = UnsafeBufferPointer(rebasing: buffer[..<count])
+        /// The position of the next `&` at or after `index`, or `count`.
+        func nextAmpersand(from index: Int) -> Int {
+            guard index < count, let found = memchr(base + index, Int32(UInt8(ascii: "&")), count - index) else { return count }
+            return base.distance(to: found.assumingMemoryBound(to: UInt8.self))
+        }
+        var read = nextAmpersand(from: 0)
+        var write = read
+        while read < count {
+            // `read` is at an `&`.
+            if let (scalar, length) = reference(text, at: read) {
+                let encoded = UTF8.encode(scalar)!
+                assert(encoded.count <= length, "a character reference is shorter than its UTF-8")
+                for unit in encoded {
+                    base[write] = unit
+                    write += 1
                 }
-                appendUTF8(scalar, to: &output)
-                index += length
+                read += length
+            } else {
+                base[write] = UInt8(ascii: "&")
+                write += 1
+                read += 1
+            }
+            let next = nextAmpersand(from: read)
+            if next > read {
+                if write != read { memmove(base + write, base + read, next - read) }
+                write += next - read
+                read = next
             }
         }
-        return String(decoding: output, as: UTF8.self)
+        return write
     }
 
     /// The character reference starting at `index` (an `&`), as a scalar and the bytes it spans.
-    static func reference(_ buffer: UnsafeMutableBufferPointer<UInt8>, at index: Int) -> (Unicode.Scalar, Int)? {
+    static func reference(_ buffer: UnsafeBufferPointer<UInt8>, at index: Int) -> (Unicode.Scalar, Int)? {
         let end = buffer.count
         var cursor = index + 1
         guard cursor < end else { return nil }
@@ -71,99 +111,203 @@ public enum HTMLText {
             cursor += 1
         }
         guard cursor > nameStart, cursor < end, buffer[cursor] == UInt8(ascii: ";") else { return nil }
-        let name = String(decoding: UnsafeBufferPointer(rebasing: buffer[nameStart..<cursor]), as: UTF8.self)
-        guard let value = named[name], let scalar = Unicode.Scalar(value) else { return nil }
+        guard let value = namedValue(UnsafeBufferPointer(rebasing: buffer[nameStart..<cursor])),
+            let scalar = Unicode.Scalar(value)
+        else { return nil }
         return (scalar, cursor + 1 - index)
     }
 
-    static func appendUTF8(_ scalar: Unicode.Scalar, to output: inout [UInt8]) {
-        for unit in UTF8.encode(scalar)! { output.append(unit) }
+    /// A name of up to 16 ASCII bytes as two big-endian words, so that names order as their packs do.
+    private struct PackedName: Comparable {
+        var high: UInt64 = 0
+        var low: UInt64 = 0
+
+        init?(_ name: UnsafeBufferPointer<UInt8>) {
+            guard name.count <= 16 else { return nil }
+            for (offset, byte) in name.enumerated() {
+                if offset < 8 {
+                    high |= UInt64(byte) << (56 - 8 * offset)
+                } else {
+                    low |= UInt64(byte) << (56 - 8 * (offset - 8))
+                }
+            }
+        }
+
+        static func < (a: PackedName, b: PackedName) -> Bool { (a.high, a.low) < (b.high, b.low) }
+    }
+
+    /// ``named`` sorted by packed name, for a binary search that neither builds a string nor hashes one.
+    private static let packedNames: [(name: PackedName, value: UInt32)] = named.compactMap { name, value in
+        var name = name
+        return name.withUTF8 { PackedName($0) }.map { ($0, value) }
+    }.sorted { $0.name < $1.name }
+
+    /// The code point of the named character reference `name` (without `&` and `;`), if it is one.
+    static func namedValue(_ name: UnsafeBufferPointer<UInt8>) -> UInt32? {
+        guard let key = PackedName(name) else { return nil }
+        let table = packedNames
+        var low = 0
+        var high = table.count
+        while low < high {
+            let middle = (low + high) / 2
+            let candidate = table[middle].name
+            if candidate == key { return table[middle].value }
+            if candidate < key { low = middle + 1 } else { high = middle }
+        }
+        return nil
     }
 
     /// `html` as plain text: tags, comments, scripts and styles removed, entities decoded, runs of
     /// whitespace collapsed to one space, trimmed. Block ends (`</p>`, `<br>`) become spaces.
     public static func plainText(_ html: String) -> String {
         var html = html
-        let stripped: [UInt8] = html.withUTF8 { bytes in
-            var output = [UInt8]()
-            output.reserveCapacity(bytes.count)
-            var index = 0
-            let end = bytes.count
-            var pendingSpace = false
-            func isLetter(_ byte: UInt8) -> Bool { (byte | 0x20) >= 0x61 && (byte | 0x20) <= 0x7A }
-            /// The index just after `needle` (ASCII, matched without case) at or after `start`, or `end`.
-            func skip(past needle: StaticString, from start: Int) -> Int {
-                let count = needle.utf8CodeUnitCount
-                let pattern = needle.utf8Start
-                var cursor = start
-                while cursor + count <= end {
-                    var matched = true
-                    for offset in 0..<count where bytes[cursor + offset] | 0x20 != pattern[offset] | 0x20 {
-                        matched = false
-                        break
-                    }
-                    if matched { return cursor + count }
-                    cursor += 1
+        return html.withUTF8(plainText)
+    }
+
+    /// The UTF-8 `html` as plain text (see ``plainText(_:)-(String)``).
+    ///
+    /// Built in the string's own storage: markup is stripped into it, entities are decoded in place
+    /// (after stripping, so a reference split by a tag is still read), then the ends are trimmed.
+    static func plainText(_ html: UnsafeBufferPointer<UInt8>) -> String {
+        guard !html.isEmpty else { return "" }
+        return String(unsafeUninitializedCapacity: html.count) { output in
+            decodeAndTrimInPlace(output, count: strip(html, into: output))
+        }
+    }
+
+    /// The UTF-8 `bytes` as a string, character references replaced, then trimmed like
+    /// `trimmingWhitespace()`.
+    static func decodedAndTrimmed(_ bytes: UnsafeBufferPointer<UInt8>) -> String {
+        guard contains(UInt8(ascii: "&"), in: bytes) else {
+            return String(decoding: UnsafeBufferPointer(rebasing: bytes[trimmedRange(bytes)]), as: UTF8.self)
+        }
+        return String(unsafeUninitializedCapacity: bytes.count) { output in
+            _ = output.initialize(fromContentsOf: bytes)
+            return decodeAndTrimInPlace(output, count: bytes.count)
+        }
+    }
+
+    /// Decodes the references in the first `count` bytes of `buffer`, then moves what trimming keeps to
+    /// the start; returns its length.
+    private static func decodeAndTrimInPlace(_ buffer: UnsafeMutableBufferPointer<UInt8>, count: Int) -> Int {
+        let decoded = decodeInPlace(buffer, count: count)
+        let kept = trimmedRange(UnsafeBufferPointer(rebasing: buffer[..<decoded]))
+        if kept.lowerBound > 0, !kept.isEmpty, let base = buffer.baseAddress {
+            memmove(base, base + kept.lowerBound, kept.count)
+        }
+        return kept.count
+    }
+
+    /// Writes `html` without its markup into `output` (at least as long), whitespace collapsed; returns
+    /// how many bytes were written.
+    private static func strip(_ bytes: UnsafeBufferPointer<UInt8>, into output: UnsafeMutableBufferPointer<UInt8>) -> Int {
+        var written = 0
+        var index = 0
+        let end = bytes.count
+        var pendingSpace = false
+        let inline = inlineCodes
+        func isLetter(_ byte: UInt8) -> Bool { (byte | 0x20) >= 0x61 && (byte | 0x20) <= 0x7A }
+        /// The index just after `needle` (ASCII, matched without case) at or after `start`, or `end`.
+        func skip(past needle: StaticString, from start: Int) -> Int {
+            let count = needle.utf8CodeUnitCount
+            let pattern = needle.utf8Start
+            var cursor = start
+            while cursor + count <= end {
+                var matched = true
+                for offset in 0..<count where bytes[cursor + offset] | 0x20 != pattern[offset] | 0x20 {
+                    matched = false
+                    break
                 }
-                return end
+                if matched { return cursor + count }
+                cursor += 1
             }
-            func skipTag(from start: Int) -> Int {
-                var cursor = start
-                var quote: UInt8 = 0
-                while cursor < end {
-                    let byte = bytes[cursor]
-                    if quote != 0 {
-                        if byte == quote { quote = 0 }
-                    } else if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "'") {
-                        quote = byte
-                    } else if byte == UInt8(ascii: ">") {
-                        return cursor + 1
-                    }
-                    cursor += 1
+            return end
+        }
+        func skipTag(from start: Int) -> Int {
+            var cursor = start
+            var quote: UInt8 = 0
+            while cursor < end {
+                let byte = bytes[cursor]
+                if quote != 0 {
+                    if byte == quote { quote = 0 }
+                } else if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "'") {
+                    quote = byte
+                } else if byte == UInt8(ascii: ">") {
+                    return cursor + 1
                 }
-                return end
+                cursor += 1
             }
-            while index < end {
-                let byte = bytes[index]
-                if byte == UInt8(ascii: "<"), index + 1 < end {
-                    let next = bytes[index + 1]
-                    if next == UInt8(ascii: "!") {
-                        let isComment = index + 3 < end && bytes[index + 2] == UInt8(ascii: "-") && bytes[index + 3] == UInt8(ascii: "-")
-                        index = isComment ? skip(past: "-->", from: index + 4) : skipTag(from: index)
-                        pendingSpace = true
-                        continue
-                    }
-                    let isClosing = next == UInt8(ascii: "/")
-                    let nameStart = index + (isClosing ? 2 : 1)
-                    if nameStart < end, isLetter(bytes[nameStart]) {
-                        var code: UInt64 = 0
-                        var cursor = nameStart
-                        while cursor < end, isLetter(bytes[cursor]) || (bytes[cursor] >= 0x30 && bytes[cursor] <= 0x39) {
-                            if cursor - nameStart < 8 { code = code << 8 | UInt64(bytes[cursor] | 0x20) }
-                            cursor += 1
-                        }
-                        if cursor - nameStart > 8 { code = 0 }
-                        index = skipTag(from: cursor)
-                        if !isClosing, code == scriptCode { index = skip(past: "</script", from: index); index = skipTag(from: index) }
-                        if !isClosing, code == styleCode { index = skip(past: "</style", from: index); index = skipTag(from: index) }
-                        if !inlineCodes.contains(code) { pendingSpace = true }
-                        continue
-                    }
-                }
-                if byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D {
+            return end
+        }
+        while index < end {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "<"), index + 1 < end {
+                let next = bytes[index + 1]
+                if next == UInt8(ascii: "!") {
+                    let isComment = index + 3 < end && bytes[index + 2] == UInt8(ascii: "-") && bytes[index + 3] == UInt8(ascii: "-")
+                    index = isComment ? skip(past: "-->", from: index + 4) : skipTag(from: index)
                     pendingSpace = true
-                    index += 1
                     continue
                 }
-                if pendingSpace, !output.isEmpty { output.append(0x20) }
-                pendingSpace = false
-                output.append(byte)
-                index += 1
+                let isClosing = next == UInt8(ascii: "/")
+                let nameStart = index + (isClosing ? 2 : 1)
+                if nameStart < end, isLetter(bytes[nameStart]) {
+                    var code: UInt64 = 0
+                    var cursor = nameStart
+                    while cursor < end, isLetter(bytes[cursor]) || (bytes[cursor] >= 0x30 && bytes[cursor] <= 0x39) {
+                        if cursor - nameStart < 8 { code = code << 8 | UInt64(bytes[cursor] | 0x20) }
+                        cursor += 1
+                    }
+                    if cursor - nameStart > 8 { code = 0 }
+                    index = skipTag(from: cursor)
+                    if !isClosing, code == scriptCode { index = skip(past: "</script", from: index); index = skipTag(from: index) }
+                    if !isClosing, code == styleCode { index = skip(past: "</style", from: index); index = skipTag(from: index) }
+                    if !inline.contains(code) { pendingSpace = true }
+                    continue
+                }
             }
-            return output
+            if byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D {
+                pendingSpace = true
+                index += 1
+                continue
+            }
+            if pendingSpace, written > 0 {
+                output[written] = 0x20
+                written += 1
+            }
+            pendingSpace = false
+            output[written] = byte
+            written += 1
+            index += 1
         }
-        let text = String(decoding: stripped, as: UTF8.self)
-        return decodeEntities(text).trimmingWhitespace()
+        return written
+    }
+
+    /// The part of `bytes` without leading and trailing ASCII whitespace and no-break spaces (what
+    /// `trimmingWhitespace()` keeps).
+    static func trimmedRange(_ bytes: UnsafeBufferPointer<UInt8>) -> Range<Int> {
+        func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 || byte == 0x0C }
+        var start = 0
+        var end = bytes.count
+        while start < end {
+            if isSpace(bytes[start]) {
+                start += 1
+            } else if bytes[start] == 0xC2, start + 1 < end, bytes[start + 1] == 0xA0 {
+                start += 2
+            } else {
+                break
+            }
+        }
+        while end > start {
+            if isSpace(bytes[end - 1]) {
+                end -= 1
+            } else if bytes[end - 1] == 0xA0, end - 1 > start, bytes[end - 2] == 0xC2 {
+                end -= 2
+            } else {
+                break
+            }
+        }
+        return start..<end
     }
 
     private static func code(_ name: String) -> UInt64 {
@@ -181,8 +325,14 @@ public enum HTMLText {
 
     /// Whether `text` holds markup: a tag or a character reference.
     public static func looksLikeHTML(_ text: String) -> Bool {
+        var text = text
+        return text.withUTF8(looksLikeHTML)
+    }
+
+    /// Whether the UTF-8 `text` holds markup: a tag or a character reference.
+    static func looksLikeHTML(_ text: UnsafeBufferPointer<UInt8>) -> Bool {
         var previousWasOpen = false
-        for byte in text.utf8 {
+        for byte in text {
             if previousWasOpen, (byte | 0x20) >= 0x61 && (byte | 0x20) <= 0x7A || byte == UInt8(ascii: "/") || byte == UInt8(ascii: "!") {
                 return true
             }
@@ -274,32 +424,10 @@ public enum HTMLText {
 extension String {
     /// The string without leading and trailing ASCII whitespace and no-break spaces.
     func trimmingWhitespace() -> String {
-        let bytes = utf8
-        var start = bytes.startIndex
-        var end = bytes.endIndex
-        func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 || byte == 0x0C }
-        while start < end {
-            let byte = bytes[start]
-            if isSpace(byte) {
-                start = bytes.index(after: start)
-            } else if byte == 0xC2, bytes.index(after: start) < end, bytes[bytes.index(after: start)] == 0xA0 {
-                start = bytes.index(start, offsetBy: 2)
-            } else {
-                break
-            }
-        }
-        while end > start {
-            let last = bytes.index(before: end)
-            let byte = bytes[last]
-            if isSpace(byte) {
-                end = last
-            } else if byte == 0xA0, last > start, bytes[bytes.index(before: last)] == 0xC2 {
-                end = bytes.index(before: last)
-            } else {
-                break
-            }
-        }
-        if start == bytes.startIndex, end == bytes.endIndex { return self }
-        return String(self[start..<end])
+        var copy = self
+        return copy.withUTF8 { bytes in
+            let kept = HTMLText.trimmedRange(bytes)
+            return kept.count == bytes.count ? nil : String(decoding: UnsafeBufferPointer(rebasing: bytes[kept]), as: UTF8.self)
+        } ?? self
     }
 }
