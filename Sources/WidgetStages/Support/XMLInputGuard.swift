@@ -26,9 +26,22 @@ enum XMLInputGuard {
                 else { return count }
                 return base.distance(to: UnsafeRawPointer(found))
             }
-            /// The next `<` at or after `index` (every construct begins with one), or `count`.
+            // Every construct begins with `<!` or `<?`. Their second bytes are rare in a feed, where `<` is
+            // the most common: the scan jumps from one `!` or `?` to the next (each found once).
+            var nextBang = -1
+            var nextQuestion = -1
+            /// The next `<!` or `<?` at or after `index`, or `count`.
             func nextOpen(from index: Int) -> Int {
-                next(UInt8(ascii: "<"), from: index)
+                var from = index + 1
+                while from < count {
+                    if nextBang < from { nextBang = next(UInt8(ascii: "!"), from: from) }
+                    if nextQuestion < from { nextQuestion = next(UInt8(ascii: "?"), from: from) }
+                    let candidate = min(nextBang, nextQuestion)
+                    if candidate >= count { return count }
+                    if bytes[candidate - 1] == UInt8(ascii: "<") { return candidate - 1 }
+                    from = candidate + 1
+                }
+                return count
             }
             func find(_ text: StaticString, from index: Int) -> Int? {
                 var cursor = index

@@ -96,7 +96,8 @@ struct FeedXMLState {
 
     private mutating func space(_ uri: String?) -> Space {
         guard let uri, !uri.isEmpty else { return .plain }
-        for known in knownSpaces where known.uri == uri { return known.space }
+        let length = uri.utf8.count
+        for known in knownSpaces where known.uri.utf8.count == length && known.uri == uri { return known.space }
         let space: Space
         switch uri {
         case "http://www.w3.org/2005/Atom", "http://purl.org/atom/ns#": space = .atom
@@ -132,22 +133,23 @@ struct FeedXMLState {
 
     // MARK: - Events
 
-    mutating func start(_ name: String, namespaceURI: String?, attributes: [String: String]) {
+    mutating func start(_ name: String, namespaceURI: String?, attributes all: [String: String]) {
         depth += 1
         if xhtmlDepth > 0 {
             append("<" + name)
-            for (key, value) in attributes where !key.hasPrefix("xmlns") {
+            for (key, value) in all where !key.hasPrefix("xmlns") {
                 append(" \(key)=\"\(Self.escape(value, quote: true))\"")
             }
             append(">")
             return
         }
-        if !attributes.isEmpty, let xmlBase = attributes["xml:base"] ?? attributes["base"],
+        let attributes = Attributes(all)
+        if !all.isEmpty, let xmlBase = attributes["xml:base"] ?? attributes["base"],
             let url = URL(string: xmlBase.trimmingWhitespace(), relativeTo: base)?.absoluteURL
         {
             bases.append((depth, url))
         }
-        text.removeAll(keepingCapacity: true)
+        if !text.isEmpty { text.removeAll(keepingCapacity: true) }
         if skipDepth > 0 { return }
         let space = space(namespaceURI)
 
@@ -241,7 +243,13 @@ struct FeedXMLState {
         if xhtmlDepth > 0 {
             append(Self.escape(string, quote: false))
         } else {
-            text.append(contentsOf: string.utf8)
+            var string = string
+            string.withUTF8 { bytes in
+                // Whitespace before any text (the layout between elements, mostly) is not kept: every
+                // field trims its start, so it could only be dropped later.
+                if text.isEmpty, !bytes.contains(where: { $0 != 0x20 && $0 != 0x0A && $0 != 0x0D && $0 != 0x09 }) { return }
+                text.append(contentsOf: bytes)
+            }
         }
     }
 
@@ -280,7 +288,7 @@ struct FeedXMLState {
         defer {
             if let last = bases.last, last.depth == depth { bases.removeLast() }
             depth -= 1
-            if xhtmlDepth == 0 { text.removeAll(keepingCapacity: true) }
+            if xhtmlDepth == 0, !text.isEmpty { text.removeAll(keepingCapacity: true) }
         }
         if xhtmlDepth > 0, depth > xhtmlDepth {
             append("</\(name)>")
@@ -401,9 +409,11 @@ struct FeedXMLState {
     }
 
     private mutating func finishItem() {
-        guard let pending else { return }
-        self.pending = nil
-        var item = pending.item
+        guard let pending = pending.take() else { return }
+        // Moved out rather than copied: a copy would retain each of its strings, only to release them
+        // with `pending`.
+        var item = FeedItem()
+        swap(&item, &pending.item)
         if item.published == nil { item.published = pending.dcDate }
         if item.id == nil { item.id = pending.guid }
         if item.link == nil, let guid = pending.guid, pending.guidIsPermaLink,
@@ -440,6 +450,23 @@ struct FeedXMLState {
     }
 
     // MARK: - Helpers
+
+    /// An element's attributes, found by comparing names: an element has a handful, and comparing a few
+    /// short names costs less than hashing the one looked for.
+    private struct Attributes {
+        let all: [String: String]
+
+        init(_ all: [String: String]) {
+            self.all = all
+        }
+
+        subscript(name: String) -> String? {
+            if all.count > 8 { return all[name] }
+            let length = name.utf8.count
+            for (key, value) in all where key.utf8.count == length && key == name { return value }
+            return nil
+        }
+    }
 
     static func escape(_ text: String, quote: Bool) -> String {
         guard text.utf8.contains(where: { $0 == UInt8(ascii: "<") || $0 == UInt8(ascii: "&") || $0 == UInt8(ascii: ">") || (quote && $0 == UInt8(ascii: "\"")) }) else {

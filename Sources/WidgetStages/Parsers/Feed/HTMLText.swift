@@ -23,9 +23,19 @@ public enum HTMLText {
     /// The UTF-8 `bytes` as a string, character references replaced. Unknown names stay as written.
     static func decodeEntities(_ bytes: UnsafeBufferPointer<UInt8>) -> String {
         guard contains(UInt8(ascii: "&"), in: bytes) else { return String(decoding: bytes, as: UTF8.self) }
-        return String(unsafeUninitializedCapacity: bytes.count) { output in
+        return withScratch(count: bytes.count) { output in
             _ = output.initialize(fromContentsOf: bytes)
-            return decodeInPlace(output, count: bytes.count)
+            return 0..<decodeInPlace(output, count: bytes.count)
+        }
+    }
+
+    /// The string `body` writes into a scratch buffer of `count` bytes (on the stack when small), made
+    /// from the part it returns. (`String(decoding:)` checks ASCII eight bytes at a time, where
+    /// `String(unsafeUninitializedCapacity:)` validates every byte.)
+    private static func withScratch(count: Int, _ body: (UnsafeMutableBufferPointer<UInt8>) -> Range<Int>) -> String {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: count) { scratch in
+            let kept = body(scratch)
+            return String(decoding: UnsafeBufferPointer(rebasing: scratch[kept]), as: UTF8.self)
         }
     }
 
@@ -166,11 +176,11 @@ public enum HTMLText {
 
     /// The UTF-8 `html` as plain text (see ``plainText(_:)-(String)``).
     ///
-    /// Built in the string's own storage: markup is stripped into it, entities are decoded in place
-    /// (after stripping, so a reference split by a tag is still read), then the ends are trimmed.
+    /// Markup is stripped into a scratch buffer, entities are decoded in place (after stripping, so a
+    /// reference split by a tag is still read), then the ends are trimmed.
     static func plainText(_ html: UnsafeBufferPointer<UInt8>) -> String {
         guard !html.isEmpty else { return "" }
-        return String(unsafeUninitializedCapacity: html.count) { output in
+        return withScratch(count: html.count) { output in
             decodeAndTrimInPlace(output, count: strip(html, into: output))
         }
     }
@@ -181,21 +191,16 @@ public enum HTMLText {
         guard contains(UInt8(ascii: "&"), in: bytes) else {
             return String(decoding: UnsafeBufferPointer(rebasing: bytes[trimmedRange(bytes)]), as: UTF8.self)
         }
-        return String(unsafeUninitializedCapacity: bytes.count) { output in
+        return withScratch(count: bytes.count) { output in
             _ = output.initialize(fromContentsOf: bytes)
             return decodeAndTrimInPlace(output, count: bytes.count)
         }
     }
 
-    /// Decodes the references in the first `count` bytes of `buffer`, then moves what trimming keeps to
-    /// the start; returns its length.
-    private static func decodeAndTrimInPlace(_ buffer: UnsafeMutableBufferPointer<UInt8>, count: Int) -> Int {
+    /// Decodes the references in the first `count` bytes of `buffer`; returns the part trimming keeps.
+    private static func decodeAndTrimInPlace(_ buffer: UnsafeMutableBufferPointer<UInt8>, count: Int) -> Range<Int> {
         let decoded = decodeInPlace(buffer, count: count)
-        let kept = trimmedRange(UnsafeBufferPointer(rebasing: buffer[..<decoded]))
-        if kept.lowerBound > 0, !kept.isEmpty, let base = buffer.baseAddress {
-            memmove(base, base + kept.lowerBound, kept.count)
-        }
-        return kept.count
+        return trimmedRange(UnsafeBufferPointer(rebasing: buffer[..<decoded]))
     }
 
     /// Writes `html` without its markup into `output` (at least as long), whitespace collapsed; returns
@@ -205,7 +210,6 @@ public enum HTMLText {
         var index = 0
         let end = bytes.count
         var pendingSpace = false
-        let inline = inlineCodes
         func isLetter(_ byte: UInt8) -> Bool { (byte | 0x20) >= 0x61 && (byte | 0x20) <= 0x7A }
         /// The index just after `needle` (ASCII, matched without case) at or after `start`, or `end`.
         func skip(past needle: StaticString, from start: Int) -> Int {
@@ -241,6 +245,20 @@ public enum HTMLText {
         }
         while index < end {
             let byte = bytes[index]
+            if byte > 0x20, byte != UInt8(ascii: "<") {
+                // A run of text: copied up to the next space or tag.
+                if pendingSpace, written > 0 {
+                    output[written] = 0x20
+                    written += 1
+                }
+                pendingSpace = false
+                var runEnd = index &+ 1
+                while runEnd < end, bytes[runEnd] > 0x20, bytes[runEnd] != UInt8(ascii: "<") { runEnd &+= 1 }
+                (output.baseAddress! + written).update(from: bytes.baseAddress! + index, count: runEnd &- index)
+                written &+= runEnd &- index
+                index = runEnd
+                continue
+            }
             if byte == UInt8(ascii: "<"), index + 1 < end {
                 let next = bytes[index + 1]
                 if next == UInt8(ascii: "!") {
@@ -262,7 +280,7 @@ public enum HTMLText {
                     index = skipTag(from: cursor)
                     if !isClosing, code == scriptCode { index = skip(past: "</script", from: index); index = skipTag(from: index) }
                     if !isClosing, code == styleCode { index = skip(past: "</style", from: index); index = skipTag(from: index) }
-                    if !inline.contains(code) { pendingSpace = true }
+                    if !isInline(code) { pendingSpace = true }
                     continue
                 }
             }
@@ -317,11 +335,24 @@ public enum HTMLText {
     private static let scriptCode = code("script")
     private static let styleCode = code("style")
 
-    /// Elements that do not break words: no space is put where they start or end.
+    /// Elements that do not break words: no space is put where they start or end. Sorted, for a binary search.
     private static let inlineCodes: [UInt64] = [
         "a", "abbr", "b", "bdi", "bdo", "cite", "code", "data", "dfn", "em", "font", "i", "kbd", "mark", "q", "s",
         "samp", "small", "span", "strong", "sub", "sup", "time", "u", "var", "wbr",
-    ].map(code)
+    ].map(code).sorted()
+
+    /// Whether the element whose name packs to `code` is one of ``inlineCodes``.
+    private static func isInline(_ code: UInt64) -> Bool {
+        let codes = inlineCodes
+        var low = 0
+        var high = codes.count
+        while low < high {
+            let middle = (low + high) / 2
+            if codes[middle] == code { return true }
+            if codes[middle] < code { low = middle + 1 } else { high = middle }
+        }
+        return false
+    }
 
     /// Whether `text` holds markup: a tag or a character reference.
     public static func looksLikeHTML(_ text: String) -> Bool {
@@ -331,6 +362,7 @@ public enum HTMLText {
 
     /// Whether the UTF-8 `text` holds markup: a tag or a character reference.
     static func looksLikeHTML(_ text: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard contains(UInt8(ascii: "<"), in: text) else { return false }
         var previousWasOpen = false
         for byte in text {
             if previousWasOpen, (byte | 0x20) >= 0x61 && (byte | 0x20) <= 0x7A || byte == UInt8(ascii: "/") || byte == UInt8(ascii: "!") {
