@@ -48,6 +48,93 @@ struct FeedXMLState {
         case plain, atom, rdf, content, dc, dcterms, media, itunes, xhtml, other
     }
 
+    /// The elements the reader acts on, told apart by namespace and local name once, when they start, and
+    /// kept on a stack until they end.
+    private enum Element {
+        case other
+        // RSS: no namespace, or one of RSS 0.90, 1.0 and 1.1.
+        case rss, channel, item, image, textInput, items, guid, enclosure, title, link, pubDate, description, author
+        case category, lastBuildDate
+        case atomFeed, atomEntry, atomSource, atomLink, atomAuthor, atomContributor, atomTitle, atomSummary
+        case atomContent, atomSubtitle, atomTagline, atomCategory, atomID, atomPublished, atomIssued, atomCreated
+        case atomUpdated, atomModified, atomName, atomEmail
+        case rdfRoot, rdfSeq
+        case dcTitle, dcDate, dcCreator, dcSubject, termsIssued, termsCreated, termsModified
+        case contentEncoded, mediaThumbnail, mediaContent, itunesImage, itunesAuthor, itunesSummary
+
+        init(_ space: Space, _ name: String) {
+            switch space {
+            case .plain: self = Self.rss(name)
+            case .atom: self = Self.atom(name)
+            case .rdf: self = name == "RDF" ? .rdfRoot : name == "Seq" ? .rdfSeq : .other
+            case .dc:
+                switch name {
+                case "title": self = .dcTitle
+                case "date": self = .dcDate
+                case "creator": self = .dcCreator
+                case "subject": self = .dcSubject
+                default: self = .other
+                }
+            case .dcterms:
+                switch name {
+                case "issued": self = .termsIssued
+                case "created": self = .termsCreated
+                case "modified": self = .termsModified
+                default: self = .other
+                }
+            case .content: self = name == "encoded" ? .contentEncoded : .other
+            case .media: self = name == "thumbnail" ? .mediaThumbnail : name == "content" ? .mediaContent : .other
+            case .itunes:
+                switch name {
+                case "image": self = .itunesImage
+                case "author": self = .itunesAuthor
+                case "summary": self = .itunesSummary
+                default: self = .other
+                }
+            case .xhtml, .other: self = .other
+            }
+        }
+
+        // By length first: a name is then compared with at most a few others.
+
+        private static func rss(_ name: String) -> Element {
+            switch name.utf8.count {
+            case 3: return name == "rss" ? .rss : .other
+            case 4: return name == "item" ? .item : name == "link" ? .link : name == "guid" ? .guid : .other
+            case 5: return name == "title" ? .title : name == "image" ? .image : name == "items" ? .items : .other
+            case 6: return name == "author" ? .author : .other
+            case 7: return name == "pubDate" ? .pubDate : name == "channel" ? .channel : .other
+            case 8: return name == "category" ? .category : .other
+            case 9: return name == "enclosure" ? .enclosure : name == "textinput" || name == "textInput" ? .textInput : .other
+            case 11: return name == "description" ? .description : .other
+            case 13: return name == "lastBuildDate" ? .lastBuildDate : .other
+            default: return .other
+            }
+        }
+
+        private static func atom(_ name: String) -> Element {
+            switch name.utf8.count {
+            case 2: return name == "id" ? .atomID : .other
+            case 4: return name == "link" ? .atomLink : name == "name" ? .atomName : name == "feed" ? .atomFeed : .other
+            case 5: return name == "entry" ? .atomEntry : name == "title" ? .atomTitle : name == "email" ? .atomEmail : .other
+            case 6: return name == "author" ? .atomAuthor : name == "issued" ? .atomIssued : name == "source" ? .atomSource : .other
+            case 7:
+                switch name {
+                case "content": return .atomContent
+                case "summary": return .atomSummary
+                case "updated": return .atomUpdated
+                case "created": return .atomCreated
+                case "tagline": return .atomTagline
+                default: return .other
+                }
+            case 8: return name == "category" ? .atomCategory : name == "modified" ? .atomModified : name == "subtitle" ? .atomSubtitle : .other
+            case 9: return name == "published" ? .atomPublished : .other
+            case 11: return name == "contributor" ? .atomContributor : .other
+            default: return .other
+            }
+        }
+    }
+
     /// The item being built, with what is needed to finish it.
     private final class Pending {
         var item = FeedItem()
@@ -72,6 +159,8 @@ struct FeedXMLState {
     private var documentURL: URL?
 
     private var depth = 0
+    /// The element at each depth (`.other` for those inside skipped or inline XHTML content).
+    private var elements: [Element] = []
     private var bases: [(depth: Int, url: URL)] = []
     /// The character data (and CDATA) of the current element, as UTF-8.
     private var text: [UInt8] = []
@@ -136,6 +225,7 @@ struct FeedXMLState {
     mutating func start(_ name: String, namespaceURI: String?, attributes all: [String: String]) {
         depth += 1
         if xhtmlDepth > 0 {
+            elements.append(.other)
             append("<" + name)
             for (key, value) in all where !key.hasPrefix("xmlns") {
                 append(" \(key)=\"\(Self.escape(value, quote: true))\"")
@@ -150,8 +240,13 @@ struct FeedXMLState {
             bases.append((depth, url))
         }
         if !text.isEmpty { text.removeAll(keepingCapacity: true) }
-        if skipDepth > 0 { return }
+        if skipDepth > 0 {
+            elements.append(.other)
+            return
+        }
         let space = space(namespaceURI)
+        let element = Element(space, name)
+        elements.append(element)
 
         if depth == 1 {
             sawFeedRoot = true
@@ -173,27 +268,26 @@ struct FeedXMLState {
             return
         }
 
-        switch (space, name) {
-        case (.plain, "item"), (.atom, "entry"):
+        switch element {
+        case .item, .atomEntry:
             if pending == nil {
                 pending = Pending()
                 entryDepth = depth
                 pending?.rdfAbout = attributes["rdf:about"] ?? attributes["about"]
             }
-        case (.plain, "image"), (.plain, "textinput"), (.plain, "textInput"), (.atom, "source"), (.rdf, "Seq"),
-            (.plain, "items"):
-            if space == .plain, name == "image", pending != nil {
+        case .image, .textInput, .atomSource, .rdfSeq, .items:
+            if element == .image, pending != nil {
                 break  // An item's own <image>, read as text.
             }
             skipDepth = depth
-        case (.plain, "guid"):
+        case .guid:
             pending?.guidIsPermaLink = attributes["isPermaLink"]?.lowercased() != "false"
-        case (.plain, "enclosure"):
+        case .enclosure:
             if let url = attributes["url"], !url.isEmpty {
                 pending?.item.enclosures.append(
                     FeedEnclosure(url: resolve(url), type: attributes["type"], length: attributes["length"].flatMap { Int($0) }))
             }
-        case (.atom, "link"):
+        case .atomLink:
             let rel = attributes["rel"] ?? "alternate"
             guard let href = attributes["href"] ?? attributes["url"] else { break }
             if rel == "alternate" {
@@ -209,17 +303,19 @@ struct FeedXMLState {
                 pending?.item.enclosures.append(
                     FeedEnclosure(url: resolve(href), type: attributes["type"], length: attributes["length"].flatMap { Int($0) }))
             }
-        case (.atom, "author"), (.atom, "contributor"):
-            if name == "author" { authorDepth = depth } else { skipDepth = depth }
-        case (.atom, "title"), (.atom, "summary"), (.atom, "content"), (.atom, "subtitle"), (.atom, "tagline"):
+        case .atomAuthor:
+            authorDepth = depth
+        case .atomContributor:
+            skipDepth = depth
+        case .atomTitle, .atomSummary, .atomContent, .atomSubtitle, .atomTagline:
             textType = (attributes["type"] ?? "text").lowercased()
             if attributes["mode"] == "escaped" { textType = "html" }
             if textType == "xhtml" || textType == "application/xhtml+xml" { xhtmlDepth = depth }
-        case (.atom, "category"):
+        case .atomCategory:
             if let term = attributes["term"] ?? attributes["label"], !term.isEmpty { pending?.item.categories.append(term) }
-        case (.media, "thumbnail"):
+        case .mediaThumbnail:
             if pending?.thumbnail == nil, let url = attributes["url"] { pending?.thumbnail = resolve(url) }
-        case (.media, "content"):
+        case .mediaContent:
             guard pending != nil, let url = attributes["url"], !url.isEmpty else { break }
             let type = attributes["type"]
             let resolved = resolve(url)
@@ -230,7 +326,7 @@ struct FeedXMLState {
                 pending?.item.enclosures.append(
                     FeedEnclosure(url: resolved, type: type, length: attributes["fileSize"].flatMap { Int($0) }))
             }
-        case (.itunes, "image"):
+        case .itunesImage:
             if let href = attributes["href"], pending != nil, pending?.itunesImage == nil {
                 pending?.itunesImage = resolve(href)
             }
@@ -285,6 +381,7 @@ struct FeedXMLState {
     }
 
     mutating func end(_ name: String, namespaceURI: String?) {
+        let element = elements.popLast() ?? .other
         defer {
             if let last = bases.last, last.depth == depth { bases.removeLast() }
             depth -= 1
@@ -298,75 +395,73 @@ struct FeedXMLState {
             if depth == skipDepth { skipDepth = 0 }
             return
         }
-        let space = space(namespaceURI)
         if xhtmlDepth == depth {
             xhtmlDepth = 0
             text = Array(Self.unwrapDiv(textString).utf8)
         }
         if pending != nil {
-            endInEntry(space, name)
+            endInEntry(element)
         } else {
-            endInFeed(space, name)
+            endInFeed(element)
         }
         if authorDepth == depth { authorDepth = 0 }
     }
 
-    private mutating func endInEntry(_ space: Space, _ name: String) {
+    private mutating func endInEntry(_ element: Element) {
         if depth == entryDepth {
             finishItem()
             return
         }
         guard let pending else { return }
-        switch (space, name) {
-        case (.plain, "title"), (.atom, "title"):
-            if pending.item.title == nil { pending.item.title = textValue(atom: space == .atom) }
-        case (.dc, "title"):
+        switch element {
+        case .title, .atomTitle:
+            if pending.item.title == nil { pending.item.title = textValue(atom: element == .atomTitle) }
+        case .dcTitle:
             if pending.item.title == nil { pending.item.title = textValue(atom: false) }
-        case (.plain, "link"):
+        case .link:
             let link = trimmedText
             if !link.isEmpty, pending.item.link == nil { pending.item.link = resolve(HTMLText.decodeEntities(link)) }
-        case (.plain, "guid"):
+        case .guid:
             let guid = trimmedText
             if !guid.isEmpty { pending.guid = guid }
-        case (.atom, "id"):
+        case .atomID:
             let id = trimmedText
             if !id.isEmpty, authorDepth == 0 { pending.item.id = id }
-        case (.plain, "pubDate"), (.atom, "published"), (.atom, "issued"), (.dcterms, "issued"), (.dcterms, "created"),
-            (.atom, "created"):
+        case .pubDate, .atomPublished, .atomIssued, .termsIssued, .termsCreated, .atomCreated:
             if pending.item.published == nil { pending.item.published = dateText }
-        case (.dc, "date"):
+        case .dcDate:
             pending.dcDate = dateText
-        case (.atom, "updated"), (.atom, "modified"), (.dcterms, "modified"):
+        case .atomUpdated, .atomModified, .termsModified:
             if pending.item.updated == nil { pending.item.updated = dateText }
-        case (.plain, "description"):
+        case .description:
             pending.description = textString
-        case (.atom, "summary"):
+        case .atomSummary:
             pending.description = textString
             pending.descriptionIsHTML = textType != "text" && textType != "text/plain"
-        case (.content, "encoded"):
+        case .contentEncoded:
             pending.item.content = trimmedText
-        case (.atom, "content"):
+        case .atomContent:
             if pending.item.content == nil {
                 let content = trimmedText
                 pending.item.content = textType == "text" || textType == "text/plain" ? Self.escape(content, quote: false) : content
             }
-        case (.plain, "author"):
+        case .author:
             let author = decodedText
             if !author.isEmpty, pending.item.author == nil { pending.item.author = author }
-        case (.atom, "name"):
+        case .atomName:
             if authorDepth > 0, pending.authorName == nil { pending.authorName = decodedText }
-        case (.atom, "email"):
+        case .atomEmail:
             if authorDepth > 0, pending.authorEmail == nil { pending.authorEmail = trimmedText }
-        case (.dc, "creator"):
+        case .dcCreator:
             if pending.dcCreator == nil { pending.dcCreator = decodedText }
-        case (.itunes, "author"):
+        case .itunesAuthor:
             pending.itunesAuthor = decodedText
-        case (.itunes, "summary"):
+        case .itunesSummary:
             pending.itunesSummary = textString
-        case (.plain, "category"), (.dc, "subject"):
+        case .category, .dcSubject:
             let category = decodedText
             if !category.isEmpty { pending.item.categories.append(category) }
-        case (.plain, "image"):
+        case .image:
             let url = trimmedText
             if !url.isEmpty, pending.mediaImage == nil { pending.mediaImage = resolve(url) }
         default:
@@ -374,23 +469,23 @@ struct FeedXMLState {
         }
     }
 
-    private mutating func endInFeed(_ space: Space, _ name: String) {
-        switch (space, name) {
-        case (.plain, "title"), (.atom, "title"):
-            if document.title == nil, depth <= 3 { document.title = textValue(atom: space == .atom) }
-        case (.plain, "link"):
+    private mutating func endInFeed(_ element: Element) {
+        switch element {
+        case .title, .atomTitle:
+            if document.title == nil, depth <= 3 { document.title = textValue(atom: element == .atomTitle) }
+        case .link:
             let link = trimmedText
             if document.link == nil, !link.isEmpty { document.link = resolve(link) }
-        case (.plain, "description"), (.atom, "subtitle"), (.atom, "tagline"):
+        case .description, .atomSubtitle, .atomTagline:
             if document.description == nil {
-                let html = space == .plain || (textType != "text" && textType != "text/plain")
+                let html = element == .description || (textType != "text" && textType != "text/plain")
                 document.description = html ? text.withUnsafeBufferPointer(HTMLText.plainText) : trimmedText
             }
-        case (.plain, "lastBuildDate"), (.atom, "updated"), (.atom, "modified"), (.dcterms, "modified"):
+        case .lastBuildDate, .atomUpdated, .atomModified, .termsModified:
             if document.updated == nil { document.updated = dateText }
-        case (.plain, "pubDate"), (.dc, "date"):
+        case .pubDate, .dcDate:
             if channelDate == nil { channelDate = dateText }
-        case (.plain, "channel"), (.atom, "feed"), (.rdf, "RDF"), (.plain, "rss"):
+        case .channel, .atomFeed, .rdfRoot, .rss:
             if document.updated == nil { document.updated = channelDate }
         default:
             break

@@ -133,35 +133,45 @@ public enum HTMLText {
         var low: UInt64 = 0
 
         init?(_ name: UnsafeBufferPointer<UInt8>) {
-            guard name.count <= 16 else { return nil }
-            for (offset, byte) in name.enumerated() {
+            let count = name.count
+            guard count <= 16 else { return nil }
+            var offset = 0
+            while offset < count {
+                let byte = UInt64(name[offset])
                 if offset < 8 {
-                    high |= UInt64(byte) << (56 - 8 * offset)
+                    high |= byte << (56 - 8 * offset)
                 } else {
-                    low |= UInt64(byte) << (56 - 8 * (offset - 8))
+                    low |= byte << (56 - 8 * (offset - 8))
                 }
+                offset += 1
             }
         }
 
-        static func < (a: PackedName, b: PackedName) -> Bool { (a.high, a.low) < (b.high, b.low) }
+        static func < (a: PackedName, b: PackedName) -> Bool { a.high < b.high || (a.high == b.high && a.low < b.low) }
     }
 
     /// ``named`` sorted by packed name, for a binary search that neither builds a string nor hashes one.
-    private static let packedNames: [(name: PackedName, value: UInt32)] = named.compactMap { name, value in
-        var name = name
-        return name.withUTF8 { PackedName($0) }.map { ($0, value) }
-    }.sorted { $0.name < $1.name }
+    private static let packedNames: (names: [PackedName], values: [UInt32]) = {
+        let sorted = named.compactMap { name, value in
+            var name = name
+            return name.withUTF8 { PackedName($0) }.map { ($0, value) }
+        }.sorted { $0.0 < $1.0 }
+        return (sorted.map(\.0), sorted.map(\.1))
+    }()
 
     /// The code point of the named character reference `name` (without `&` and `;`), if it is one.
     static func namedValue(_ name: UnsafeBufferPointer<UInt8>) -> UInt32? {
+        if name.count == 3, name[0] == UInt8(ascii: "a"), name[1] == UInt8(ascii: "m"), name[2] == UInt8(ascii: "p") {
+            return 0x26  // By far the most common.
+        }
         guard let key = PackedName(name) else { return nil }
         let table = packedNames
         var low = 0
-        var high = table.count
+        var high = table.names.count
         while low < high {
             let middle = (low + high) / 2
-            let candidate = table[middle].name
-            if candidate == key { return table[middle].value }
+            let candidate = table.names[middle]
+            if candidate == key { return table.values[middle] }
             if candidate < key { low = middle + 1 } else { high = middle }
         }
         return nil
@@ -252,8 +262,18 @@ public enum HTMLText {
                     written += 1
                 }
                 pendingSpace = false
+                // A single space between two words is kept in the run: collapsing would write it anyway.
                 var runEnd = index &+ 1
-                while runEnd < end, bytes[runEnd] > 0x20, bytes[runEnd] != UInt8(ascii: "<") { runEnd &+= 1 }
+                while runEnd < end {
+                    let next = bytes[runEnd]
+                    if next > 0x20, next != UInt8(ascii: "<") {
+                        runEnd &+= 1
+                    } else if next == 0x20, runEnd &+ 1 < end, bytes[runEnd &+ 1] > 0x20, bytes[runEnd &+ 1] != UInt8(ascii: "<") {
+                        runEnd &+= 2
+                    } else {
+                        break
+                    }
+                }
                 (output.baseAddress! + written).update(from: bytes.baseAddress! + index, count: runEnd &- index)
                 written &+= runEnd &- index
                 index = runEnd
