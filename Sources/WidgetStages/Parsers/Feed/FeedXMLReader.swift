@@ -95,6 +95,22 @@ struct FeedXMLState {
             }
         }
 
+        /// Whether the element reads its text when it ends. The text of the others (the layout between an
+        /// item's children, mostly) is not kept.
+        var readsText: Bool {
+            switch self {
+            case .title, .link, .guid, .pubDate, .description, .author, .category, .image, .lastBuildDate, .atomTitle,
+                .atomSummary, .atomContent, .atomSubtitle, .atomTagline, .atomID, .atomPublished, .atomIssued,
+                .atomCreated, .atomUpdated, .atomModified, .atomName, .atomEmail, .dcTitle, .dcDate, .dcCreator,
+                .dcSubject, .termsIssued, .termsCreated, .termsModified, .contentEncoded, .itunesAuthor, .itunesSummary:
+                return true
+            case .other, .rss, .channel, .item, .textInput, .items, .enclosure, .atomFeed, .atomEntry, .atomSource,
+                .atomLink, .atomAuthor, .atomContributor, .atomCategory, .rdfRoot, .rdfSeq, .mediaThumbnail,
+                .mediaContent, .itunesImage:
+                return false
+            }
+        }
+
         // By length first: a name is then compared with at most a few others.
 
         private static func rss(_ name: String) -> Element {
@@ -338,7 +354,7 @@ struct FeedXMLState {
     mutating func characters(_ string: String) {
         if xhtmlDepth > 0 {
             append(Self.escape(string, quote: false))
-        } else {
+        } else if elements.last?.readsText == true {
             var string = string
             string.withUTF8 { bytes in
                 // Whitespace before any text (the layout between elements, mostly) is not kept: every
@@ -353,7 +369,7 @@ struct FeedXMLState {
     mutating func characters(_ data: Data) {
         if xhtmlDepth > 0 {
             characters(String(decoding: data, as: UTF8.self))
-        } else {
+        } else if elements.last?.readsText == true {
             data.withUnsafeBytes { text.append(contentsOf: $0) }
         }
     }
