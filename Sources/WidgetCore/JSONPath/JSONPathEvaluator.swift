@@ -65,14 +65,24 @@ struct JSONPathEvaluator {
             return
         }
         let segment = segments[index]
+        // The last segment hands its nodes straight to `body`; the others to the segment after them.
+        let isLast = index + 1 == segments.count
         if segment.isDescendant {
-            descendSelecting(segment.selectors, from: value, path: path) { child, childPath in
-                apply(segments, at: index + 1, to: child, path: childPath, body)
+            if isLast {
+                descendSelecting(segment.selectors, from: value, path: path, body)
+            } else {
+                descendSelecting(segment.selectors, from: value, path: path) { child, childPath in
+                    apply(segments, at: index + 1, to: child, path: childPath, body)
+                }
             }
         } else {
             for selector in segment.selectors {
-                select(selector, from: value, path: path) { child, childPath in
-                    apply(segments, at: index + 1, to: child, path: childPath, body)
+                if isLast {
+                    select(selector, from: value, path: path, body)
+                } else {
+                    select(selector, from: value, path: path) { child, childPath in
+                        apply(segments, at: index + 1, to: child, path: childPath, body)
+                    }
                 }
             }
         }
@@ -87,30 +97,98 @@ struct JSONPathEvaluator {
         path: JSONPathLink?,
         _ body: (WidgetValue, JSONPathLink?) -> Void
     ) {
+        if selectors.count == 1, case .filter(.memberComparison(let comparison)) = selectors[0] {
+            // `..[?@.name OP literal]`: walked by a loop made for it, with nothing to dispatch per node.
+            switch value {
+            case .array(let elements): descendFiltering(comparison, in: elements, path: path, body)
+            case .object(let object): descendFiltering(comparison, in: object, path: path, body)
+            default: break
+            }
+            return
+        }
         switch value {
-        case .array(let elements):
-            for selector in selectors { select(selector, from: value, path: path, body) }
-            for position in elements.indices {
-                switch elements[position] {
-                case .array, .object:
-                    descendSelecting(selectors, from: elements[position], path: link(path, .index(position)), body)
-                default:
-                    continue
-                }
+        case .array(let elements): descendSelecting(selectors, in: elements, path: path, body)
+        case .object(let object): descendSelecting(selectors, in: object, path: path, body)
+        default: break
+        }
+    }
+
+    private func descendFiltering(
+        _ comparison: MemberComparison,
+        in elements: [WidgetValue],
+        path: JSONPathLink?,
+        _ body: (WidgetValue, JSONPathLink?) -> Void
+    ) {
+        for position in elements.indices where Self.holds(comparison, for: elements[position]) {
+            body(elements[position], link(path, .index(position)))
+        }
+        for position in elements.indices {
+            switch elements[position] {
+            case .array(let children): descendFiltering(comparison, in: children, path: link(path, .index(position)), body)
+            case .object(let members): descendFiltering(comparison, in: members, path: link(path, .index(position)), body)
+            default: continue
             }
-        case .object(let object):
-            for selector in selectors { select(selector, from: value, path: path, body) }
-            let values = object.values
-            for position in values.indices {
-                switch values[position] {
-                case .array, .object:
-                    descendSelecting(selectors, from: values[position], path: link(path, .key(object.keys[position])), body)
-                default:
-                    continue
-                }
+        }
+    }
+
+    private func descendFiltering(
+        _ comparison: MemberComparison,
+        in object: WidgetObject,
+        path: JSONPathLink?,
+        _ body: (WidgetValue, JSONPathLink?) -> Void
+    ) {
+        let values = object.values
+        for position in values.indices where Self.holds(comparison, for: values[position]) {
+            body(values[position], link(path, .key(object.keys[position])))
+        }
+        for position in values.indices {
+            switch values[position] {
+            case .array(let children):
+                descendFiltering(comparison, in: children, path: link(path, .key(object.keys[position])), body)
+            case .object(let members):
+                descendFiltering(comparison, in: members, path: link(path, .key(object.keys[position])), body)
+            default:
+                continue
             }
-        default:
-            break
+        }
+    }
+
+    // The walk goes from array to array and object to object, not from value to value: a child is
+    // unwrapped once, where it is met, and its wrapper is not copied again for each selector.
+
+    private func descendSelecting(
+        _ selectors: [JSONPathSelector],
+        in elements: [WidgetValue],
+        path: JSONPathLink?,
+        _ body: (WidgetValue, JSONPathLink?) -> Void
+    ) {
+        for index in selectors.indices { select(selectors[index], in: elements, path: path, body) }
+        for position in elements.indices {
+            switch elements[position] {
+            case .array(let children): descendSelecting(selectors, in: children, path: link(path, .index(position)), body)
+            case .object(let members): descendSelecting(selectors, in: members, path: link(path, .index(position)), body)
+            default: continue
+            }
+        }
+    }
+
+    private func descendSelecting(
+        _ selectors: [JSONPathSelector],
+        in object: WidgetObject,
+        path: JSONPathLink?,
+        _ body: (WidgetValue, JSONPathLink?) -> Void
+    ) {
+        for index in selectors.indices { select(selectors[index], in: object, path: path, body) }
+        let values = object.values
+        for position in values.indices {
+            switch values[position] {
+            case .array(let children):
+                descendSelecting(selectors, in: children, path: link(path, .key(object.keys[position])), body)
+            case .object(let members):
+                descendSelecting(selectors, in: members, path: link(path, .key(object.keys[position])), body)
+            default:
+                continue
+            }
         }
     }
 
@@ -126,47 +204,74 @@ struct JSONPathEvaluator {
         path: JSONPathLink?,
         _ body: (WidgetValue, JSONPathLink?) -> Void
     ) {
+        switch value {
+        case .array(let elements): select(selector, in: elements, path: path, body)
+        case .object(let object): select(selector, in: object, path: path, body)
+        default: break
+        }
+    }
+
+    /// The elements of an array that `selector` selects.
+    private func select(
+        _ selector: JSONPathSelector,
+        in elements: [WidgetValue],
+        path: JSONPathLink?,
+        _ body: (WidgetValue, JSONPathLink?) -> Void
+    ) {
         switch selector {
-        case .name(let name):
-            guard case .object(let object) = value, let position = Self.position(of: name, in: object) else {
-                return
-            }
-            body(object.values[position], link(path, .key(name)))
+        case .name:
+            break
         case .wildcard:
-            switch value {
-            case .array(let elements):
-                for position in elements.indices { body(elements[position], link(path, .index(position))) }
-            case .object(let object):
-                let keys = object.keys
-                let values = object.values
-                for position in keys.indices { body(values[position], link(path, .key(keys[position]))) }
-            default:
-                break
-            }
+            for position in elements.indices { body(elements[position], link(path, .index(position))) }
         case .index(let index):
-            guard case .array(let elements) = value else { return }
             let position = index < 0 ? elements.count + index : index
             guard position >= 0, position < elements.count else { return }
             body(elements[position], link(path, .index(position)))
         case .slice(let start, let end, let step):
-            guard case .array(let elements) = value else { return }
             for position in Self.slicePositions(count: elements.count, start: start, end: end, step: step) {
                 body(elements[position], link(path, .index(position)))
             }
+        case .filter(.memberComparison(let comparison)):
+            // The commonest filter, tested by a function that only reads: each candidate is looked at
+            // where it is, not copied for the call.
+            for position in elements.indices where Self.holds(comparison, for: elements[position]) {
+                body(elements[position], link(path, .index(position)))
+            }
         case .filter(let expression):
-            switch value {
-            case .array(let elements):
-                for position in elements.indices where test(expression, current: elements[position]) {
-                    body(elements[position], link(path, .index(position)))
-                }
-            case .object(let object):
-                let keys = object.keys
-                let values = object.values
-                for position in keys.indices where test(expression, current: values[position]) {
-                    body(values[position], link(path, .key(keys[position])))
-                }
-            default:
-                break
+            for position in elements.indices where test(expression, current: elements[position]) {
+                body(elements[position], link(path, .index(position)))
+            }
+        }
+    }
+
+    /// The members of an object that `selector` selects.
+    private func select(
+        _ selector: JSONPathSelector,
+        in object: WidgetObject,
+        path: JSONPathLink?,
+        _ body: (WidgetValue, JSONPathLink?) -> Void
+    ) {
+        switch selector {
+        case .name(let name):
+            guard let position = Self.position(of: name, in: object) else { return }
+            body(object.values[position], link(path, .key(name)))
+        case .wildcard:
+            let keys = object.keys
+            let values = object.values
+            for position in keys.indices { body(values[position], link(path, .key(keys[position]))) }
+        case .index, .slice:
+            break
+        case .filter(.memberComparison(let comparison)):
+            let keys = object.keys
+            let values = object.values
+            for position in values.indices where Self.holds(comparison, for: values[position]) {
+                body(values[position], link(path, .key(keys[position])))
+            }
+        case .filter(let expression):
+            let keys = object.keys
+            let values = object.values
+            for position in keys.indices where test(expression, current: values[position]) {
+                body(values[position], link(path, .key(keys[position])))
             }
         }
     }
@@ -203,8 +308,17 @@ struct JSONPathEvaluator {
     static func position(of name: String, in object: WidgetObject) -> Int? {
         guard let position = object.position(of: name) else { return nil }
         let keys = object.keys
-        if keys[position].utf8.elementsEqual(name.utf8) { return position }
-        return keys.firstIndex { $0.utf8.elementsEqual(name.utf8) }
+        if sameScalars(keys[position], name) { return position }
+        return keys.firstIndex { sameScalars($0, name) }
+    }
+
+    /// Whether `a` and `b` are the same scalars (`==` also accepts canonically equivalent spellings).
+    @inline(__always)
+    static func sameScalars(_ a: String, _ b: String) -> Bool {
+        guard a.utf8.count == b.utf8.count else { return false }
+        var a = a
+        var b = b
+        return a.withUTF8 { x in b.withUTF8 { y in x.elementsEqual(y) } }
     }
 
     /// Follows the steps of a singular query; `nil` when a step finds nothing.
@@ -272,12 +386,18 @@ struct JSONPathEvaluator {
     /// `@.name OP literal`: the member looked up once; numbers exactly representable as doubles compared
     /// as such, everything else as ``JSONPathComparison`` compares it.
     private func test(_ comparison: MemberComparison, current: WidgetValue) -> Bool {
+        Self.holds(comparison, for: current)
+    }
+
+    /// Whether `current` passes the member comparison. Inlined where candidates are tested: it only reads,
+    /// so a candidate is looked at where it is, not copied for a call.
+    @inline(__always)
+    private static func holds(_ comparison: MemberComparison, for current: WidgetValue) -> Bool {
         guard case .object(let object) = current, let position = Self.position(of: comparison.name, in: object) else {
             // Nothing: equal only to Nothing, which a literal is not.
             return comparison.op == .notEqual
         }
-        let member = object.values[position]
-        if let literal = comparison.literalDouble, case .number(let number) = member,
+        if let literal = comparison.literalDouble, case .number(let number) = object.values[position],
             let value = WidgetNumber.fastDouble(number.text)
         {
             switch comparison.op {
@@ -289,7 +409,12 @@ struct JSONPathEvaluator {
             case .greaterOrEqual: return value >= literal
             }
         }
-        return Self.compare(member, comparison.op, comparison.literal)
+        return compare(object.values[position], comparison)
+    }
+
+    /// `member op literal`, when the member is no number a `Double` holds exactly.
+    private static func compare(_ member: WidgetValue, _ comparison: MemberComparison) -> Bool {
+        compare(member, comparison.op, comparison.literal)
     }
 
     /// The value of a comparand; `nil` is the special result Nothing.
