@@ -55,7 +55,7 @@ func runExpressionBenchmarks() {
             handWritten(document, into: &result)
             return result.count
         },
-        bytes: bytes.count, iterations: 10
+        bytes: bytes.count, iterations: 40
     )
     emit("  JSONPath / hand-written loop = \(String(format: "%.2f", slowdown))× the time (goal: within 3×)")
 
