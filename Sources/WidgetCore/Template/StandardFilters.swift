@@ -6,11 +6,25 @@ enum StandardFilters {
 
     static let registry: FilterRegistry = {
         var registry = FilterRegistry.empty
-        for (name, arguments, body) in stringFilters + numberFilters + listFilters + otherFilters {
-            registry = registry.adding(name, arguments: arguments, body)
+        for entry in stringFilters + numberFilters + listFilters + otherFilters {
+            registry = registry.adding(entry.name, arguments: entry.arguments, entry.body)
         }
         return registry
     }()
+
+    /// One filter of the tables below. (A struct, not a tuple: a closure kept in a tuple in an array is
+    /// stored in the most general form and called through a conversion that copies every argument.)
+    struct Entry {
+        let name: String
+        let arguments: ClosedRange<Int>
+        let body: Body
+
+        init(_ name: String, _ arguments: ClosedRange<Int>, _ body: @escaping Body) {
+            self.name = name
+            self.arguments = arguments
+            self.body = body
+        }
+    }
 
     private static func string(_ value: WidgetValue) -> String { LiquidValue.string(value) }
 
@@ -73,47 +87,47 @@ enum StandardFilters {
         return String(text[..<keptEnd]) + ellipsis
     }
 
-    static let stringFilters: [(String, ClosedRange<Int>, Body)] = [
-        ("append", 1...1, { input, arguments, _ in .string(string(input) + string(arguments[0])) }),
-        ("prepend", 1...1, { input, arguments, _ in .string(string(arguments[0]) + string(input)) }),
-        ("upcase", 0...0, text { $0.uppercased() }),
-        ("downcase", 0...0, text { $0.lowercased() }),
-        ("capitalize", 0...0, text { $0.prefix(1).uppercased() + $0.dropFirst().lowercased() }),
-        ("strip", 0...0, text { stripped($0, leading: true, trailing: true) }),
-        ("lstrip", 0...0, text { stripped($0, leading: true, trailing: false) }),
-        ("rstrip", 0...0, text { stripped($0, leading: false, trailing: true) }),
-        ("strip_newlines", 0...0, text { $0.replacing("\r\n", with: "").replacing("\n", with: "") }),
-        ("newline_to_br", 0...0, text { $0.replacing("\r\n", with: "\n").replacing("\n", with: "<br />\n") }),
-        ("escape", 0...0, optionalText { HTMLText.escape($0) }),
-        ("h", 0...0, optionalText { HTMLText.escape($0) }),
-        ("escape_once", 0...0, text { HTMLText.escapeOnce($0) }),
-        ("strip_html", 0...0, text { HTMLText.stripTags($0) }),
-        ("url_encode", 0...0, optionalText { URLText.encode($0) }),
-        ("url_decode", 0...0, { input, _, context throws(ExpressionError) in
+    static let stringFilters: [Entry] = [
+        Entry("append", 1...1, { input, arguments, _ in .string(string(input) + string(arguments[0])) }),
+        Entry("prepend", 1...1, { input, arguments, _ in .string(string(arguments[0]) + string(input)) }),
+        Entry("upcase", 0...0, text { $0.uppercased() }),
+        Entry("downcase", 0...0, text { $0.lowercased() }),
+        Entry("capitalize", 0...0, text { $0.prefix(1).uppercased() + $0.dropFirst().lowercased() }),
+        Entry("strip", 0...0, text { stripped($0, leading: true, trailing: true) }),
+        Entry("lstrip", 0...0, text { stripped($0, leading: true, trailing: false) }),
+        Entry("rstrip", 0...0, text { stripped($0, leading: false, trailing: true) }),
+        Entry("strip_newlines", 0...0, text { $0.replacing("\r\n", with: "").replacing("\n", with: "") }),
+        Entry("newline_to_br", 0...0, text { $0.replacing("\r\n", with: "\n").replacing("\n", with: "<br />\n") }),
+        Entry("escape", 0...0, optionalText { HTMLText.escape($0) }),
+        Entry("h", 0...0, optionalText { HTMLText.escape($0) }),
+        Entry("escape_once", 0...0, text { HTMLText.escapeOnce($0) }),
+        Entry("strip_html", 0...0, text { HTMLText.stripTags($0) }),
+        Entry("url_encode", 0...0, optionalText { URLText.encode($0) }),
+        Entry("url_decode", 0...0, { input, _, context throws(ExpressionError) in
             guard !input.isNull else { return .null }
             guard let decoded = URLText.decode(string(input)) else {
                 throw context.error("the input does not decode to UTF-8 text")
             }
             return .string(decoded)
         }),
-        ("base64_encode", 0...0, text { Data($0.utf8).base64EncodedString() }),
-        ("base64_url_safe_encode", 0...0, text {
+        Entry("base64_encode", 0...0, text { Data($0.utf8).base64EncodedString() }),
+        Entry("base64_url_safe_encode", 0...0, text {
             Data($0.utf8).base64EncodedString().replacing("+", with: "-").replacing("/", with: "_")
         }),
-        ("base64_decode", 0...0, { input, _, context throws(ExpressionError) in
+        Entry("base64_decode", 0...0, { input, _, context throws(ExpressionError) in
             try base64Decode(string(input), urlSafe: false, context: context)
         }),
-        ("base64_url_safe_decode", 0...0, { input, _, context throws(ExpressionError) in
+        Entry("base64_url_safe_decode", 0...0, { input, _, context throws(ExpressionError) in
             try base64Decode(string(input), urlSafe: true, context: context)
         }),
-        ("remove", 1...1, { input, arguments, _ in .string(replaceAll(string(input), string(arguments[0]), "")) }),
-        ("remove_first", 1...1, { input, arguments, _ in
+        Entry("remove", 1...1, { input, arguments, _ in .string(replaceAll(string(input), string(arguments[0]), "")) }),
+        Entry("remove_first", 1...1, { input, arguments, _ in
             .string(replaceFirst(string(input), string(arguments[0]), ""))
         }),
-        ("remove_last", 1...1, { input, arguments, _ in
+        Entry("remove_last", 1...1, { input, arguments, _ in
             .string(replaceLast(string(input), string(arguments[0]), ""))
         }),
-        ("replace", 1...2, { input, arguments, context throws(ExpressionError) in
+        Entry("replace", 1...2, { input, arguments, context throws(ExpressionError) in
             let text = string(input), target = string(arguments[0])
             let replacement = arguments.count > 1 ? string(arguments[1]) : ""
             // Measured before it is built: a long replacement of a frequent target multiplies the size.
@@ -124,16 +138,16 @@ enum StandardFilters {
             }
             return .string(replaceAll(text, target, replacement))
         }),
-        ("replace_first", 1...2, { input, arguments, _ in
+        Entry("replace_first", 1...2, { input, arguments, _ in
             .string(replaceFirst(string(input), string(arguments[0]), arguments.count > 1 ? string(arguments[1]) : ""))
         }),
-        ("replace_last", 2...2, { input, arguments, _ in
+        Entry("replace_last", 2...2, { input, arguments, _ in
             .string(replaceLast(string(input), string(arguments[0]), string(arguments[1])))
         }),
-        ("split", 1...1, { input, arguments, _ in
+        Entry("split", 1...1, { input, arguments, _ in
             .array(split(string(input), by: string(arguments[0])).map { .string($0) })
         }),
-        ("truncate", 0...2, { input, arguments, context throws(ExpressionError) in
+        Entry("truncate", 0...2, { input, arguments, context throws(ExpressionError) in
             guard !input.isNull else { return .null }
             let length = try arguments.first.map { (value) throws(ExpressionError) in
                 try LiquidValue.strictInteger(value, context: context, argument: "the length")
@@ -141,7 +155,7 @@ enum StandardFilters {
             let ellipsis = arguments.count > 1 ? string(arguments[1]) : "..."
             return .string(truncated(string(input), length: length, ellipsis: ellipsis))
         }),
-        ("truncatewords", 0...2, { input, arguments, context throws(ExpressionError) in
+        Entry("truncatewords", 0...2, { input, arguments, context throws(ExpressionError) in
             guard !input.isNull else { return .null }
             let text = string(input)
             var count = try arguments.first.map { (value) throws(ExpressionError) in
@@ -153,7 +167,7 @@ enum StandardFilters {
             let ellipsis = arguments.count > 1 ? string(arguments[1]) : "..."
             return .string(words.prefix(count).joined(separator: " ") + ellipsis)
         }),
-        ("slice", 1...2, { input, arguments, context throws(ExpressionError) in
+        Entry("slice", 1...2, { input, arguments, context throws(ExpressionError) in
             let offset = try LiquidValue.strictInteger(arguments[0], context: context, argument: "the offset")
             var length = 1
             if arguments.count > 1, !arguments[1].isNull {
@@ -229,43 +243,43 @@ enum StandardFilters {
 
     // MARK: - Numbers
 
-    static let numberFilters: [(String, ClosedRange<Int>, Body)] = [
-        ("plus", 1...1, { input, arguments, _ in arithmetic(input, arguments[0], +) }),
-        ("minus", 1...1, { input, arguments, _ in arithmetic(input, arguments[0], -) }),
-        ("times", 1...1, { input, arguments, _ in arithmetic(input, arguments[0], *) }),
-        ("divided_by", 1...1, { input, arguments, context throws(ExpressionError) in
+    static let numberFilters: [Entry] = [
+        Entry("plus", 1...1, { input, arguments, _ in arithmetic(input, arguments[0], +) }),
+        Entry("minus", 1...1, { input, arguments, _ in arithmetic(input, arguments[0], -) }),
+        Entry("times", 1...1, { input, arguments, _ in arithmetic(input, arguments[0], *) }),
+        Entry("divided_by", 1...1, { input, arguments, context throws(ExpressionError) in
             try LiquidArithmetic.divide(LiquidValue.number(input), LiquidValue.number(arguments[0]), context: context)
                 .widgetValue
         }),
-        ("modulo", 1...1, { input, arguments, context throws(ExpressionError) in
+        Entry("modulo", 1...1, { input, arguments, context throws(ExpressionError) in
             try LiquidArithmetic.modulo(LiquidValue.number(input), LiquidValue.number(arguments[0]), context: context)
                 .widgetValue
         }),
-        ("abs", 0...0, { input, _, _ in
+        Entry("abs", 0...0, { input, _, _ in
             let number = LiquidValue.number(input)
             guard number.value.text.hasPrefix("-") else { return number.widgetValue }
             return LiquidValue.Number(
                 WidgetNumber(unchecked: String(number.value.text.dropFirst())), isFloat: number.isFloat
             ).widgetValue
         }),
-        ("ceil", 0...0, { input, _, _ in
+        Entry("ceil", 0...0, { input, _, _ in
             .number(LiquidArithmetic.rounded(LiquidValue.number(input).value, places: 0, mode: .up))
         }),
-        ("floor", 0...0, { input, _, _ in
+        Entry("floor", 0...0, { input, _, _ in
             .number(LiquidArithmetic.rounded(LiquidValue.number(input).value, places: 0, mode: .down))
         }),
-        ("round", 0...1, { input, arguments, _ in
+        Entry("round", 0...1, { input, arguments, _ in
             let number = LiquidValue.number(input)
             let places = arguments.first.map { LiquidValue.integer(LiquidValue.number($0).widgetValue) } ?? 0
             let rounded = LiquidArithmetic.rounded(number.value, places: places, mode: .plain)
             return LiquidValue.Number(rounded, isFloat: number.isFloat && places > 0).widgetValue
         }),
-        ("at_least", 1...1, { input, arguments, _ in
+        Entry("at_least", 1...1, { input, arguments, _ in
             let value = LiquidValue.number(input)
             let bound = LiquidValue.number(arguments[0])
             return (bound.value > value.value ? bound : value).widgetValue
         }),
-        ("at_most", 1...1, { input, arguments, _ in
+        Entry("at_most", 1...1, { input, arguments, _ in
             let value = LiquidValue.number(input)
             let bound = LiquidValue.number(arguments[0])
             return (bound.value < value.value ? bound : value).widgetValue
@@ -282,17 +296,17 @@ enum StandardFilters {
 
     // MARK: - Lists
 
-    static let listFilters: [(String, ClosedRange<Int>, Body)] = [
-        ("join", 0...1, { input, arguments, context throws(ExpressionError) in
+    static let listFilters: [Entry] = [
+        Entry("join", 0...1, { input, arguments, context throws(ExpressionError) in
             let glue = arguments.first.map(string) ?? " "
             let pieces = LiquidValue.list(input).map(string)
             let size = pieces.reduce(0) { $0 + $1.utf8.count } + max(0, pieces.count - 1) * glue.utf8.count
             try RenderBudget.check(size, producedBy: "join", column: context.column)
             return .string(pieces.joined(separator: glue))
         }),
-        ("first", 0...0, { input, _, _ in first(input) }),
-        ("last", 0...0, { input, _, _ in input.array?.last ?? .null }),
-        ("size", 0...0, { input, _, _ in
+        Entry("first", 0...0, { input, _, _ in first(input) }),
+        Entry("last", 0...0, { input, _, _ in input.array?.last ?? .null }),
+        Entry("size", 0...0, { input, _, _ in
             switch input {
             case .array(let array): .number(WidgetNumber(array.count))
             case .object(let object): .number(WidgetNumber(object.count))
@@ -300,14 +314,14 @@ enum StandardFilters {
             default: .number(0)
             }
         }),
-        ("reverse", 0...0, { input, _, _ in .array(LiquidValue.list(input).reversed()) }),
-        ("concat", 1...1, { input, arguments, context throws(ExpressionError) in
+        Entry("reverse", 0...0, { input, _, _ in .array(LiquidValue.list(input).reversed()) }),
+        Entry("concat", 1...1, { input, arguments, context throws(ExpressionError) in
             guard case .array(let extra) = arguments[0] else {
                 throw context.error("expects a list, not \(LiquidValue.describe(arguments[0]))")
             }
             return .array(LiquidValue.list(input) + extra)
         }),
-        ("compact", 0...1, { input, arguments, context throws(ExpressionError) in
+        Entry("compact", 0...1, { input, arguments, context throws(ExpressionError) in
             let list = LiquidValue.list(input)
             guard let property = arguments.first, !property.isNull else { return .array(list.filter { !$0.isNull }) }
             var kept: [WidgetValue] = []
@@ -316,7 +330,7 @@ enum StandardFilters {
             }
             return .array(kept)
         }),
-        ("uniq", 0...1, { input, arguments, context throws(ExpressionError) in
+        Entry("uniq", 0...1, { input, arguments, context throws(ExpressionError) in
             var seen: Set<WidgetValue> = []
             var kept: [WidgetValue] = []
             for item in LiquidValue.list(input) {
@@ -328,14 +342,14 @@ enum StandardFilters {
             }
             return .array(kept)
         }),
-        ("map", 1...1, { input, arguments, context throws(ExpressionError) in
+        Entry("map", 1...1, { input, arguments, context throws(ExpressionError) in
             var mapped: [WidgetValue] = []
             for item in LiquidValue.list(input) {
                 mapped.append(try LiquidLookup.index(item, arguments[0], context: context) ?? .null)
             }
             return .array(mapped)
         }),
-        ("sum", 0...1, { input, arguments, context throws(ExpressionError) in
+        Entry("sum", 0...1, { input, arguments, context throws(ExpressionError) in
             var total = LiquidValue.Number.zero
             for item in LiquidValue.list(input) {
                 var value = item
@@ -351,25 +365,25 @@ enum StandardFilters {
             }
             return total.widgetValue
         }),
-        ("sort", 0...1, { input, arguments, context throws(ExpressionError) in
+        Entry("sort", 0...1, { input, arguments, context throws(ExpressionError) in
             try LiquidSort.sort(input, property: arguments.first ?? .null, natural: false, context: context)
         }),
-        ("sort_natural", 0...1, { input, arguments, context throws(ExpressionError) in
+        Entry("sort_natural", 0...1, { input, arguments, context throws(ExpressionError) in
             try LiquidSort.sort(input, property: arguments.first ?? .null, natural: true, context: context)
         }),
-        ("where", 1...2, { input, arguments, context throws(ExpressionError) in
+        Entry("where", 1...2, { input, arguments, context throws(ExpressionError) in
             try LiquidLookup.select(input, arguments, context: context, mode: .where)
         }),
-        ("reject", 1...2, { input, arguments, context throws(ExpressionError) in
+        Entry("reject", 1...2, { input, arguments, context throws(ExpressionError) in
             try LiquidLookup.select(input, arguments, context: context, mode: .reject)
         }),
-        ("find", 1...2, { input, arguments, context throws(ExpressionError) in
+        Entry("find", 1...2, { input, arguments, context throws(ExpressionError) in
             try LiquidLookup.select(input, arguments, context: context, mode: .find)
         }),
-        ("find_index", 1...2, { input, arguments, context throws(ExpressionError) in
+        Entry("find_index", 1...2, { input, arguments, context throws(ExpressionError) in
             try LiquidLookup.select(input, arguments, context: context, mode: .findIndex)
         }),
-        ("has", 1...2, { input, arguments, context throws(ExpressionError) in
+        Entry("has", 1...2, { input, arguments, context throws(ExpressionError) in
             try LiquidLookup.select(input, arguments, context: context, mode: .has)
         }),
     ]
@@ -387,15 +401,15 @@ enum StandardFilters {
 
     // MARK: - Others
 
-    static let otherFilters: [(String, ClosedRange<Int>, Body)] = [
-        ("default", 0...1, { input, arguments, context in
+    static let otherFilters: [Entry] = [
+        Entry("default", 0...1, { input, arguments, context in
             let allowFalse = context.keywordArguments["allow_false"]?.isTruthy ?? false
             let fallback = arguments.first ?? .string("")
             if input.isNull || LiquidValue.isEmpty(input) { return fallback }
             if input == .bool(false), !allowFalse { return fallback }
             return input
         }),
-        ("date", 1...1, { input, arguments, context in
+        Entry("date", 1...1, { input, arguments, context in
             let format = string(arguments[0])
             guard !format.isEmpty, let date = LiquidDate.date(from: input, context: context) else { return input }
             return .string(LiquidDate.format(date, format, timeZone: context.timeZone))

@@ -20,7 +20,6 @@ public struct Template: Sendable, Hashable, CustomStringConvertible {
     /// The template text as written.
     public let source: String
     let parts: [Part]
-    let filters: FilterRegistry
 
     /// A piece of a parsed template.
     enum Part: Sendable, Hashable {
@@ -35,11 +34,46 @@ public struct Template: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// One `| name: arguments` step of an output tag.
+    ///
+    /// The filter is found when the template is parsed, and positional arguments that are all literals
+    /// (the usual case: `times: 1.2`, `date: '%Y'`) are made then too, not at every render. Two calls are
+    /// equal when they are written alike.
     struct FilterCall: Sendable, Hashable {
         var name: String
         var column: Int
         var arguments: [TemplateExpression]
         var keywords: [Keyword]
+        var body: FilterRegistry.Body
+        /// The values of ``arguments`` when every one is a literal.
+        var literalArguments: [WidgetValue]?
+
+        init(name: String, column: Int, arguments: [TemplateExpression], keywords: [Keyword], body: @escaping FilterRegistry.Body) {
+            self.name = name
+            self.column = column
+            self.arguments = arguments
+            self.keywords = keywords
+            self.body = body
+            var literals: [WidgetValue] = []
+            for argument in arguments {
+                guard case .literal(let value) = argument else {
+                    literalArguments = nil
+                    return
+                }
+                literals.append(value)
+            }
+            literalArguments = literals
+        }
+
+        static func == (lhs: FilterCall, rhs: FilterCall) -> Bool {
+            lhs.name == rhs.name && lhs.column == rhs.column && lhs.arguments == rhs.arguments && lhs.keywords == rhs.keywords
+        }
+
+        func hash(into hasher: inout Hasher) {
+            hasher.combine(name)
+            hasher.combine(column)
+            hasher.combine(arguments)
+            hasher.combine(keywords)
+        }
     }
 
     /// A `name: value` argument.
@@ -66,7 +100,6 @@ public struct Template: Sendable, Hashable, CustomStringConvertible {
     ///   arguments for a filter, or a `{% … %}` tag.
     public init(_ source: String, filters: FilterRegistry = .standard) throws(ExpressionError) {
         self.source = source
-        self.filters = filters
         var parser = TemplateParser(source: source, filters: filters)
         self.parts = try parser.parseTemplate()
     }
@@ -135,25 +168,29 @@ public struct Template: Sendable, Hashable, CustomStringConvertible {
 
     private func evaluate(_ output: Output, in scope: TemplateScope) throws(ExpressionError) -> WidgetValue {
         var value = try output.expression.evaluate(in: scope)
-        for call in output.calls {
-            guard let filter = filters.filter(named: call.name) else {
-                throw ExpressionError("unknown filter '\(call.name)'", column: call.column)
+        // Each call is read where it is: a copy of it would count a reference to each of its parts.
+        let calls = output.calls
+        for index in calls.indices {
+            var arguments: [WidgetValue]
+            if let literals = calls[index].literalArguments {
+                arguments = literals
+            } else {
+                arguments = []
+                arguments.reserveCapacity(calls[index].arguments.count)
+                for argument in calls[index].arguments { arguments.append(try argument.evaluate(in: scope)) }
             }
-            var arguments: [WidgetValue] = []
-            arguments.reserveCapacity(call.arguments.count)
-            for argument in call.arguments { arguments.append(try argument.evaluate(in: scope)) }
             var keywords = WidgetObject()
-            for keyword in call.keywords { keywords[keyword.name] = try keyword.value.evaluate(in: scope) }
+            for keyword in calls[index].keywords { keywords[keyword.name] = try keyword.value.evaluate(in: scope) }
             let context = FilterContext(
-                filterName: call.name,
+                filterName: calls[index].name,
                 keywordArguments: keywords,
                 now: scope.now,
                 timeZone: scope.timeZone,
-                column: call.column
+                column: calls[index].column
             )
-            value = try filter.body(value, arguments, context)
+            value = try calls[index].body(value, arguments, context)
             if case .string(let text) = value {
-                try RenderBudget.check(text.utf8.count, producedBy: call.name, column: call.column)
+                try RenderBudget.check(text.utf8.count, producedBy: calls[index].name, column: calls[index].column)
             }
         }
         return value

@@ -147,7 +147,7 @@ struct TemplateParser {
                 column: nameColumn
             )
         }
-        return Template.FilterCall(name: name, column: nameColumn, arguments: arguments, keywords: keywords)
+        return Template.FilterCall(name: name, column: nameColumn, arguments: arguments, keywords: keywords, body: filter.body)
     }
 
     private static func describe(_ range: ClosedRange<Int>) -> String {
