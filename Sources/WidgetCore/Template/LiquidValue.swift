@@ -51,7 +51,10 @@ enum LiquidValue {
 
     /// Whether a number is written as a float (with a decimal point or an exponent).
     static func isFloat(_ number: WidgetNumber) -> Bool {
-        number.text.utf8.contains { $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "e") || $0 == UInt8(ascii: "E") }
+        var text = number.text
+        return text.withUTF8 { bytes in
+            bytes.contains { $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "e") || $0 == UInt8(ascii: "E") }
+        }
     }
 
     /// Liquid's `to_number`: numbers as they are, numeric strings parsed, everything else zero.

@@ -267,14 +267,20 @@ struct SmallDecimal: Equatable {
 
     /// Reads JSON number text without an exponent and with at most 18 digits; `nil` otherwise.
     init?(_ text: String) {
+        var text = text
+        guard let value = text.withUTF8(SmallDecimal.init) else { return nil }
+        self = value
+    }
+
+    /// Reads the UTF-8 of JSON number text without an exponent and with at most 18 digits.
+    private init?(_ utf8: UnsafeBufferPointer<UInt8>) {
         var mantissa: Int64 = 0
         var scale = 0
         var digits = 0
         var negative = false
         var fraction = false
-        var utf8 = text.utf8.makeIterator()
         var first = true
-        while let byte = utf8.next() {
+        for byte in utf8 {
             switch byte {
             case UInt8(ascii: "0")...UInt8(ascii: "9"):
                 if mantissa != 0 || byte != UInt8(ascii: "0") { digits += 1 }
@@ -333,6 +339,9 @@ struct SmallDecimal: Equatable {
     }
 
     /// The number, spelt as `Decimal` spells it: no trailing zeros after the point, `0` for zero.
+    ///
+    /// Written digit by digit into the string's own storage (at most 22 bytes: a sign, `0.`, and 18
+    /// digits or zeros and digits), which holds short results inline.
     var number: WidgetNumber {
         var mantissa = self.mantissa
         var scale = self.scale
@@ -341,14 +350,50 @@ struct SmallDecimal: Equatable {
             mantissa /= 10
             scale -= 1
         }
-        let digits = String(mantissa.magnitude)
-        let sign = mantissa < 0 ? "-" : ""
-        if scale == 0 { return WidgetNumber(unchecked: sign + digits) }
-        if digits.utf8.count > scale {
-            let point = digits.index(digits.endIndex, offsetBy: -scale)
-            return WidgetNumber(unchecked: sign + digits[..<point] + "." + digits[point...])
+        var magnitude = mantissa.magnitude
+        var digitCount = 0
+        var rest = magnitude
+        repeat {
+            digitCount += 1
+            rest /= 10
+        } while rest > 0
+        let negative = mantissa < 0
+        // The digits, and the point and zeros in front of them when the number is below one.
+        let leadingZeros = max(0, scale - digitCount)
+        let pointAndZeros = scale == 0 ? 0 : (digitCount > scale ? 1 : 2 + leadingZeros)
+        let length = (negative ? 1 : 0) + digitCount + pointAndZeros
+        let text = String(unsafeUninitializedCapacity: length) { bytes in
+            var position = length
+            var written = 0
+            repeat {
+                if scale > 0, written == scale {
+                    position -= 1
+                    bytes[position] = UInt8(ascii: ".")
+                }
+                position -= 1
+                bytes[position] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+                magnitude /= 10
+                written += 1
+            } while magnitude > 0
+            if scale > 0, written <= scale {
+                // Below one: zeros up to the point, the point, then a zero before it.
+                while written < scale {
+                    position -= 1
+                    bytes[position] = UInt8(ascii: "0")
+                    written += 1
+                }
+                position -= 1
+                bytes[position] = UInt8(ascii: ".")
+                position -= 1
+                bytes[position] = UInt8(ascii: "0")
+            }
+            if negative {
+                position -= 1
+                bytes[position] = UInt8(ascii: "-")
+            }
+            return length
         }
-        return WidgetNumber(unchecked: sign + "0." + String(repeating: "0", count: scale - digits.utf8.count) + digits)
+        return WidgetNumber(unchecked: text)
     }
 }
 
