@@ -51,21 +51,19 @@ enum StandardFilters {
     /// `text` without Ruby's white space at its start and/or end. Every such character is one ASCII
     /// byte, so the ends are found in the UTF-8 bytes (as Ruby does, by code point).
     static func stripped(_ text: String, leading: Bool, trailing: Bool) -> String {
-        let utf8 = text.utf8
-        var start = utf8.startIndex
-        var end = utf8.endIndex
-        if leading {
-            while start < end, isRubyWhitespace(utf8[start]) { start = utf8.index(after: start) }
-        }
-        if trailing {
-            while start < end {
-                let before = utf8.index(before: end)
-                guard isRubyWhitespace(utf8[before]) else { break }
-                end = before
+        var text = text
+        return text.withUTF8 { bytes in
+            var start = 0
+            var end = bytes.count
+            if leading {
+                while start < end, isRubyWhitespace(bytes[start]) { start += 1 }
             }
-        }
-        if start == utf8.startIndex, end == utf8.endIndex { return text }
-        return String(decoding: utf8[start..<end], as: UTF8.self)
+            if trailing {
+                while start < end, isRubyWhitespace(bytes[end - 1]) { end -= 1 }
+            }
+            if start == 0, end == bytes.count { return nil }
+            return String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self)
+        } ?? text
     }
 
     /// `text` cut to `length` characters, the last of them `ellipsis`, when it is longer.
@@ -73,6 +71,23 @@ enum StandardFilters {
         // No more bytes than the length: no more characters either.
         if text.utf8.count <= length { return text }
         let kept = length > ellipsis.count ? length - ellipsis.count : 0
+        if length >= 0 {
+            var text = text
+            var ellipsis = ellipsis
+            let cut: String? = text.withUTF8 { bytes in
+                // When the first `length + 1` characters are as many ASCII bytes, the text is longer than
+                // `length`, and its first `kept` characters are its first `kept` bytes.
+                guard startsWithASCIICharacters(bytes, count: length + 1) else { return nil }
+                return ellipsis.withUTF8 { tail in
+                    String(unsafeUninitializedCapacity: kept + tail.count) { output in
+                        _ = output.initialize(fromContentsOf: UnsafeBufferPointer(rebasing: bytes[..<kept]))
+                        _ = UnsafeMutableBufferPointer(rebasing: output[kept...]).initialize(fromContentsOf: tail)
+                        return kept + tail.count
+                    }
+                }
+            }
+            if let cut { return cut }
+        }
         // Count characters only as far as needed: the length, and one more to know it is exceeded.
         var index = text.startIndex
         var keptEnd = text.startIndex
@@ -85,6 +100,21 @@ enum StandardFilters {
         if count == kept { keptEnd = index }
         guard count > length else { return text }
         return String(text[..<keptEnd]) + ellipsis
+    }
+
+    /// Whether the first `count` bytes of `bytes` are ASCII and each a character of its own: no `\r\n`
+    /// pair (one character), and no byte after them that joins the last (`\n`, a combining mark).
+    private static func startsWithASCIICharacters(_ bytes: UnsafeBufferPointer<UInt8>, count: Int) -> Bool {
+        guard bytes.count >= count else { return false }
+        var previous: UInt8 = 0
+        for index in 0..<count {
+            let byte = bytes[index]
+            guard byte < 0x80, !(previous == 0x0D && byte == 0x0A) else { return false }
+            previous = byte
+        }
+        guard count < bytes.count else { return true }
+        let next = bytes[count]
+        return next < 0x80 && !(previous == 0x0D && next == 0x0A)
     }
 
     static let stringFilters: [Entry] = [
