@@ -280,40 +280,149 @@ enum LiquidDate {
         var weekday: Int
         var dayOfYear: Int
 
+        /// `format` with its directives replaced, written as UTF-8 bytes: numbers are written digit by
+        /// digit, and only the directives that spell words go through ``directive(_:flags:width:)``.
         func format(_ format: String) -> String {
-            let scalars = Array(format.unicodeScalars)
-            var output = ""
-            var index = 0
-            while index < scalars.count {
-                guard scalars[index] == "%", index + 1 < scalars.count else {
-                    output.unicodeScalars.append(scalars[index])
+            var format = format
+            return format.withUTF8 { bytes in
+                var output: [UInt8] = []
+                output.reserveCapacity(bytes.count + 16)
+                var index = 0
+                let count = bytes.count
+                while index < count {
+                    guard bytes[index] == UInt8(ascii: "%"), index + 1 < count else {
+                        output.append(bytes[index])
+                        index += 1
+                        continue
+                    }
+                    let start = index
                     index += 1
-                    continue
+                    var flags = Flags()
+                    while index < count, let flag = Flags(byte: bytes[index]) {
+                        flags.insert(flag)
+                        index += 1
+                    }
+                    var width: Int?
+                    while index < count, bytes[index] >= 0x30, bytes[index] <= 0x39 {
+                        width = min(256, (width ?? 0) * 10 + Int(bytes[index] - 0x30))
+                        index += 1
+                    }
+                    guard index < count else {
+                        output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<count]))
+                        break
+                    }
+                    let directive = bytes[index]
+                    if appendNumber(directive, flags: flags, width: width, to: &output) {
+                        index += 1
+                        continue
+                    }
+                    // Not ASCII: no directive; the whole character is kept as written.
+                    let scalarEnd = min(count, index + Self.sequenceLength(directive))
+                    if directive < 0x80, let text = self.directive(Unicode.Scalar(directive), flags: flags.scalars, width: width) {
+                        output.append(contentsOf: text.utf8)
+                    } else {
+                        output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<scalarEnd]))
+                    }
+                    index = scalarEnd
                 }
-                let start = index
-                index += 1
-                var flags: Set<Unicode.Scalar> = []
-                while index < scalars.count, "-_0^#:".unicodeScalars.contains(scalars[index]) {
-                    flags.insert(scalars[index])
-                    index += 1
-                }
-                var width: Int?
-                while index < scalars.count, ("0"..."9").contains(scalars[index]) {
-                    width = min(256, (width ?? 0) * 10 + Int(scalars[index].value - 48))
-                    index += 1
-                }
-                guard index < scalars.count,
-                    let text = directive(scalars[index], flags: flags, width: width)
-                else {
-                    let end = min(index + 1, scalars.count)
-                    output.unicodeScalars.append(contentsOf: scalars[start..<end])
-                    index = end
-                    continue
-                }
-                output += text
-                index += 1
+                return String(decoding: output, as: UTF8.self)
             }
-            return output
+        }
+
+        /// The number of bytes of the UTF-8 sequence that `lead` starts.
+        private static func sequenceLength(_ lead: UInt8) -> Int {
+            lead < 0xC0 ? 1 : lead < 0xE0 ? 2 : lead < 0xF0 ? 3 : 4
+        }
+
+        /// `strftime` flags: `-` (no padding), `_` (spaces), `0` (zeros), `^` (upper case), `#` (change
+        /// case), `:` (colons in `%z`).
+        struct Flags: OptionSet {
+            var rawValue: UInt8
+
+            static let noPadding = Flags(rawValue: 1)
+            static let spaces = Flags(rawValue: 2)
+            static let zeros = Flags(rawValue: 4)
+            static let upper = Flags(rawValue: 8)
+            static let changeCase = Flags(rawValue: 16)
+            static let colons = Flags(rawValue: 32)
+
+            init(rawValue: UInt8) {
+                self.rawValue = rawValue
+            }
+
+            init?(byte: UInt8) {
+                switch byte {
+                case UInt8(ascii: "-"): self = .noPadding
+                case UInt8(ascii: "_"): self = .spaces
+                case UInt8(ascii: "0"): self = .zeros
+                case UInt8(ascii: "^"): self = .upper
+                case UInt8(ascii: "#"): self = .changeCase
+                case UInt8(ascii: ":"): self = .colons
+                default: return nil
+                }
+            }
+
+            /// The flags as the characters that spell them.
+            var scalars: Set<Unicode.Scalar> {
+                var set: Set<Unicode.Scalar> = []
+                for (flag, scalar) in [(Flags.noPadding, "-"), (.spaces, "_"), (.zeros, "0"), (.upper, "^"),
+                                       (.changeCase, "#"), (.colons, ":")] as [(Flags, Unicode.Scalar)]
+                where contains(flag) {
+                    set.insert(scalar)
+                }
+                return set
+            }
+        }
+
+        /// Writes the numeric directive `directive` (`%Y`, `%m`, `%d`, `%H`, …) as
+        /// ``number(_:_:pad:flags:width:)`` spells it; `false` for any other directive.
+        private func appendNumber(_ directive: UInt8, flags: Flags, width: Int?, to output: inout [UInt8]) -> Bool {
+            let hour12 = hour % 12 == 0 ? 12 : hour % 12
+            let value: Int
+            let defaultWidth: Int
+            var pad = UInt8(ascii: "0")
+            switch directive {
+            case UInt8(ascii: "Y"): (value, defaultWidth) = (year, 1)
+            case UInt8(ascii: "C"): (value, defaultWidth) = (year / 100, 2)
+            case UInt8(ascii: "y"): (value, defaultWidth) = (year % 100, 2)
+            case UInt8(ascii: "m"): (value, defaultWidth) = (month, 2)
+            case UInt8(ascii: "d"): (value, defaultWidth) = (day, 2)
+            case UInt8(ascii: "e"): (value, defaultWidth, pad) = (day, 2, 0x20)
+            case UInt8(ascii: "j"): (value, defaultWidth) = (dayOfYear, 3)
+            case UInt8(ascii: "H"): (value, defaultWidth) = (hour, 2)
+            case UInt8(ascii: "k"): (value, defaultWidth, pad) = (hour, 2, 0x20)
+            case UInt8(ascii: "I"): (value, defaultWidth) = (hour12, 2)
+            case UInt8(ascii: "l"): (value, defaultWidth, pad) = (hour12, 2, 0x20)
+            case UInt8(ascii: "M"): (value, defaultWidth) = (minute, 2)
+            case UInt8(ascii: "S"): (value, defaultWidth) = (second, 2)
+            case UInt8(ascii: "u"): (value, defaultWidth) = (weekday == 0 ? 7 : weekday, 1)
+            case UInt8(ascii: "w"): (value, defaultWidth) = (weekday, 1)
+            case UInt8(ascii: "U"): (value, defaultWidth) = ((dayOfYear - 1 + 7 - weekday) / 7, 2)
+            case UInt8(ascii: "W"): (value, defaultWidth) = ((dayOfYear - 1 + 7 - (weekday + 6) % 7) / 7, 2)
+            default: return false
+            }
+            let magnitude = value.magnitude
+            var digitCount = 1
+            var divisor: UInt = 1
+            while magnitude / divisor >= 10 {
+                divisor *= 10
+                digitCount += 1
+            }
+            if value < 0 { output.append(UInt8(ascii: "-")) }
+            if !flags.contains(.noPadding) {
+                let padding = flags.contains(.spaces) ? 0x20 : flags.contains(.zeros) ? UInt8(ascii: "0") : pad
+                let target = (width ?? defaultWidth) - (value < 0 ? 1 : 0)
+                if digitCount < target {
+                    for _ in digitCount..<target { output.append(padding) }
+                }
+            }
+            var rest = magnitude
+            while divisor > 0 {
+                output.append(UInt8(ascii: "0") + UInt8(rest / divisor))
+                rest %= divisor
+                divisor /= 10
+            }
+            return true
         }
 
         private func number(_ value: Int, _ defaultWidth: Int, pad: Character, flags: Set<Unicode.Scalar>, width: Int?)
