@@ -154,8 +154,11 @@ struct FeedXMLState {
     /// The item being built, with what is needed to finish it.
     private final class Pending {
         var item = FeedItem()
-        var description: String?
-        var descriptionIsHTML = true
+        /// The summary made from the item's description (or Atom summary), when it has one.
+        var descriptionSummary: String?
+        /// The description as written, kept only when it may hold an `<img>` (the item's picture when
+        /// nothing else gives one).
+        var descriptionWithImage: String?
         var guidIsPermaLink = true
         var guid: String?
         var rdfAbout: String?
@@ -450,10 +453,9 @@ struct FeedXMLState {
         case .atomUpdated, .atomModified, .termsModified:
             if pending.item.updated == nil { pending.item.updated = dateText }
         case .description:
-            pending.description = textString
+            readDescription(into: pending, isHTML: true)
         case .atomSummary:
-            pending.description = textString
-            pending.descriptionIsHTML = textType != "text" && textType != "text/plain"
+            readDescription(into: pending, isHTML: textType != "text" && textType != "text/plain")
         case .contentEncoded:
             pending.item.content = trimmedText
         case .atomContent:
@@ -508,6 +510,17 @@ struct FeedXMLState {
         }
     }
 
+    /// Reads the current element as the item's description: its summary is made now, from the bytes, and
+    /// the text itself is kept only when it may hold the item's picture.
+    private func readDescription(into pending: Pending, isHTML: Bool) {
+        text.withUnsafeBufferPointer { bytes in
+            pending.descriptionSummary = isHTML
+                ? HTMLText.plainText(bytes)
+                : String(decoding: UnsafeBufferPointer(rebasing: bytes[HTMLText.trimmedRange(bytes)]), as: UTF8.self)
+            pending.descriptionWithImage = HTMLText.mayHoldImage(bytes) ? String(decoding: bytes, as: UTF8.self) : nil
+        }
+    }
+
     /// The current element's text as a title-like field: entities decoded; markup removed when the feed
     /// says (or shows) it is HTML.
     private func textValue(atom: Bool) -> String {
@@ -541,15 +554,17 @@ struct FeedXMLState {
                 item.author = pending.authorEmail ?? pending.dcCreator ?? pending.itunesAuthor
             }
         }
-        if let description = pending.description ?? pending.itunesSummary {
-            item.summary = pending.descriptionIsHTML ? HTMLText.plainText(description) : description.trimmingWhitespace()
+        if let summary = pending.descriptionSummary {
+            item.summary = summary
+        } else if let summary = pending.itunesSummary {
+            item.summary = HTMLText.plainText(summary)
         } else if let content = item.content {
             item.summary = HTMLText.plainText(content)
         }
         if item.summary?.isEmpty == true { item.summary = nil }
         item.image = pending.thumbnail ?? pending.mediaImage ?? pending.itunesImage
             ?? item.enclosures.first { $0.type?.hasPrefix("image/") == true }?.url
-            ?? (item.content ?? pending.description).flatMap(HTMLText.firstImageSource).map(resolve)
+            ?? (item.content ?? pending.descriptionWithImage).flatMap(HTMLText.firstImageSource).map(resolve)
         if item.title?.isEmpty == true { item.title = nil }
         document.items.append(item)
     }

@@ -393,6 +393,26 @@ public enum HTMLText {
         return false
     }
 
+    /// Whether the UTF-8 `html` may hold an `<img>` for ``firstImageSource(_:)``: `<` followed by `img` in
+    /// any case, or by anything not ASCII (which a case-insensitive comparison might also take for it).
+    static func mayHoldImage(_ html: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let base = html.baseAddress else { return false }
+        var index = 0
+        while index < html.count {
+            guard let found = memchr(base + index, Int32(UInt8(ascii: "<")), html.count - index) else { return false }
+            let open = base.distance(to: found.assumingMemoryBound(to: UInt8.self))
+            let name = UnsafeBufferPointer(rebasing: html[(open + 1)..<min(open + 4, html.count)])
+            if name.contains(where: { $0 >= 0x80 }) { return true }
+            if name.count == 3, name[0] | 0x20 == UInt8(ascii: "i"), name[1] | 0x20 == UInt8(ascii: "m"),
+                name[2] | 0x20 == UInt8(ascii: "g")
+            {
+                return true
+            }
+            index = open + 1
+        }
+        return false
+    }
+
     /// The `src` of the first `<img>` in `html`, if any.
     public static func firstImageSource(_ html: String) -> String? {
         guard let tag = html.range(of: "<img", options: .caseInsensitive) else { return nil }
