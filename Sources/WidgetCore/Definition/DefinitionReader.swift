@@ -3,27 +3,33 @@ public import Foundation
 /// Reads definition files into ``WidgetDefinition``s, reporting every problem it finds in one pass.
 ///
 /// The reader is strict: unknown keys are errors with a "did you mean" hint, and every problem is a
-/// ``Diagnostic`` that names the file, the line and column, the JSON path and a fix. Stage names and
-/// options are checked against a ``StageRegistry`` by building each widget's ``WidgetPipeline``.
+/// ``Diagnostic`` that names the file, the line and column, the JSON path and a fix. The file's keys are
+/// those of ``DefinitionDocument``, decoded by the ``OptionsDecoder`` past every problem; the reader adds
+/// what depends on the file and the registry: the id from the file's name, the instances' ids, the
+/// templates' secrets and limits, and the stages, checked against a ``StageRegistry`` by building each
+/// widget's ``WidgetPipeline``.
 ///
 /// ```swift
 /// let result = DefinitionReader(registry: registry).read(data, file: "widgets.d/jotd.json")
 /// for problem in result.diagnostics { print(problem) }
 /// ```
 public struct DefinitionReader: Sendable {
-    /// The keys a definition may have at its top level.
-    public static let topLevelKeys = [
-        "$schema", "id", "title", "description", "timeZone", "inputs", "source", "parser", "transforms",
-        "timeline", "schedule", "staleAfter", "deadline", "fallback", "placeholder", "instances",
-    ]
+    /// The keys a definition may have at its top level: ``DefinitionDocument``'s.
+    public static let topLevelKeys = DefinitionDocument.keys
 
     /// The keys of an instance in `instances`.
-    public static let instanceKeys = ["id", "title", "params"]
+    public static let instanceKeys = DefinitionDocument.Instance.CodingKeys.allCases.map(\.rawValue)
 
     /// The keys every timeline accepts beside its own options.
-    public static let timelineCommonKeys = ["relevance", "url", "limit"]
+    public static let timelineCommonKeys = TimelineDefinition.commonKeys
 
-    /// The id pattern, `^[a-z0-9][a-z0-9._-]{0,63}$`.
+    /// What ``isValidID(_:)`` accepts, as a regular expression.
+    public static let idPattern = "^[a-z0-9][a-z0-9._-]{0,63}$"
+
+    /// The rule ``isValidID(_:)`` checks, as a sentence for problems.
+    static let idRule = "an id is 1 to 64 characters: lowercase letters, digits, '.', '_' or '-', starting with a letter or digit"
+
+    /// Whether `id` matches ``idPattern``, `^[a-z0-9][a-z0-9._-]{0,63}$`.
     public static func isValidID(_ id: String) -> Bool {
         let bytes = Array(id.utf8)
         guard (1...64).contains(bytes.count) else { return false }
@@ -92,11 +98,13 @@ public struct DefinitionReader: Sendable {
             if let pipeline = session.buildPipeline(definition) { widgets.append(pipeline) }
         }
         if !session.diagnostics.isEmpty { widgets = [] }
+        // In line order; the instances of one definition share its stages, and their problems.
+        var seen: Set<Diagnostic> = []
         let ordered = session.diagnostics.enumerated().sorted { a, b in
             let left = a.element.location.map { ($0.line, $0.column) } ?? (0, 0)
             let right = b.element.location.map { ($0.line, $0.column) } ?? (0, 0)
             return left != right ? left < right : a.offset < b.offset
-        }.map(\.element)
+        }.map(\.element).filter { seen.insert($0).inserted }
         return Result(widgets: widgets, diagnostics: ordered)
     }
 
@@ -181,391 +189,43 @@ extension DefinitionReader {
             )
         }
 
-        mutating func checkKeys(_ object: WidgetObject, at path: ValuePath, allowed: [String]) {
-            for key in object.keys where !allowed.contains(key) {
-                let hint = Suggestion.hint(for: key, among: allowed)
-                    ?? "known keys: " + allowed.filter { !$0.hasPrefix("$") }.map { "'\($0)'" }.joined(separator: ", ")
-                report(path.appending(key), "unknown key '\(key)'; \(hint)", atKey: true)
-            }
-        }
-
-        mutating func string(_ value: WidgetValue?, at path: ValuePath, what: String) -> String? {
-            guard let value else { return nil }
-            guard case .string(let text) = value else {
-                report(path, "\(what) must be a string, not \(value.typeName)")
-                return nil
-            }
-            return text
-        }
-
         // MARK: Definitions
 
+        /// Reads the document, then what it means for this file: the id, the instances.
         mutating func readDefinitions(_ value: WidgetValue) -> [WidgetDefinition] {
-            guard case .object(let object) = value else {
-                report(.root, "a definition must be a JSON object, not \(value.typeName); start the file with '{'")
-                return []
+            let decoder = OptionsDecoder(userInfo: [FilterRegistry.userInfoKey: reader.filters])
+            var problems: [OptionsError] = []
+            let read = decoder.decode(DefinitionDocument.self, from: value, problems: &problems)
+            for problem in problems { report(problem, under: .root) }
+            guard let document = read else { return [] }
+
+            let id = document.id ?? DefinitionReader.defaultID(forFile: file)
+            if document.id == nil, !DefinitionReader.isValidID(id) {
+                report(.root, "the file name gives the id \"\(id)\", which is not valid; rename the file or add an \"id\" key; \(DefinitionReader.idRule)")
             }
-            let root = ValuePath.root
-            checkKeys(object, at: root, allowed: DefinitionReader.topLevelKeys)
-
-            // id
-            var id = DefinitionReader.defaultID(forFile: file)
-            if let written = string(object["id"], at: root.appending("id"), what: "the id") {
-                id = written
-                if !DefinitionReader.isValidID(written) {
-                    report(root.appending("id"), "\"\(written)\" is not a valid id; \(Self.idRule)")
-                }
-            } else if object["id"] == nil, !DefinitionReader.isValidID(id) {
-                report(root, "the file name gives the id \"\(id)\", which is not valid; rename the file or add an \"id\" key; \(Self.idRule)")
-            }
-
-            let title = string(object["title"], at: root.appending("title"), what: "the title")
-            _ = string(object["description"], at: root.appending("description"), what: "the description")
-
-            // timeZone
-            var timeZone = reader.defaultTimeZone
-            if let name = string(object["timeZone"], at: root.appending("timeZone"), what: "the time zone") {
-                if let zone = TimeZone(identifier: name) {
-                    timeZone = zone
-                } else {
-                    let hint = Suggestion.hint(for: name, among: TimeZone.knownTimeZoneIdentifiers)
-                        ?? "use an IANA name such as \"America/New_York\" or \"UTC\""
-                    report(root.appending("timeZone"), "\"\(name)\" is not a known time zone; \(hint)")
-                }
-            }
-
-            let inputs = readInputs(object["inputs"], at: root.appending("inputs"))
-
-            var source = StageSpec(typeName: "file", path: root.appending("source"))
-            var sourceWhen: Template?
-            if let value = object["source"] {
-                if let read = readSource(value, at: root.appending("source")) { (source, sourceWhen) = read }
-            } else {
-                report(root, "the definition has no \"source\"; add e.g. \"source\": {\"url\": \"https://…\"} or {\"path\": \"data.json\"}")
-            }
-
-            var parser = StageSpec(typeName: "json", path: root.appending("parser"))
-            if let value = object["parser"] {
-                parser = readStageReference(value, at: root.appending("parser"), kind: .parser) ?? parser
-            }
-
-            var transforms: [StageSpec] = []
-            if let value = object["transforms"] {
-                if case .array(let list) = value {
-                    for (index, element) in list.enumerated() {
-                        let path = root.appending("transforms").appending(index: index)
-                        if let spec = readStageReference(element, at: path, kind: .transformer, allowString: false) {
-                            transforms.append(spec)
-                        }
-                    }
-                } else {
-                    report(root.appending("transforms"), "\"transforms\" must be an array of objects such as {\"type\": \"limit\", \"count\": 4}")
-                }
-            }
-
-            let timeline = readTimeline(object["timeline"], at: root.appending("timeline"))
-            let schedule = readSchedule(object["schedule"], at: root.appending("schedule"))
-
-            var staleAfter: WidgetDuration?
-            if let text = string(object["staleAfter"], at: root.appending("staleAfter"), what: "staleAfter") {
-                staleAfter = WidgetDuration(text)
-                if staleAfter == nil { report(root.appending("staleAfter"), WidgetDuration.problem(text)) }
-            }
-
-            var deadline = WidgetDefinition.defaultDeadline
-            if let text = string(object["deadline"], at: root.appending("deadline"), what: "deadline") {
-                if let read = WidgetDuration(text) {
-                    if read.seconds < 1 || read.seconds > WidgetDefinition.maximumDeadline.seconds {
-                        report(root.appending("deadline"), "a deadline is from 1s to 1h; write e.g. \"30s\" or \"5m\"")
-                    } else {
-                        deadline = read
-                    }
-                } else {
-                    report(root.appending("deadline"), WidgetDuration.problem(text))
-                }
-            }
-
-            let fallback = readFallback(object["fallback"], at: root.appending("fallback"))
-            let placeholder = object["placeholder"]
-            var instanceParams: [(id: String?, params: WidgetObject)] = [(nil, [:])]
-            if case .array(let list)? = object["instances"] {
-                instanceParams = list.compactMap { element in
-                    guard case .object(let instance) = element else { return nil }
-                    return (instance["id"]?.string, instance["params"]?.object ?? [:])
-                }
-            }
-            checkTemplates(value, at: root, instances: instanceParams)
-
+            checkTemplates(value, at: .root, instances: document.instances?.map { ($0.id, $0.params) } ?? [(nil, [:])])
             let base = WidgetDefinition(
-                id: id, title: title, timeZone: timeZone, inputs: inputs, source: source, sourceWhen: sourceWhen, parser: parser,
-                transforms: transforms, timeline: timeline, schedule: schedule, staleAfter: staleAfter,
-                deadline: deadline, fallback: fallback, placeholder: placeholder, file: file,
+                id: id, title: document.title, timeZone: document.timeZone ?? reader.defaultTimeZone, inputs: document.inputs,
+                // Without a readable source (reported) the other stages are still checked.
+                source: document.source?.stage ?? StageSpec(typeName: "", path: ValuePath.root.appending("source")),
+                sourceWhen: document.source?.when, parser: document.parser, transforms: document.transforms,
+                timeline: document.timeline, schedule: document.schedule, staleAfter: document.staleAfter,
+                deadline: document.deadline, fallback: document.fallback, placeholder: document.placeholder, file: file,
                 fingerprint: WidgetDefinition.fingerprint(of: value)
             )
-            guard let instancesValue = object["instances"] else { return [base] }
-            return readInstances(instancesValue, at: root.appending("instances"), base: base)
-        }
-
-        static let idRule = "an id is 1 to 64 characters: lowercase letters, digits, '.', '_' or '-', starting with a letter or digit"
-
-        // MARK: Stages
-
-        /// `"json"` or `{"type": "json", …options}`.
-        mutating func readStageReference(
-            _ value: WidgetValue,
-            at path: ValuePath,
-            kind: StageKind,
-            allowString: Bool = true,
-            reservedKeys: [String] = []
-        ) -> StageSpec? {
-            switch value {
-            case .string(let name) where allowString:
-                return StageSpec(typeName: name, path: path)
-            case .object(var object):
-                guard case .string(let name)? = object["type"] else {
-                    let example = kind == .transformer ? "{\"type\": \"limit\", \"count\": 4}" : "{\"type\": \"json\"}"
-                    report(path, object["type"] == nil
-                        ? "the \(kind) has no \"type\"; write e.g. \(example)"
-                        : "\"type\" must be a string naming a registered \(kind)")
+            guard let instances = document.instances else { return [base] }
+            return instances.compactMap { instance in
+                var definition = base
+                definition.id = "\(base.id).\(instance.id)"
+                guard DefinitionReader.isValidID(definition.id) else {
+                    let path = ValuePath.root.appending("instances").appending(index: instance.index).appending("id")
+                    report(path, "\"\(definition.id)\" is not a valid widget id; \(DefinitionReader.idRule)")
                     return nil
                 }
-                object["type"] = nil
-                for key in reservedKeys { object[key] = nil }
-                return StageSpec(typeName: name, options: object, path: path, typePath: path.appending("type"))
-            default:
-                let forms = allowString ? "a name such as \"json\" or an object with \"type\"" : "an object with \"type\""
-                report(path, "the \(kind) must be \(forms), not \(value.typeName)")
-                return nil
+                definition.title = instance.title ?? definition.title
+                definition.params = instance.params
+                return definition
             }
-        }
-
-        /// `{"url": …}` is HTTP, `{"path": …}` a file, `{"type": NAME, …}` any fetcher; `when`, a template
-        /// every source may have, is the pipeline's (see ``InputDefinition/when``), not the fetcher's.
-        mutating func readSource(_ value: WidgetValue, at path: ValuePath, extraKeys: [String] = []) -> (spec: StageSpec, when: Template?)? {
-            guard case .object(var object) = value else {
-                report(path, "a source must be an object such as {\"url\": \"https://…\"}, not \(value.typeName)")
-                return nil
-            }
-            for key in extraKeys { object[key] = nil }
-            let when = object["when"].flatMap { template($0, at: path.appending("when")) }
-            object["when"] = nil
-            if case .string(let name)? = object["type"] {
-                object["type"] = nil
-                return (StageSpec(typeName: name, options: object, path: path, typePath: path.appending("type")), when)
-            }
-            if object["type"] != nil {
-                report(path.appending("type"), "\"type\" must be a string naming a registered source")
-                return nil
-            }
-            if object["url"] != nil { return (StageSpec(typeName: "http", options: object, path: path), when) }
-            if object["path"] != nil { return (StageSpec(typeName: "file", options: object, path: path), when) }
-            report(path, "a source needs \"url\" (HTTP), \"path\" (a local file) or \"type\" (a registered source)")
-            return nil
-        }
-
-        mutating func readInputs(_ value: WidgetValue?, at path: ValuePath) -> [InputDefinition] {
-            guard let value else { return [] }
-            guard case .object(let object) = value else {
-                report(path, "\"inputs\" must be an object of named sources, e.g. {\"daily\": {\"url\": \"…\"}}")
-                return []
-            }
-            var inputs: [InputDefinition] = []
-            for (name, input) in object {
-                let inputPath = path.appending(name)
-                guard let (source, when) = readSource(input, at: inputPath, extraKeys: ["parser"]) else { continue }
-                var parser = StageSpec(typeName: "json", path: inputPath.appending("parser"))
-                if let parserValue = input["parser"] {
-                    parser = readStageReference(parserValue, at: inputPath.appending("parser"), kind: .parser) ?? parser
-                }
-                inputs.append(InputDefinition(name: name, source: source, parser: parser, when: when))
-            }
-            return inputs
-        }
-
-        mutating func readTimeline(_ value: WidgetValue?, at path: ValuePath) -> TimelineDefinition {
-            guard let value else { return TimelineDefinition(stage: StageSpec(typeName: "single", path: path)) }
-            guard let stage = readStageReference(value, at: path, kind: .timeline, reservedKeys: DefinitionReader.timelineCommonKeys) else {
-                return TimelineDefinition(stage: StageSpec(typeName: "single", path: path))
-            }
-            var timeline = TimelineDefinition(stage: stage)
-            if case .object(let object) = value {
-                timeline.relevance = template(object["relevance"], at: path.appending("relevance"))
-                timeline.url = template(object["url"], at: path.appending("url"))
-                if let limit = object["limit"] {
-                    if let count = limit.number?.int, count > 0 {
-                        timeline.limit = count
-                    } else {
-                        report(path.appending("limit"), "\"limit\" must be a whole number of entries above 0, e.g. 4")
-                    }
-                }
-            }
-            return timeline
-        }
-
-        mutating func template(_ value: WidgetValue?, at path: ValuePath) -> Template? {
-            guard let text = string(value, at: path, what: "a template") else { return nil }
-            do throws(ExpressionError) {
-                return try Template(text, filters: reader.filters)
-            } catch {
-                report(path, error.description, column: error.column)
-                return nil
-            }
-        }
-
-        // MARK: Schedule
-
-        mutating func readSchedule(_ value: WidgetValue?, at path: ValuePath) -> Schedule {
-            var schedule = Schedule()
-            guard let value else { return schedule }
-            switch value {
-            case .string("atEnd"):
-                schedule.rule = .atEnd
-                return schedule
-            case .string("never"):
-                schedule.rule = .never
-                return schedule
-            case .string(let text):
-                let hint = Suggestion.hint(for: text, among: ["atEnd", "never"])
-                    ?? "write \"atEnd\", \"never\", or an object such as {\"every\": \"15m\"}"
-                report(path, "\"\(text)\" is not a schedule; \(hint)")
-                return schedule
-            case .object(let object):
-                let ruleKeys = ["every", "at", "cron"]
-                checkKeys(object, at: path, allowed: ruleKeys + ["jitter", "maxPerDay", "allowFrequent"])
-                let present = ruleKeys.filter { object[$0] != nil }
-                if present.count > 1 {
-                    report(path, "a schedule has one rule, but this one has \(present.map { "\"\($0)\"" }.joined(separator: " and ")); keep one")
-                } else if present.isEmpty {
-                    report(path, "the schedule has no rule; add \"every\", \"at\" or \"cron\", e.g. {\"every\": \"15m\"}")
-                }
-                if case .bool(let flag)? = object["allowFrequent"] {
-                    schedule.allowFrequent = flag
-                } else if object["allowFrequent"] != nil {
-                    report(path.appending("allowFrequent"), "\"allowFrequent\" must be true or false")
-                }
-                if let text = string(object["every"], at: path.appending("every"), what: "\"every\"") {
-                    if let interval = WidgetDuration(text), interval.seconds > 0 {
-                        schedule.rule = .every(interval)
-                        if interval.seconds < 300, !schedule.allowFrequent {
-                            report(path.appending("every"), "\"\(text)\" is shorter than 5 minutes; add \"allowFrequent\": true if the source allows it, or use e.g. \"5m\"")
-                        }
-                    } else {
-                        report(path.appending("every"), WidgetDuration.problem(text))
-                    }
-                }
-                if let times = object["at"] {
-                    let list: [WidgetValue] = times.array ?? [times]
-                    var parsed: [TimeOfDay] = []
-                    for (index, element) in list.enumerated() {
-                        let elementPath = times.array == nil ? path.appending("at") : path.appending("at").appending(index: index)
-                        if let text = element.string, let time = TimeOfDay(text) {
-                            parsed.append(time)
-                        } else {
-                            report(elementPath, "\(element) is not a time of day; write e.g. \"08:00\" (24-hour HH:MM)")
-                        }
-                    }
-                    if list.isEmpty { report(path.appending("at"), "\"at\" needs at least one time, e.g. [\"08:00\"]") }
-                    schedule.rule = .at(Array(Set(parsed)).sorted())
-                }
-                if let text = string(object["cron"], at: path.appending("cron"), what: "\"cron\"") {
-                    do throws(ExpressionError) {
-                        let cron = try CronExpression(text)
-                        schedule.rule = .cron(text)
-                        if cron.shortestGapInMinutes < 5, !schedule.allowFrequent {
-                            report(path.appending("cron"), "\"\(text)\" fires more often than every 5 minutes; add \"allowFrequent\": true if the source allows it, or use e.g. \"*/5 * * * *\"")
-                        }
-                    } catch {
-                        report(path.appending("cron"), error.description, column: error.column)
-                    }
-                }
-                if let text = string(object["jitter"], at: path.appending("jitter"), what: "\"jitter\"") {
-                    schedule.jitter = WidgetDuration(text)
-                    if schedule.jitter == nil { report(path.appending("jitter"), WidgetDuration.problem(text)) }
-                }
-                if let limit = object["maxPerDay"] {
-                    if let count = limit.number?.int, count > 0 {
-                        schedule.maxPerDay = count
-                    } else {
-                        report(path.appending("maxPerDay"), "\"maxPerDay\" must be a whole number above 0, e.g. 70")
-                    }
-                }
-                return schedule
-            default:
-                report(path, "a schedule is \"atEnd\", \"never\" or an object such as {\"every\": \"15m\"}, not \(value.typeName)")
-                return schedule
-            }
-        }
-
-        // MARK: Fallback, instances, secrets
-
-        mutating func readFallback(_ value: WidgetValue?, at path: ValuePath) -> FallbackPolicy {
-            var policy = FallbackPolicy()
-            guard let value else { return policy }
-            guard case .object(let object) = value else {
-                report(path, "\"fallback\" must be an object such as {\"keep\": 20, \"pick\": \"daily\"}")
-                return policy
-            }
-            checkKeys(object, at: path, allowed: ["keep", "pick"])
-            if let keep = object["keep"] {
-                if let count = keep.number?.int, (1...10_000).contains(count) {
-                    policy.keep = count
-                } else {
-                    report(path.appending("keep"), "\"keep\" must be a whole number from 1 to 10000")
-                }
-            }
-            if let pick = string(object["pick"], at: path.appending("pick"), what: "\"pick\"") {
-                if let choice = FallbackPolicy.Pick(rawValue: pick) {
-                    policy.pick = choice
-                } else {
-                    let names = FallbackPolicy.Pick.allCases.map(\.rawValue)
-                    let hint = Suggestion.hint(for: pick, among: names) ?? "use " + names.map { "\"\($0)\"" }.joined(separator: ", ")
-                    report(path.appending("pick"), "\"\(pick)\" is not a pick rule; \(hint)")
-                }
-            }
-            return policy
-        }
-
-        mutating func readInstances(_ value: WidgetValue, at path: ValuePath, base: WidgetDefinition) -> [WidgetDefinition] {
-            guard case .array(let list) = value, !list.isEmpty else {
-                report(path, "\"instances\" must be a non-empty array such as [{\"id\": \"home\", \"params\": {…}}]")
-                return []
-            }
-            var definitions: [WidgetDefinition] = []
-            var seen: Set<String> = []
-            for (index, element) in list.enumerated() {
-                let elementPath = path.appending(index: index)
-                guard case .object(let object) = element else {
-                    report(elementPath, "an instance must be an object with \"id\" and \"params\"")
-                    continue
-                }
-                checkKeys(object, at: elementPath, allowed: DefinitionReader.instanceKeys)
-                guard let suffix = string(object["id"], at: elementPath.appending("id"), what: "the instance id") else {
-                    report(elementPath, "the instance has no \"id\"; add e.g. \"id\": \"home\"")
-                    continue
-                }
-                var definition = base
-                definition.id = "\(base.id).\(suffix)"
-                if !DefinitionReader.isValidID(definition.id) {
-                    report(elementPath.appending("id"), "\"\(definition.id)\" is not a valid widget id; \(Self.idRule)")
-                    continue
-                }
-                if !seen.insert(suffix).inserted {
-                    report(elementPath.appending("id"), "the instance id \"\(suffix)\" is used twice; give each instance its own id")
-                    continue
-                }
-                if let title = string(object["title"], at: elementPath.appending("title"), what: "the title") {
-                    definition.title = title
-                }
-                if let params = object["params"] {
-                    if case .object(let paramsObject) = params {
-                        definition.params = paramsObject
-                    } else {
-                        report(elementPath.appending("params"), "\"params\" must be an object of named values")
-                    }
-                }
-                definitions.append(definition)
-            }
-            return definitions
         }
 
         /// Checks every template of the definition once parsed: see ``checkSecrets(in:at:instances:)`` and
@@ -657,9 +317,11 @@ extension DefinitionReader {
 
         mutating func buildPipeline(_ definition: WidgetDefinition) -> WidgetPipeline? {
             var failed = false
+            // A source that could not be read is reported already; its stand-in names no stage.
+            let unreadSource = definition.source.typeName.isEmpty ? definition.source.path : nil
             let pipeline = WidgetPipeline.build(definition, registry: reader.registry, filters: reader.filters) { error, base in
                 failed = true
-                report(error, under: base)
+                if base != unreadSource { report(error, under: base) }
             }
             return failed ? nil : pipeline
         }

@@ -24,8 +24,18 @@ public struct Schedule: Sendable, Hashable {
     /// Whether intervals under five minutes were asked for on purpose.
     public var allowFrequent: Bool
 
+    /// The interval of a definition without `schedule`: one hour.
+    public static let defaultInterval = WidgetDuration(seconds: 3_600)
+    /// ``maxPerDay`` unless a definition sets it.
+    public static let defaultMaxPerDay = 70
+    /// The shortest interval allowed without ``allowFrequent``: five minutes.
+    public static let frequentLimit = WidgetDuration(seconds: 300)
+
     /// The default schedule: every hour, at most 70 a day.
-    public init(rule: Rule = .every(WidgetDuration(seconds: 3_600)), jitter: WidgetDuration? = nil, maxPerDay: Int = 70, allowFrequent: Bool = false) {
+    public init(
+        rule: Rule = .every(Schedule.defaultInterval), jitter: WidgetDuration? = nil,
+        maxPerDay: Int = Schedule.defaultMaxPerDay, allowFrequent: Bool = false
+    ) {
         self.rule = rule
         self.jitter = jitter
         self.maxPerDay = maxPerDay
@@ -57,6 +67,9 @@ public struct TimeOfDay: Sendable, Hashable, Comparable, CustomStringConvertible
     }
 
     /// Parses `08:00` or `08:00:30`; `nil` otherwise.
+    /// The form ``init(_:)`` reads, as a regular expression.
+    public static let pattern = "^([01][0-9]|2[0-3]):[0-5][0-9](:[0-5][0-9])?$"
+
     public init?(_ text: String) {
         let parts = text.split(separator: ":", omittingEmptySubsequences: false)
         guard parts.count == 2 || parts.count == 3,

@@ -8,6 +8,10 @@ public struct WidgetDefinition: Sendable {
     public static let defaultDeadline = WidgetDuration(seconds: 60)
     /// The longest ``deadline`` a definition may set: one hour.
     public static let maximumDeadline = WidgetDuration(seconds: 3_600)
+    /// The parser of a source that names none.
+    public static let defaultParser = "json"
+    /// The timeline of a definition that names none.
+    public static let defaultTimeline = "single"
 
     /// The widget's id: the file name without `.json`, the `id` key, or either plus an instance suffix.
     public var id: String
@@ -53,7 +57,7 @@ public struct WidgetDefinition: Sendable {
         inputs: [InputDefinition] = [],
         source: StageSpec,
         sourceWhen: Template? = nil,
-        parser: StageSpec = StageSpec(typeName: "json", path: ValuePath.root.appending("parser")),
+        parser: StageSpec = StageSpec(typeName: WidgetDefinition.defaultParser, path: ValuePath.root.appending("parser")),
         transforms: [StageSpec] = [],
         timeline: TimelineDefinition = TimelineDefinition(),
         schedule: Schedule = Schedule(),
@@ -82,93 +86,6 @@ public struct WidgetDefinition: Sendable {
         self.params = params
         self.file = file
         self.fingerprint = fingerprint
-    }
-}
-
-/// A stage as a definition names it: a type name and the options beside it.
-public struct StageSpec: Sendable, Hashable {
-    /// The registered type name (`"http"`, `"json"`, `"map"`).
-    public var typeName: String
-    /// Every member of the stage's object except `type` (and keys the pipeline itself reads).
-    public var options: WidgetObject
-    /// Where the stage is in the definition, e.g. `$.transforms[1]`.
-    public var path: ValuePath
-    /// Where the type name is written: `$.parser` for `"parser": "json"`, `$.transforms[1].type` for an
-    /// object, the source itself when `url` or `path` implies the type.
-    public var typePath: ValuePath
-
-    public init(typeName: String, options: WidgetObject = [:], path: ValuePath, typePath: ValuePath? = nil) {
-        self.typeName = typeName
-        self.options = options
-        self.path = path
-        self.typePath = typePath ?? path
-    }
-}
-
-/// A named extra source: `"inputs": {"daily": {"url": …, "parser": "firestore"}}`.
-public struct InputDefinition: Sendable, Hashable {
-    public var name: String
-    public var source: StageSpec
-    public var parser: StageSpec
-    /// A template that decides whether the source is fetched at all: `"when": "{{ inputs.airport.id }}"`.
-    ///
-    /// It is rendered before the fetch, with `inputs` (those fetched so far), `params`, `now` and `widget`
-    /// in scope but no secrets. When it gives `nil`, `false` or an empty string (see
-    /// ``WidgetValue/passesTest``) nothing is fetched or parsed and the value is `null`, for the transforms
-    /// to handle; otherwise the source is fetched as usual. `nil` (no `when`): always fetched.
-    public var when: Template?
-
-    public init(name: String, source: StageSpec, parser: StageSpec, when: Template? = nil) {
-        self.name = name
-        self.source = source
-        self.parser = parser
-        self.when = when
-    }
-}
-
-/// The timeline stage plus the per-entry templates every timeline accepts.
-public struct TimelineDefinition: Sendable {
-    /// The timeline stage (`single`, `each`).
-    public var stage: StageSpec
-    /// A template for each entry's relevance (a number), evaluated with the entry's content as the item.
-    public var relevance: Template?
-    /// A template for each entry's deep link.
-    public var url: Template?
-    /// The most entries to keep.
-    public var limit: Int?
-
-    public init(
-        stage: StageSpec = StageSpec(typeName: "single", path: ValuePath.root.appending("timeline")),
-        relevance: Template? = nil,
-        url: Template? = nil,
-        limit: Int? = nil
-    ) {
-        self.stage = stage
-        self.relevance = relevance
-        self.url = url
-        self.limit = limit
-    }
-}
-
-/// What to serve when a refresh fails.
-public struct FallbackPolicy: Sendable, Hashable {
-    /// How to choose among kept items.
-    public enum Pick: String, Sendable, CaseIterable {
-        /// The newest good data.
-        case latest
-        /// One kept item, the same all day: chosen by the date in the widget's zone.
-        case daily
-        /// A kept item at random on each failure.
-        case random
-    }
-
-    /// How many last good items to keep for fallback.
-    public var keep: Int
-    public var pick: Pick
-
-    public init(keep: Int = 1, pick: Pick = .latest) {
-        self.keep = keep
-        self.pick = pick
     }
 }
 

@@ -9,6 +9,9 @@ public struct WidgetDuration: Sendable, Hashable, Comparable, CustomStringConver
         self.seconds = seconds
     }
 
+    /// The form ``init(_:)`` reads, as a regular expression: at least one unit, each of at most 9 digits.
+    public static let pattern = "^(?=[0-9])([0-9]{1,9}d)?([0-9]{1,9}h)?([0-9]{1,9}m)?([0-9]{1,9}s)?$"
+
     /// Parses `text`; `nil` when it is not a duration.
     public init?(_ text: String) {
         let units: [(Character, Int)] = [("d", 86_400), ("h", 3_600), ("m", 60), ("s", 1)]

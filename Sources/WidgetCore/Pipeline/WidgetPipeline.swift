@@ -74,6 +74,8 @@ public struct WidgetPipeline: Sendable {
                 return nil
             }
             do {
+                var decoder = decoder
+                decoder.hintKeys = spec.ownerKeys
                 let stage = try registry.makeStage(kind, typeName: spec.typeName, options: .object(spec.options), decoder: decoder)
                 return stage as? S
             } catch {

@@ -14,6 +14,9 @@ public struct StageRegistry: Sendable {
         public let kind: StageKind
         public let typeName: String
         public let summary: String
+        /// The stage's options, when its `Options` describe their keys (``DescribedOptions``); `nil` when
+        /// they do not, and the schema then accepts any options.
+        public let options: ObjectShape?
         let make: @Sendable (WidgetValue, OptionsDecoder) throws -> any Stage
     }
 
@@ -106,11 +109,17 @@ extension StageRegistry {
 
         private mutating func add<S: Stage>(_ kind: StageKind, _ stage: S.Type) {
             pending.append(
-                Entry(kind: kind, typeName: S.typeName, summary: S.summary) { options, decoder in
+                Entry(kind: kind, typeName: S.typeName, summary: S.summary, options: Self.shape(of: S.Options.self)) { options, decoder in
                     let decoded = try decoder.decode(S.Options.self, from: options)
                     return try S(options: decoded)
                 }
             )
+        }
+
+        /// The shape of `options` when they describe their keys.
+        private static func shape(of options: Any.Type) -> ObjectShape? {
+            func shape<Options: DescribedOptions>(_ type: Options.Type) -> ObjectShape { Options.shape }
+            return (options as? any DescribedOptions.Type).map { shape($0) }
         }
 
         /// Checks the registrations and returns the frozen registry.

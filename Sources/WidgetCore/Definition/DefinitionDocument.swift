@@ -1,0 +1,282 @@
+public import Foundation
+
+/// A definition file as written: every key of the format, each read and checked, before the file's name
+/// and the stage registry are brought in.
+///
+/// This type is the format's one description. Its ``CodingKeys`` say what each key means, its JSON shape
+/// and default; decoding reads exactly those keys through the ``OptionsDecoder`` (so unknown keys, "did you
+/// mean" hints and paths come from the same place as a stage's options); `widgetd schema` is made from the
+/// same descriptions (``DefinitionSchema``); ``DefinitionReader`` turns a document into widgets.
+///
+/// ```swift
+/// var problems: [OptionsError] = []
+/// let document = OptionsDecoder().decode(DefinitionDocument.self, from: value, problems: &problems)
+/// ```
+public struct DefinitionDocument: Sendable {
+    /// The JSON Schema the file names for editors (`$schema`); not used.
+    public var schema: String?
+    /// The id the file sets, if it sets one.
+    public var id: String?
+    public var title: String?
+    public var description: String?
+    /// The zone the file names; `nil` for the machine's.
+    public var timeZone: TimeZone?
+    public var inputs: [InputDefinition] = []
+    /// The main source; `nil` when it is missing or could not be read (a problem says which).
+    public var source: SourceReference?
+    public var parser: StageSpec
+    public var transforms: [StageSpec] = []
+    public var timeline = TimelineDefinition()
+    public var schedule = Schedule()
+    public var staleAfter: WidgetDuration?
+    public var deadline = WidgetDefinition.defaultDeadline
+    public var fallback = FallbackPolicy()
+    public var placeholder: WidgetValue?
+    /// The instances, when the definition makes several widgets.
+    public var instances: [Instance]?
+
+    /// One widget of a definition with `instances`: `{"id": "home", "title": …, "params": {…}}`.
+    public struct Instance: Sendable {
+        /// Where the instance is in `instances`.
+        public var index: Int
+        /// The suffix added to the definition's id: `bitdream` + `home` is `bitdream.home`.
+        public var id: String
+        public var title: String?
+        /// The values templates read as `params.NAME`.
+        public var params: WidgetObject
+    }
+}
+
+// MARK: - The keys
+
+extension DefinitionDocument: DescribedOptions {
+    public enum CodingKeys: String, DescribedKey {
+        case schema = "$schema"
+        case id, title, description, timeZone, inputs, source, parser, transforms, timeline, schedule
+        case staleAfter, deadline, fallback, placeholder, instances
+
+        public var keyDescription: KeyDescription {
+            switch self {
+            case .schema:
+                KeyDescription("The JSON Schema this file follows, for editors (the output of 'widgetd schema'); widgetd ignores it.", .string())
+            case .id:
+                KeyDescription(
+                    "The widget's id, 1 to 64 lowercase letters, digits, '.', '_' or '-'; the file name without .json when absent.",
+                    .string(pattern: DefinitionReader.idPattern)
+                )
+            case .title:
+                KeyDescription("The display title.", .string())
+            case .description:
+                KeyDescription("What the widget shows, for people reading the file.", .string())
+            case .timeZone:
+                KeyDescription(
+                    "The IANA time zone of schedules and date templates; the machine's zone when absent.",
+                    .string(pattern: DefinitionDocument.timeZonePattern, examples: ["UTC"] + TimeZone.knownTimeZoneIdentifiers)
+                )
+            case .inputs:
+                KeyDescription(
+                    "Named extra sources, fetched first, in order, each with its own parser; later templates read them as inputs.NAME.",
+                    .map(.reference("input"))
+                )
+            case .source:
+                KeyDescription(
+                    "The main fetch: {\"url\": …} is HTTP, {\"path\": …} a file relative to the definition's folder, {\"type\": NAME, …} any registered source.",
+                    .reference("source"), required: true
+                )
+            case .parser:
+                KeyDescription(
+                    "How the source's payload is read: a parser's name, or an object with \"type\" and its options.",
+                    .reference("parser"), default: .string(WidgetDefinition.defaultParser)
+                )
+            case .transforms:
+                KeyDescription("Transforms applied in order, each an object with \"type\" and its options.", .array(.reference("transform")))
+            case .timeline:
+                KeyDescription(
+                    "How entries are dated: a timeline's name, or an object with \"type\", its options and the per-entry relevance, url and limit.",
+                    .reference("timeline"), default: .string(WidgetDefinition.defaultTimeline)
+                )
+            case .schedule:
+                KeyDescription(
+                    "When to refresh: \"atEnd\" (after the last entry), \"never\" (only when asked), or an object with one rule: every, at or cron.",
+                    .either([.oneOf(Schedule.words.map(\.word)), .object(Schedule.shape)]),
+                    default: ["every": .string(Schedule.defaultInterval.description)]
+                )
+            case .staleAfter:
+                KeyDescription("Data older than this is served as stale; a stale or missing widget refreshes at start-up.", .duration)
+            case .deadline:
+                KeyDescription(
+                    "How long one refresh may take, every stage together, from 1s to 1h; past it the refresh is stopped.",
+                    .duration, default: .string(WidgetDefinition.defaultDeadline.description)
+                )
+            case .fallback:
+                KeyDescription("What to serve when a refresh fails.", .object(FallbackPolicy.shape))
+            case .placeholder:
+                KeyDescription("Content served before there has ever been data.", .any)
+            case .instances:
+                KeyDescription(
+                    "One definition, several widgets: each instance's id is added to the widget's (NAME.ID) and templates read its params as params.NAME.",
+                    .array(.object(Instance.shape), minItems: 1)
+                )
+            }
+        }
+    }
+
+    /// The keys a definition may have at its top level.
+    public static let keys = CodingKeys.allCases.map(\.rawValue)
+
+    /// What an IANA zone name looks like (`Europe/Paris`, `America/Argentina/Buenos_Aires`, `UTC`, `GMT+2`).
+    /// Only names Foundation knows are accepted when read.
+    static let timeZonePattern = "^[A-Z][A-Za-z0-9_+-]*(/[A-Z][A-Za-z0-9_+-]*)*(:[0-9]{2})?$"
+}
+
+extension DefinitionDocument.Instance: DescribedOptions {
+    public enum CodingKeys: String, DescribedKey {
+        case id, title, params
+
+        public var keyDescription: KeyDescription {
+            switch self {
+            case .id:
+                KeyDescription("Added to the definition's id with a dot: \"home\" makes NAME.home.", .string(pattern: "^[a-z0-9._-]{1,63}$"), required: true)
+            case .title:
+                KeyDescription("The instance's display title, instead of the definition's.", .string())
+            case .params:
+                KeyDescription("Values templates read as params.NAME.", .map(.any))
+            }
+        }
+    }
+}
+
+// MARK: - Decoding
+
+extension DefinitionDocument: Decodable {
+    public init(from decoder: any Decoder) throws {
+        let members = try DescribedMembers(decoder, keyedBy: CodingKeys.self) {
+            "a definition must be a JSON object, not \($0); start the file with '{'"
+        }
+        parser = StageSpec(typeName: WidgetDefinition.defaultParser, path: members.path(.parser))
+        schema = try members.string(.schema, what: "\"$schema\"")
+        id = try members.string(.id, what: "the id")
+        if let id, !DefinitionReader.isValidID(id) {
+            try members.report(.id, "\"\(id)\" is not a valid id; \(DefinitionReader.idRule)")
+        }
+        title = try members.string(.title, what: "the title")
+        description = try members.string(.description, what: "the description")
+        if let name = try members.string(.timeZone, what: "the time zone") {
+            timeZone = TimeZone(identifier: name)
+            if timeZone == nil {
+                let hint = Suggestion.hint(for: name, among: TimeZone.knownTimeZoneIdentifiers)
+                    ?? "use an IANA name such as \"America/New_York\" or \"UTC\""
+                try members.report(.timeZone, "\"\(name)\" is not a known time zone; \(hint)")
+            }
+        }
+        inputs = try members.decode(.inputs, as: Inputs.self)?.list ?? []
+        source = try members.decode(.source)
+        if !members.contains(.source) {
+            try members.report(nil, "the definition has no \"source\"; add e.g. \"source\": {\"url\": \"https://…\"} or {\"path\": \"data.json\"}")
+        }
+        parser = try members.decode(.parser, as: ParserReference.self)?.stage ?? parser
+        transforms = try members.decode(.transforms, as: Transforms.self)?.list ?? []
+        timeline = try members.decode(.timeline) ?? timeline
+        schedule = try members.decode(.schedule) ?? schedule
+        staleAfter = try members.duration(.staleAfter, what: "staleAfter")
+        if let written = try members.duration(.deadline, what: "deadline") {
+            if written.seconds < 1 || written > WidgetDefinition.maximumDeadline {
+                try members.report(.deadline, "a deadline is from 1s to 1h; write e.g. \"30s\" or \"5m\"")
+            } else {
+                deadline = written
+            }
+        }
+        fallback = try members.decode(.fallback) ?? fallback
+        placeholder = members.value(.placeholder)
+        instances = try members.decode(.instances, as: Instances.self)?.list
+    }
+}
+
+/// `inputs`: named sources, in the order they are written.
+private struct Inputs: Decodable {
+    var list: [InputDefinition] = []
+
+    init(from decoder: any Decoder) throws {
+        guard case .object = try decoder.peekValue() else {
+            throw OptionsError(path: decoder.valuePath, message: "\"inputs\" must be an object of named sources, e.g. {\"daily\": {\"url\": \"…\"}}")
+        }
+        // The names are the user's: `allKeys` claims every member.
+        let container = try decoder.container(keyedBy: AnyCodingKey.self)
+        for name in container.allKeys {
+            let member = try container.superDecoder(forKey: name)
+            if let input = try decoder.recovering({ try InputDefinition(from: member) }) { list.append(input) }
+        }
+    }
+}
+
+/// `transforms`: stage references, in order.
+private struct Transforms: Decodable {
+    var list: [StageSpec] = []
+
+    init(from decoder: any Decoder) throws {
+        guard case .array = try decoder.peekValue() else {
+            throw OptionsError(
+                path: decoder.valuePath,
+                message: "\"transforms\" must be an array of objects such as {\"type\": \"limit\", \"count\": 4}"
+            )
+        }
+        var container = try decoder.unkeyedContainer()
+        while !container.isAtEnd {
+            let element = try container.superDecoder()
+            if let transform = try decoder.recovering({ try TransformReference(from: element) }) { list.append(transform.stage) }
+        }
+    }
+}
+
+/// `instances`: a non-empty array of instances with distinct ids.
+private struct Instances: Decodable {
+    var list: [DefinitionDocument.Instance] = []
+
+    init(from decoder: any Decoder) throws {
+        guard case .array(let elements) = try decoder.peekValue(), !elements.isEmpty else {
+            throw OptionsError(
+                path: decoder.valuePath,
+                message: "\"instances\" must be a non-empty array such as [{\"id\": \"home\", \"params\": {…}}]"
+            )
+        }
+        var container = try decoder.unkeyedContainer()
+        var seen: Set<String> = []
+        while !container.isAtEnd {
+            let index = container.currentIndex
+            let element = try container.superDecoder()
+            guard let instance = try decoder.recovering({ try DefinitionDocument.Instance(from: element, index: index) }) else { continue }
+            guard seen.insert(instance.id).inserted else {
+                try decoder.report(OptionsError(
+                    path: element.valuePath.appending("id"),
+                    message: "the instance id \"\(instance.id)\" is used twice; give each instance its own id"
+                ))
+                continue
+            }
+            list.append(instance)
+        }
+    }
+}
+
+extension DefinitionDocument.Instance {
+    init?(from decoder: any Decoder, index: Int) throws {
+        let members = try DescribedMembers(decoder, keyedBy: CodingKeys.self) { _ in
+            "an instance must be an object with \"id\" and \"params\""
+        }
+        let id = try members.string(.id, what: "the instance id")
+        title = try members.string(.title, what: "the title")
+        params = [:]
+        if let written = members.value(.params) {
+            if case .object(let object) = written {
+                params = object
+            } else {
+                try members.report(.params, "\"params\" must be an object of named values")
+            }
+        }
+        guard let id else {
+            if !members.contains(.id) { try members.report(nil, "the instance has no \"id\"; add e.g. \"id\": \"home\"") }
+            return nil
+        }
+        self.id = id
+        self.index = index
+    }
+}

@@ -1,0 +1,62 @@
+/// What to serve when a refresh fails: `"fallback": {"keep": 20, "pick": "daily"}`.
+public struct FallbackPolicy: Sendable, Hashable {
+    /// How to choose among kept items.
+    public enum Pick: String, Sendable, CaseIterable {
+        /// The newest good data.
+        case latest
+        /// One kept item, the same all day: chosen by the date in the widget's zone.
+        case daily
+        /// A kept item at random on each failure.
+        case random
+    }
+
+    /// How many last good items to keep for fallback.
+    public var keep: Int
+    public var pick: Pick
+
+    /// The most items ``keep`` may name.
+    public static let maximumKeep = 10_000
+
+    public init(keep: Int = 1, pick: Pick = .latest) {
+        self.keep = keep
+        self.pick = pick
+    }
+}
+
+extension FallbackPolicy: Decodable, DescribedOptions {
+    public enum CodingKeys: String, DescribedKey {
+        case keep, pick
+
+        public var keyDescription: KeyDescription {
+            switch self {
+            case .keep:
+                KeyDescription(
+                    "How many last good items to keep for serving when a refresh fails.",
+                    .integer(minimum: 1, maximum: FallbackPolicy.maximumKeep), default: .number(WidgetNumber(FallbackPolicy().keep))
+                )
+            case .pick:
+                KeyDescription(
+                    "Which kept item to serve: the latest, one a day chosen by the date in the widget's zone, or one at random.",
+                    .oneOf(Pick.allCases.map(\.rawValue)), default: .string(FallbackPolicy().pick.rawValue)
+                )
+            }
+        }
+    }
+
+    public init(from decoder: any Decoder) throws {
+        self.init()
+        let members = try DescribedMembers(decoder, keyedBy: CodingKeys.self) { _ in
+            "\"fallback\" must be an object such as {\"keep\": 20, \"pick\": \"daily\"}"
+        }
+        keep = try members.integer(.keep, in: 1...Self.maximumKeep, problem: "\"keep\" must be a whole number from 1 to \(Self.maximumKeep)") ?? keep
+        if let name = try members.string(.pick, what: "\"pick\"") {
+            if let choice = Pick(rawValue: name) {
+                pick = choice
+            } else {
+                let names = Pick.allCases.map(\.rawValue)
+                let hint = Suggestion.hint(for: name, among: names) ?? "use " + names.map { "\"\($0)\"" }.joined(separator: ", ")
+                try members.report(.pick, "\"\(name)\" is not a pick rule; \(hint)")
+            }
+        }
+    }
+}
