@@ -13,7 +13,9 @@ public import WidgetCore
 /// The checks of ``check(_:options:alongside:)``: the type name is a word that definitions can write
 /// (`json`, `runwayPerformance`); the summary is one sentence; the stage registers without clashing with
 /// the stages of `registry`; the example options build the stage through the registry; an unknown option
-/// is rejected by name.
+/// is rejected by name; and, when its options describe their keys (``DescribedOptions``), the description
+/// matches what decoding reads: an example of every described key decodes, and leaving a key out fails
+/// exactly when it is described as required.
 ///
 /// The forms that take an input (a context for a source) also run the stage: the stage is built once,
 /// as the runtime builds it, and run `concurrentRuns` times at once from as many tasks, on the same input
@@ -30,7 +32,7 @@ public enum StageConformance {
         options: WidgetValue = [:],
         alongside registry: StageRegistry.Builder = StageRegistry.Builder()
     ) -> [String] {
-        var problems: [String] = []
+        var problems = describedOptionsProblems(S.Options.self)
         let name = S.typeName
         let allowed = name.unicodeScalars.allSatisfy {
             ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0) || $0 == "-" || $0 == "." || $0 == "_"
@@ -181,6 +183,35 @@ public enum StageConformance {
                 "\(runs) runs at once on the same input gave \(distinct.count) different results; a stage must keep no "
                     + "state between runs (hold it in an actor or a Mutex and make the result not depend on it)"
             )
+        }
+        return problems
+    }
+}
+
+extension StageConformance {
+    /// Where the description of `options` (when they describe their keys) differs from what decoding reads.
+    static func describedOptionsProblems<Options: Decodable>(_ options: Options.Type) -> [String] {
+        guard let described = options as? any DescribedOptions.Type else { return [] }
+        let shape = described.shape
+        var problems: [String] = []
+        func decodes(_ object: WidgetObject) -> OptionsError? {
+            do {
+                _ = try OptionsDecoder().decode(Options.self, from: .object(object))
+                return nil
+            } catch {
+                return error
+            }
+        }
+        if let error = decodes(shape.example()) {
+            problems.append("an example of every described option does not decode (\(error)); describe the keys and shapes Options reads")
+        }
+        for key in shape.keys {
+            let error = decodes(shape.example(leaving: [key.name]))
+            if key.description.isRequired, error == nil {
+                problems.append("'\(key.name)' is described as required, but Options decode without it")
+            } else if !key.description.isRequired, let error {
+                problems.append("'\(key.name)' is described as optional, but Options need it: \(error)")
+            }
         }
         return problems
     }

@@ -506,4 +506,99 @@ struct DefinitionReaderTests {
             "message": #""soon" is not a duration; write e.g. "15m", "24h" or "1h30m""#,
         ]))
     }
+
+    // MARK: - The model: one description, decoded past every problem
+
+    @Test func aSourceThatCannotBeReadIsReportedOnceAndTheOtherStagesAreStillChecked() {
+        // Before the model, each also reported "$.source: missing required key 'path'".
+        #expect(problems(#"{"source": 5, "transforms": [{"type": "limit"}]}"#) == [
+            "widgets.d/news.json:1:12: $.source: a source must be an object such as {\"url\": \"https://…\"}, not number",
+            "widgets.d/news.json:1:30: $.transforms[0]: missing required key 'count'",
+        ])
+        #expect(problems(#"{"title": "News"}"#) == [
+            #"widgets.d/news.json:1:1: $: the definition has no "source"; add e.g. "source": {"url": "https://…"} or {"path": "data.json"}"#,
+        ])
+    }
+
+    @Test func aMisspeltScheduleRuleIsReportedAsATypoAlone() {
+        // Not also as "the schedule has no rule".
+        #expect(problems(#"{"source": {"path": "x.json"}, "schedule": {"evry": "15m"}}"#) == [
+            "widgets.d/news.json:1:45: $.schedule.evry: unknown key 'evry'; did you mean 'every'?",
+        ])
+        #expect(problems(#"{"source": {"path": "x.json"}, "schedule": {"jitter": "5m"}}"#) == [
+            #"widgets.d/news.json:1:44: $.schedule: the schedule has no rule; add "every", "at" or "cron", e.g. {"every": "15m"}"#,
+        ])
+    }
+
+    @Test func aMisspeltKeyThatThePipelineReadsIsSuggestedInsideAStage() {
+        #expect(problems(#"""
+            {
+              "inputs": { "daily": { "path": "d.json", "parsr": "json" } },
+              "source": { "path": "x.json", "wehn": "{{ inputs.daily }}" },
+              "timeline": { "type": "single", "relevence": "{{ score }}" }
+            }
+            """#) == [
+            "widgets.d/news.json:2:44: $.inputs.daily.parsr: unknown key 'parsr'; did you mean 'parser'?",
+            "widgets.d/news.json:3:33: $.source.wehn: unknown key 'wehn'; did you mean 'when'?",
+            "widgets.d/news.json:4:35: $.timeline.relevence: unknown key 'relevence'; did you mean 'relevance'?",
+        ])
+    }
+
+    @Test func theInstancesOfADefinitionReportTheirSharedStagesOnce() {
+        #expect(problems(#"""
+            {
+              "source": { "url": "http://{{ params.host }}/" },
+              "transforms": [ { "type": "limit", "count": "all" } ],
+              "instances": [ { "id": "a", "params": { "host": "a" } }, { "id": "b", "params": { "host": "b" } } ]
+            }
+            """#) == [
+            "widgets.d/news.json:3:47: $.transforms[0].count: expected a whole number, found string",
+        ])
+    }
+
+    @Test func anInstanceReportsEveryProblemOfItsOwn() {
+        #expect(problems(#"{"source": {"path": "x.json"}, "instances": [{"params": [1], "titel": "A"}]}"#) == [
+            #"widgets.d/news.json:1:46: $.instances[0]: the instance has no "id"; add e.g. "id": "home""#,
+            #"widgets.d/news.json:1:57: $.instances[0].params: "params" must be an object of named values"#,
+            "widgets.d/news.json:1:62: $.instances[0].titel: unknown key 'titel'; did you mean 'title'?",
+        ])
+    }
+
+    @Test func aTimelineNamedByAnythingButAStringOrObjectShowsATimelineName() {
+        #expect(problems(#"{"source": {"path": "x.json"}, "timeline": 3}"#) == [
+            #"widgets.d/news.json:1:44: $.timeline: the timeline must be a name such as "single" or an object with "type", not number"#,
+        ])
+    }
+
+    @Test func aDefinitionMayNameItsSchema() {
+        #expect(problems(#"{"$schema": "https://widgetd.dev/schema/definition.json", "source": {"path": "x.json"}}"#).isEmpty)
+        #expect(problems(#"{"$schema": 1, "source": {"path": "x.json"}}"#) == [
+            #"widgets.d/news.json:1:13: $['$schema']: "$schema" must be a string, not number"#,
+        ])
+    }
+
+    @Test func theStrictDecoderStopsAtTheFirstProblemOfADocument() {
+        let value: WidgetValue = ["source": ["path": "x.json"], "titel": "a", "fallback": ["keep": 0]]
+        #expect(throws: OptionsError(path: ValuePath.root.appending("fallback").appending("keep"), message: #""keep" must be a whole number from 1 to 10000"#)) {
+            try OptionsDecoder().decode(DefinitionDocument.self, from: value)
+        }
+        var problems: [OptionsError] = []
+        let document = OptionsDecoder().decode(DefinitionDocument.self, from: value, problems: &problems)
+        #expect(document?.fallback == FallbackPolicy())
+        #expect(problems.map(\.description) == [
+            #"$.fallback.keep: "keep" must be a whole number from 1 to 10000"#,
+            "$.titel: unknown key 'titel'; did you mean 'title'?",
+        ])
+    }
+
+    @Test func theKeysListedEverywhereAreTheModelsKeys() {
+        #expect(DefinitionReader.topLevelKeys == [
+            "$schema", "id", "title", "description", "timeZone", "inputs", "source", "parser", "transforms",
+            "timeline", "schedule", "staleAfter", "deadline", "fallback", "placeholder", "instances",
+        ])
+        #expect(DefinitionReader.instanceKeys == ["id", "title", "params"])
+        #expect(DefinitionDocument.shape.keys.map(\.name) == DefinitionReader.topLevelKeys)
+        #expect(DefinitionDocument.shape.required == ["source"])
+    }
 }
+

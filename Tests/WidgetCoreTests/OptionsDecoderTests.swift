@@ -186,4 +186,42 @@ struct OptionsDecoderTests {
             try OptionsDecoder().decode(Options.self, from: ["count": 1, "headers": ["X": "{{ 'hi' | shout }}"]])
         }
     }
+
+    // MARK: - Reading on past problems
+
+    @Test func readingOnReportsEveryUnknownKeyWithItsPath() {
+        var problems: [OptionsError] = []
+        let options = OptionsDecoder().decode(
+            Options.self, from: ["count": 1, "zzz": 1, "retry": ["attempts": 3, "backof": "1m"]], problems: &problems
+        )
+        #expect(options?.count == 1)
+        #expect(problems.map(\.description) == [
+            "$.zzz: unknown key 'zzz'; known keys: 'count', 'headers', 'link', 'offset', 'ratio', 'raw', 'retry', 'since', 'small', 'tags'",
+            "$.retry.backof: unknown key 'backof'; did you mean 'backoff'?",
+        ])
+    }
+
+    @Test func anObjectReadOnlyInPartIsNotCheckedForUnknownKeys() {
+        // The synthesized Decodable stops at `count`, before asking for `offset`: that is not unknown.
+        var problems: [OptionsError] = []
+        let options = OptionsDecoder().decode(Options.self, from: ["count": "four", "offset": 1], problems: &problems)
+        #expect(options == nil)
+        #expect(problems.map(\.description) == ["$.count: expected a whole number, found string"])
+    }
+
+    @Test func hintKeysAreSuggestedButNotListed() {
+        var decoder = OptionsDecoder()
+        decoder.hintKeys = ["when"]
+        #expect(throws: OptionsError(path: ValuePath.root.appending("wehn"), message: "unknown key 'wehn'; did you mean 'when'?", pointsAtKey: true)) {
+            try decoder.decode(Options.self, from: ["count": 1, "wehn": 1])
+        }
+        #expect(throws: OptionsError(
+            path: ValuePath.root.appending("zzz"),
+            message: "unknown key 'zzz'; known keys: 'count', 'headers', 'link', 'offset', 'ratio', 'raw', 'retry', 'since', 'small', 'tags'",
+            pointsAtKey: true
+        )) {
+            try decoder.decode(Options.self, from: ["count": 1, "zzz": 1])
+        }
+    }
 }
+

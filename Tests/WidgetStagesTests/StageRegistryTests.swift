@@ -48,6 +48,31 @@ struct StageRegistryTests {
         func transform(_ value: WidgetValue, context: StageContext) async throws -> WidgetValue { value }
     }
 
+    /// A stage whose description of its options does not match what they decode.
+    private struct MisdescribedTransform: Transformer {
+        struct Options: Decodable, Sendable, DescribedOptions {
+            var count: Int
+            var label: String?
+
+            enum CodingKeys: String, DescribedKey {
+                case count, label
+
+                var keyDescription: KeyDescription {
+                    switch self {
+                    // Wrong: `count` is required, and `label` is a string.
+                    case .count: KeyDescription("How many.", .integer(minimum: 0))
+                    case .label: KeyDescription("A label.", .integer())
+                    }
+                }
+            }
+        }
+
+        static let typeName = "misdescribed"
+        static let summary = "Describes its options wrongly."
+        init(options: Options) {}
+        func transform(_ value: WidgetValue, context: StageContext) async throws -> WidgetValue { value }
+    }
+
     // MARK: - Building
 
     @Test func duplicateTypeNamesAreRejectedWhenBuilt() {
@@ -169,6 +194,13 @@ struct StageRegistryTests {
     @Test func stageClashingWithABuiltInFailsConformance() {
         #expect(StageConformance.check(OtherJSONParser.self, alongside: .builtIn()) == [
             "registering it fails: The stage registry is invalid: two parser stages are named 'json'; give each stage a unique type name.",
+        ])
+    }
+
+    @Test func stageWhoseOptionsAreDescribedWronglyFailsConformance() {
+        #expect(StageConformance.check(MisdescribedTransform.self, options: ["count": 1]) == [
+            "an example of every described option does not decode ($.label: expected a string, found number); describe the keys and shapes Options reads",
+            "'count' is described as optional, but Options need it: $: missing required key 'count'",
         ])
     }
 

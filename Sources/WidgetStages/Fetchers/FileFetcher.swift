@@ -6,12 +6,28 @@ public import WidgetCore
 /// A relative path starts at the folder of the widget's definition. The file is read whole, up to
 /// `maxBytes`; its content type is guessed from the extension.
 public struct FileFetcher: Fetcher {
-    public struct Options: Decodable, Sendable {
+    public struct Options: Decodable, Sendable, DescribedOptions {
         /// The file, absolute or relative to the definition's folder.
         public var path: String
         /// The largest file accepted, in bytes (default 10 MiB).
         public var maxBytes: Int?
+
+        public enum CodingKeys: String, DescribedKey {
+            case path, maxBytes
+
+            public var keyDescription: KeyDescription {
+                switch self {
+                case .path:
+                    KeyDescription("The file, absolute or relative to the definition's folder.", .string(pattern: "."), required: true)
+                case .maxBytes:
+                    KeyDescription("The largest file accepted, in bytes.", .integer(minimum: 1), default: .number(WidgetNumber(FileFetcher.defaultMaxBytes)))
+                }
+            }
+        }
     }
+
+    /// The default ``maxBytes``: 10 MiB.
+    public static let defaultMaxBytes = 10 * 1_048_576
 
     public static let typeName = "file"
     public static let summary = "Reads a local file; a relative path starts at the definition's folder."
@@ -22,7 +38,7 @@ public struct FileFetcher: Fetcher {
     public init(options: Options) throws {
         guard !options.path.isEmpty else { throw StageError("\"path\" is empty; name a file such as \"data/sample.json\"", option: "path") }
         path = options.path
-        maxBytes = options.maxBytes ?? 10 * 1_048_576
+        maxBytes = options.maxBytes ?? Self.defaultMaxBytes
         guard maxBytes > 0 else { throw StageError("\"maxBytes\" must be above 0", option: "maxBytes") }
     }
 

@@ -22,7 +22,7 @@ public import WidgetCore
 ///  "timeout": "10s", "maxBytes": 1048576}
 /// ```
 public struct HTTPFetcher: Fetcher {
-    public struct Options: Decodable, Sendable {
+    public struct Options: Decodable, Sendable, DescribedOptions {
         public var url: Template
         public var method: String?
         public var headers: [String: Template]?
@@ -36,13 +36,71 @@ public struct HTTPFetcher: Fetcher {
         /// How many redirects to follow, at most 5.
         public var maxRedirects: Int?
         public var handshake: Handshake?
+
+        public enum CodingKeys: String, DescribedKey {
+            case url, method, headers, body, timeout, connectTimeout, maxBytes, maxRedirects, handshake
+
+            public var keyDescription: KeyDescription {
+                switch self {
+                case .url:
+                    KeyDescription("The http or https URL, a template that may read inputs, params and secrets (env, secret).", .template, required: true)
+                case .method:
+                    KeyDescription(
+                        "The request method, in any case; GET, or POST when there is a body.",
+                        .string(pattern: HTTPFetcher.methodPattern, examples: HTTPFetcher.methods)
+                    )
+                case .headers:
+                    KeyDescription("Request headers: name to template (secrets allowed).", .map(.template))
+                case .body:
+                    KeyDescription("The request body: a template, or an object or array of templates sent as JSON (secrets allowed).", .any)
+                case .timeout:
+                    KeyDescription("The deadline for the whole exchange.", .duration, default: .string(WidgetDuration(seconds: Int(HTTPRequest.defaultTimeout)).description))
+                case .connectTimeout:
+                    KeyDescription(
+                        "The longest silence while connecting or receiving.",
+                        .duration, default: .string(WidgetDuration(seconds: Int(HTTPRequest.defaultConnectTimeout)).description)
+                    )
+                case .maxBytes:
+                    KeyDescription("The largest body accepted, in bytes.", .integer(minimum: 1), default: .number(WidgetNumber(HTTPRequest.defaultMaxBytes)))
+                case .maxRedirects:
+                    KeyDescription(
+                        "How many redirects to follow.",
+                        .integer(minimum: 0, maximum: HTTPRequest.defaultMaxRedirects), default: .number(WidgetNumber(HTTPRequest.defaultMaxRedirects))
+                    )
+                case .handshake:
+                    KeyDescription(
+                        "A status that asks for a response header to be echoed in the request, sent once more (Transmission's 409 and X-Transmission-Session-Id).",
+                        .object(Handshake.shape)
+                    )
+                }
+            }
+        }
     }
 
     /// A status that asks the client to echo a header back, such as Transmission's session id.
-    public struct Handshake: Decodable, Sendable, Hashable {
+    public struct Handshake: Decodable, Sendable, Hashable, DescribedOptions {
         public var status: Int
         public var header: String
+
+        public enum CodingKeys: String, DescribedKey {
+            case status, header
+
+            public var keyDescription: KeyDescription {
+                switch self {
+                case .status: KeyDescription("The status that asks for the header, e.g. 409.", .integer(minimum: 100, maximum: 599), required: true)
+                case .header: KeyDescription("The response header to copy into the request.", .string(), required: true)
+                }
+            }
+        }
     }
+
+    /// The request methods `method` may name, in any case.
+    public static let methods = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"]
+
+    /// ``methods`` in any case, as a regular expression: `^([Gg][Ee][Tt]|…)$`.
+    static let methodPattern = "^(" + methods.map { name in
+        name.map { "[\($0)\(Character($0.lowercased()))]" }.joined()
+    }.joined(separator: "|") + ")$"
 
     public static let typeName = "http"
     public static let summary = "Fetches a URL over HTTP with deadlines, a size cap and templated URL, headers and body."
@@ -63,9 +121,8 @@ public struct HTTPFetcher: Fetcher {
     public init(options: Options) throws {
         url = options.url
         method = (options.method ?? (options.body == nil ? "GET" : "POST")).uppercased()
-        let methods = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"]
-        guard methods.contains(method) else {
-            throw StageError("\"method\" is \"\(method)\"; use one of \(methods.joined(separator: ", "))", option: "method")
+        guard Self.methods.contains(method) else {
+            throw StageError("\"method\" is \"\(method)\"; use one of \(Self.methods.joined(separator: ", "))", option: "method")
         }
         headers = (options.headers ?? [:]).sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
         body = options.body

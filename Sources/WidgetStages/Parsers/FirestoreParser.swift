@@ -18,7 +18,12 @@ public import WidgetCore
 /// ```
 /// becomes `{"_id": "42", "_name": "projects/…/jokes/42", "text": "Why…", "likes": 12}`.
 public struct FirestoreParser: Parser {
-    public struct Options: Decodable, Sendable {}
+    public struct Options: Decodable, Sendable, DescribedOptions {
+        /// None: the parser takes no options.
+        public enum CodingKeys: DescribedKey {
+            public var keyDescription: KeyDescription { switch self {} }
+        }
+    }
 
     public static let typeName = "firestore"
     public static let summary = "Unwraps Firestore REST documents into plain JSON."

@@ -20,12 +20,26 @@ public import WidgetCore
 /// "parser": {"type": "json", "empty": "null"}
 /// ```
 public struct JSONParser: Parser {
-    public struct Options: Decodable, Sendable {
+    public struct Options: Decodable, Sendable, DescribedOptions {
         /// What an empty body gives: `"error"` (the default) or `"null"`.
         public var empty: String?
 
         public init(empty: String? = nil) {
             self.empty = empty
+        }
+
+        public enum CodingKeys: String, DescribedKey {
+            case empty
+
+            public var keyDescription: KeyDescription {
+                switch self {
+                case .empty:
+                    KeyDescription(
+                        "What an empty body (HTTP 204, an empty 200) gives: a failed refresh, or null for the transforms to handle.",
+                        .oneOf(EmptyBody.allCases.map(\.rawValue)), default: .string(EmptyBody.error.rawValue)
+                    )
+                }
+            }
         }
     }
 

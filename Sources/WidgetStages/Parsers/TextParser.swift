@@ -7,13 +7,25 @@ public import WidgetCore
 /// endings; with `skipEmpty` blank lines are dropped). `trim` removes surrounding whitespace. A leading
 /// byte-order mark is not part of the text.
 public struct TextParser: Parser {
-    public struct Options: Decodable, Sendable {
+    public struct Options: Decodable, Sendable, DescribedOptions {
         /// Split into an array of lines.
         public var lines: Bool?
         /// Remove whitespace around the text (or each line).
         public var trim: Bool?
         /// With `lines`, drop empty lines.
         public var skipEmpty: Bool?
+
+        public enum CodingKeys: String, DescribedKey {
+            case lines, trim, skipEmpty
+
+            public var keyDescription: KeyDescription {
+                switch self {
+                case .lines: KeyDescription("Split the text into an array of lines.", .boolean, default: false)
+                case .trim: KeyDescription("Remove whitespace around the text, or around each line.", .boolean, default: false)
+                case .skipEmpty: KeyDescription("With lines, drop the empty ones.", .boolean, default: false)
+                }
+            }
+        }
     }
 
     public static let typeName = "text"

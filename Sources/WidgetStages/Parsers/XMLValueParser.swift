@@ -22,9 +22,20 @@ import FoundationXML
 ///
 /// Options: `forceList` — element names that always become lists, even when they occur once.
 public struct XMLValueParser: Parser {
-    public struct Options: Decodable, Sendable {
+    public struct Options: Decodable, Sendable, DescribedOptions {
         /// Element names that are always lists (`["item"]`), so that one item is not read as an object.
         public var forceList: [String]?
+
+        public enum CodingKeys: String, DescribedKey {
+            case forceList
+
+            public var keyDescription: KeyDescription {
+                switch self {
+                case .forceList:
+                    KeyDescription("Element names that always become lists, even when they occur once.", .array(.string()), default: [])
+                }
+            }
+        }
     }
 
     public static let typeName = "xml"

@@ -14,10 +14,28 @@ public import WidgetCore
 ///
 /// A value that is not a list is one item.
 public struct EachTimeline: TimelineBuilder {
-    public struct Options: Decodable, Sendable {
+    public struct Options: Decodable, Sendable, DescribedOptions {
         public var at: [String]?
         public var every: WidgetDuration?
         public var date: JSONPath?
+
+        public enum CodingKeys: String, DescribedKey {
+            case at, every, date
+
+            public var keyDescription: KeyDescription {
+                switch self {
+                case .at:
+                    KeyDescription(
+                        "Item i at the i-th of these times of day, in the widget's zone, repeating on the next days.",
+                        .array(.timeOfDay, minItems: 1)
+                    )
+                case .every: KeyDescription("Item i at the refresh time plus i intervals.", .duration)
+                case .date: KeyDescription("Each item at the date this JSONPath finds in it (ISO 8601 or Unix seconds).", .jsonPath)
+                }
+            }
+        }
+
+        public static var exactlyOneOf: [CodingKeys] { [.at, .every, .date] }
     }
 
     enum Rule: Sendable {

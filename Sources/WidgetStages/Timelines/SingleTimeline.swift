@@ -2,12 +2,17 @@ public import WidgetCore
 
 /// One entry, dated now, showing the whole value: `"timeline": "single"`.
 public struct SingleTimeline: TimelineBuilder {
-    public struct Options: Decodable, Sendable {
+    public struct Options: Decodable, Sendable, DescribedOptions {
+        /// None: the timeline takes no options.
+        public enum CodingKeys: DescribedKey {
+            public var keyDescription: KeyDescription { switch self {} }
+        }
+
         public init() {}
 
         /// Opens the options object so that the strict options decoder rejects every member: there are none.
         public init(from decoder: any Decoder) throws {
-            _ = try decoder.container(keyedBy: AnyCodingKey.self)
+            _ = try decoder.container(keyedBy: CodingKeys.self)
         }
     }
 

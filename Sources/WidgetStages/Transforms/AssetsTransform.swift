@@ -18,13 +18,30 @@ public import WidgetCore
 /// apply to the downloads too; the value keeps the URL as written when a download fails. In a preview (no output folder) nothing is downloaded.
 /// Assets no snapshot references any more are removed by ``AssetGarbageCollector``.
 public struct AssetsTransform: Transformer {
-    public struct Options: Decodable, Sendable {
+    public struct Options: Decodable, Sendable, DescribedOptions {
         /// A JSONPath to the image URLs, e.g. `$.items[*].image` or `$[*].thumbnail`.
         public var path: JSONPath
         /// The largest image accepted, in bytes (default 5 MiB).
         public var maxBytes: Int?
         /// How many images are downloaded at once (default 4).
         public var concurrency: Int?
+
+        public enum CodingKeys: String, DescribedKey {
+            case path, maxBytes, concurrency
+
+            public var keyDescription: KeyDescription {
+                switch self {
+                case .path: KeyDescription("A JSONPath to the image URLs, e.g. $.items[*].image.", .jsonPath, required: true)
+                case .maxBytes:
+                    KeyDescription("The largest image accepted, in bytes.", .integer(minimum: 1), default: .number(WidgetNumber(AssetsTransform.defaultMaxBytes)))
+                case .concurrency:
+                    KeyDescription(
+                        "How many images are downloaded at once.",
+                        .integer(minimum: 1, maximum: AssetsTransform.maximumConcurrency), default: .number(WidgetNumber(AssetsTransform.defaultConcurrency))
+                    )
+                }
+            }
+        }
     }
 
     public static let typeName = "assets"
@@ -32,6 +49,10 @@ public struct AssetsTransform: Transformer {
 
     /// The default ``maxBytes``: 5 MiB.
     public static let defaultMaxBytes = 5 * 1024 * 1024
+    /// The default ``concurrency``.
+    public static let defaultConcurrency = 4
+    /// The largest ``concurrency``.
+    public static let maximumConcurrency = 32
 
     public let path: JSONPath
     public let maxBytes: Int
@@ -40,12 +61,12 @@ public struct AssetsTransform: Transformer {
     public init(options: Options) throws {
         path = options.path
         maxBytes = options.maxBytes ?? Self.defaultMaxBytes
-        concurrency = options.concurrency ?? 4
+        concurrency = options.concurrency ?? Self.defaultConcurrency
         guard maxBytes > 0 else {
             throw StageError("\"maxBytes\" must be a positive number of bytes, not \(maxBytes); e.g. 5242880 for 5 MiB", option: "maxBytes")
         }
-        guard (1...32).contains(concurrency) else {
-            throw StageError("\"concurrency\" must be from 1 to 32, not \(concurrency)", option: "concurrency")
+        guard (1...Self.maximumConcurrency).contains(concurrency) else {
+            throw StageError("\"concurrency\" must be from 1 to \(Self.maximumConcurrency), not \(concurrency)", option: "concurrency")
         }
     }
 

@@ -21,19 +21,49 @@ public import WidgetCore
 ///   `{"type": "choose", "each": "$.torrents[*]", "cases": […]}` labels every torrent of
 ///   `{"session": {…}, "torrents": […]}` and leaves `session` as it was.
 public struct ChooseTransform: Transformer {
-    public struct Options: Decodable, Sendable {
+    public struct Options: Decodable, Sendable, DescribedOptions {
         /// The cases, tried in order.
         public var cases: [Case]
         /// A JSONPath to the items inside the value; default: the value's items, or the value itself.
         public var each: JSONPath?
+
+        public enum CodingKeys: String, DescribedKey {
+            case cases, each
+
+            public var keyDescription: KeyDescription {
+                switch self {
+                case .cases:
+                    KeyDescription(
+                        "The cases, tried in order: the first whose test an item passes adds its fields; a case without a test (the otherwise case) comes last.",
+                        .array(.object(Case.shape), minItems: 1), required: true
+                    )
+                case .each:
+                    KeyDescription("A JSONPath to the items inside the value; the rest is kept. By default the value's items, or the value itself.", .jsonPath)
+                }
+            }
+        }
     }
 
     /// One case: a test (or none) and the fields it adds.
-    public struct Case: Decodable, Sendable {
+    public struct Case: Decodable, Sendable, DescribedOptions {
         public var `where`: JSONPathFilter?
         public var `if`: Template?
         /// Field name → template (or any JSON value, kept as written).
         public var fields: TemplateTree
+
+        public enum CodingKeys: String, DescribedKey {
+            case `where`, `if`, fields
+
+            public var keyDescription: KeyDescription {
+                switch self {
+                case .where: ItemTest.whereDescription
+                case .if: ItemTest.ifDescription
+                case .fields: KeyDescription("The fields this case adds: each name and template (or any JSON value, kept as written).", .map(.any), required: true)
+                }
+            }
+        }
+
+        public static var atMostOneOf: [CodingKeys] { [.where, .if] }
     }
 
     public static let typeName = "choose"

@@ -25,7 +25,7 @@ import Darwin
 /// deadline, and when it exits leaving children behind. A program that exits without reading its input is
 /// fine: the write to it fails without a SIGPIPE.
 public struct CommandTransform: Transformer {
-    public struct Options: Decodable, Sendable {
+    public struct Options: Decodable, Sendable, DescribedOptions {
         /// The program and its arguments.
         public var run: [String]
         /// The longest the program may run; default `10s`.
@@ -34,7 +34,29 @@ public struct CommandTransform: Transformer {
         public var maxBytes: Int?
         /// Variables of widgetd's environment the program sees besides the basic ones.
         public var passEnvironment: [String]?
+
+        public enum CodingKeys: String, DescribedKey {
+            case run, timeout, maxBytes, passEnvironment
+
+            public var keyDescription: KeyDescription {
+                switch self {
+                case .run:
+                    KeyDescription("The program (relative to the definition's folder when it has a '/') and its arguments; no shell.", .array(.string(), minItems: 1), required: true)
+                case .timeout:
+                    KeyDescription("The longest the program may run.", .duration, default: .string(WidgetDuration(seconds: Int(CommandTransform.defaultTimeout)).description))
+                case .maxBytes:
+                    KeyDescription("The most bytes the program may print.", .integer(minimum: 1), default: .number(WidgetNumber(CommandTransform.defaultMaxBytes)))
+                case .passEnvironment:
+                    KeyDescription("Variables of widgetd's environment the program also sees, beside PATH, HOME, LANG, LC_ALL and TZ.", .array(.string()), default: [])
+                }
+            }
+        }
     }
+
+    /// The default ``timeout``, in seconds.
+    public static let defaultTimeout: TimeInterval = 10
+    /// The default ``maxBytes``: 1 MiB.
+    public static let defaultMaxBytes = 1_048_576
 
     public static let typeName = "command"
     public static let summary = "Runs a program with the value as JSON on stdin and takes JSON from its stdout."
@@ -52,8 +74,8 @@ public struct CommandTransform: Transformer {
             throw StageError("\"run\" needs the program and its arguments, e.g. [\"python3\", \"script.py\"]", option: "run")
         }
         arguments = options.run
-        timeout = options.timeout.map { Double($0.seconds) } ?? 10
-        maxBytes = options.maxBytes ?? 1_048_576
+        timeout = options.timeout.map { Double($0.seconds) } ?? Self.defaultTimeout
+        maxBytes = options.maxBytes ?? Self.defaultMaxBytes
         passEnvironment = options.passEnvironment ?? []
         guard timeout > 0 else { throw StageError("\"timeout\" must be above 0s", option: "timeout") }
         guard maxBytes > 0 else { throw StageError("\"maxBytes\" must be above 0", option: "maxBytes") }

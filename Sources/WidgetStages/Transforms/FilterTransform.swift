@@ -7,9 +7,22 @@ public import WidgetCore
 /// - `{"type": "filter", "if": "{{ image }}"}`: a template, true unless it gives `nil`, `false` or an
 ///   empty string (Liquid's truthiness, plus the empty string; `0` and `[]` are true).
 public struct FilterTransform: Transformer {
-    public struct Options: Decodable, Sendable {
+    public struct Options: Decodable, Sendable, DescribedOptions {
         public var `where`: JSONPathFilter?
         public var `if`: Template?
+
+        public enum CodingKeys: String, DescribedKey {
+            case `where`, `if`
+
+            public var keyDescription: KeyDescription {
+                switch self {
+                case .where: ItemTest.whereDescription
+                case .if: ItemTest.ifDescription
+                }
+            }
+        }
+
+        public static var exactlyOneOf: [CodingKeys] { [.where, .if] }
     }
 
     public static let typeName = "filter"

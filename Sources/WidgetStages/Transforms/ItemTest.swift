@@ -7,6 +7,16 @@ enum ItemTest: Sendable {
     case path(JSONPathFilter)
     case template(Template)
 
+    /// The `where` key, for the schema.
+    static let whereDescription = KeyDescription(
+        "Keep the items that pass this JSONPath filter expression: @ is the item, $ the whole value.", .jsonPathFilter
+    )
+
+    /// The `if` key, for the schema.
+    static let ifDescription = KeyDescription(
+        "Keep the items for which this template gives anything but nil, false or \"\"; the item's fields are in scope.", .template
+    )
+
     /// The test of a stage's `where` and `if` options: at most one of them; `nil` for neither.
     ///
     /// - Throws: A ``StageError`` when both are given.

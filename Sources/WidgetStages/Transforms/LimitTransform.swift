@@ -2,11 +2,22 @@ public import WidgetCore
 
 /// Keeps `count` items of a list, after skipping `offset`: `{"type": "limit", "count": 4}`.
 public struct LimitTransform: Transformer {
-    public struct Options: Decodable, Sendable {
+    public struct Options: Decodable, Sendable, DescribedOptions {
         /// How many items to keep.
         public var count: Int
         /// How many items to skip first (default 0).
         public var offset: Int?
+
+        public enum CodingKeys: String, DescribedKey {
+            case count, offset
+
+            public var keyDescription: KeyDescription {
+                switch self {
+                case .count: KeyDescription("How many items to keep.", .integer(minimum: 0), required: true)
+                case .offset: KeyDescription("How many items to skip first.", .integer(minimum: 0), default: 0)
+                }
+            }
+        }
     }
 
     public static let typeName = "limit"

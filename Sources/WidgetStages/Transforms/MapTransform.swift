@@ -14,11 +14,23 @@ public import WidgetCore
 ///   "value": "{{ quantity | times: price }}"}}
 /// ```
 public struct MapTransform: Transformer {
-    public struct Options: Decodable, Sendable {
+    public struct Options: Decodable, Sendable, DescribedOptions {
         /// Field name → template (or any JSON value, kept as written).
         public var fields: TemplateTree
         /// Add the fields to the item instead of replacing it (default false).
         public var merge: Bool?
+
+        public enum CodingKeys: String, DescribedKey {
+            case fields, merge
+
+            public var keyDescription: KeyDescription {
+                switch self {
+                case .fields:
+                    KeyDescription("Each field's name and template (any other JSON value is kept as written); the item's fields are in scope.", .map(.any), required: true)
+                case .merge: KeyDescription("Add the fields to the item instead of replacing it.", .boolean, default: false)
+                }
+            }
+        }
     }
 
     public static let typeName = "map"

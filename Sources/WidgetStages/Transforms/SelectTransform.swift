@@ -6,10 +6,22 @@ public import WidgetCore
 /// matches nothing; any other path gives the list of everything it matches. `"one": true` or `false`
 /// overrides that choice.
 public struct SelectTransform: Transformer {
-    public struct Options: Decodable, Sendable {
+    public struct Options: Decodable, Sendable, DescribedOptions {
         public var path: JSONPath
         /// `true`: the first match (or null); `false`: the list of matches. Default: by the path's shape.
         public var one: Bool?
+
+        public enum CodingKeys: String, DescribedKey {
+            case path, one
+
+            public var keyDescription: KeyDescription {
+                switch self {
+                case .path: KeyDescription("The JSONPath of the part to keep.", .jsonPath, required: true)
+                case .one:
+                    KeyDescription("true: the first match (or null); false: the list of matches. By default one value for a singular path (names and indexes only).", .boolean)
+                }
+            }
+        }
     }
 
     public static let typeName = "select"

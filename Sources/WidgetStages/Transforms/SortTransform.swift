@@ -8,12 +8,27 @@ public import WidgetCore
 /// true. Items where `by` finds nothing, or finds a value of another kind than most items, go last in
 /// either order. The sort is stable.
 public struct SortTransform: Transformer {
-    public struct Options: Decodable, Sendable {
+    public struct Options: Decodable, Sendable, DescribedOptions {
         /// A JSONPath into each item (`$` is the item).
         public var by: JSONPath
         /// `ascending` (default) or `descending`.
         public var order: String?
+
+        public enum CodingKeys: String, DescribedKey {
+            case by, order
+
+            public var keyDescription: KeyDescription {
+                switch self {
+                case .by: KeyDescription("A JSONPath into each item ($ is the item) to sort by; items without the value go last.", .jsonPath, required: true)
+                case .order:
+                    KeyDescription("ascending or descending (asc, desc).", .oneOf(SortTransform.orders.map(\.name)), default: "ascending")
+                }
+            }
+        }
     }
+
+    /// The names `order` takes, and whether each is descending.
+    static let orders: [(name: String, descending: Bool)] = [("ascending", false), ("descending", true), ("asc", false), ("desc", true)]
 
     public static let typeName = "sort"
     public static let summary = "Sorts a list by a value inside each item: numbers, dates and strings as such."
@@ -23,12 +38,11 @@ public struct SortTransform: Transformer {
 
     public init(options: Options) throws {
         by = options.by
-        switch options.order ?? "ascending" {
-        case "ascending", "asc": descending = false
-        case "descending", "desc": descending = true
-        case let other:
-            throw StageError("\"order\" is \"\(other)\"; use \"ascending\" or \"descending\"", option: "order")
+        let order = options.order ?? Self.orders[0].name
+        guard let known = Self.orders.first(where: { $0.name == order }) else {
+            throw StageError("\"order\" is \"\(order)\"; use \"ascending\" or \"descending\"", option: "order")
         }
+        descending = known.descending
     }
 
     enum Key: Comparable {

@@ -58,10 +58,36 @@ public import WidgetCore
 /// its maximum takeoff weight over a 50 ft obstacle: use your aircraft's flight manual) and `maxTailwind`
 /// (knots, default 10).
 public struct RunwayPerformanceTransform: Transformer {
-    public struct Options: Decodable, Sendable {
+    /// The options describe their keys (``DescribedOptions``), so `widgetd-plugins schema` lists them
+    /// with their defaults and flags a misspelt one, as `validate` does.
+    public struct Options: Decodable, Sendable, DescribedOptions {
         public var baseDistance: Int?
         public var maxTailwind: Int?
+
+        public enum CodingKeys: String, DescribedKey {
+            case baseDistance, maxTailwind
+
+            public var keyDescription: KeyDescription {
+                switch self {
+                case .baseDistance:
+                    KeyDescription(
+                        "The takeoff distance in feet at sea level, 15 °C and no wind.",
+                        .integer(minimum: 100, maximum: 20_000), default: .number(WidgetNumber(RunwayPerformanceTransform.defaultBaseDistance))
+                    )
+                case .maxTailwind:
+                    KeyDescription(
+                        "The most tailwind in knots a runway may have and still be computed.",
+                        .integer(minimum: 0), default: .number(WidgetNumber(RunwayPerformanceTransform.defaultMaxTailwind))
+                    )
+                }
+            }
+        }
     }
+
+    /// ``baseDistance`` unless the options set it.
+    public static let defaultBaseDistance = 3200
+    /// ``maxTailwind`` unless the options set it.
+    public static let defaultMaxTailwind = 10
 
     public static let typeName = "runwayPerformance"
     public static let summary = "Computes headwind, crosswind and a takeoff-distance estimate for each runway from a METAR."
@@ -82,8 +108,8 @@ public struct RunwayPerformanceTransform: Transformer {
     ///
     /// - Throws: A ``StageError`` when `baseDistance` is not from 100 to 20,000 ft or `maxTailwind` is negative.
     public init(options: Options) throws {
-        baseDistance = options.baseDistance ?? 3200
-        maxTailwind = options.maxTailwind ?? 10
+        baseDistance = options.baseDistance ?? Self.defaultBaseDistance
+        maxTailwind = options.maxTailwind ?? Self.defaultMaxTailwind
         guard (100...20_000).contains(baseDistance) else {
             throw StageError("\"baseDistance\" is \(baseDistance); give the distance in feet, from 100 to 20000, e.g. 3200", option: "baseDistance")
         }

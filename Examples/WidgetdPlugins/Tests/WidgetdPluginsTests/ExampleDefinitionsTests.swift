@@ -4,6 +4,7 @@ import Testing
 import WidgetCore
 import WidgetRuntime
 import WidgetStages
+import WidgetTesting
 @testable import WidgetdPlugins
 
 struct ExampleDefinitionsTests {
@@ -81,5 +82,64 @@ struct ExampleDefinitionsTests {
             #expect(output.contains(id), "\(output)")
         }
         for secret in Self.credentials.values { #expect(!output.contains(secret)) }
+    }
+
+    // MARK: - The schema
+
+    @Test func theSchemaDescribesRunwayPerformanceAndLeavesTransmissionOpen() throws {
+        let schema = DefinitionSchema.make(registry: try Self.registry())
+        let runway = try #require(schema["$defs"]?["transform.runwayPerformance"])
+        #expect(runway["additionalProperties"] == false)
+        #expect(runway["properties"]?["baseDistance"]?["default"] == 3200)
+        let transmission = try #require(schema["$defs"]?["source.transmission"])
+        #expect(transmission["additionalProperties"] == nil)
+    }
+
+    /// Python's `jsonschema` over `files` with the `widgetd-plugins schema`: one line per file, `ok` or the
+    /// first problem.
+    static func checkWithJSONSchema(_ files: [URL]) throws -> [String] {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("widgetd-plugins-schema-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let schemaFile = folder.appendingPathComponent("schema.json")
+        try Data(JSONWriter.string(DefinitionSchema.make(registry: try registry())).utf8).write(to: schemaFile)
+        let script = """
+            import json, sys
+            from jsonschema import Draft202012Validator
+            validator = Draft202012Validator(json.load(open(sys.argv[1])))
+            for path in sys.argv[2:]:
+                errors = list(validator.iter_errors(json.load(open(path))))
+                print("ok" if not errors else min(errors, key=lambda e: len(e.absolute_path)).message)
+            """
+        let process = Process()
+        let output = Pipe()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", "-c", script, schemaFile.path] + files.map(\.path)
+        process.standardOutput = output
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init)
+    }
+
+    @Test(.enabled(if: ExternalOracle.pythonModule("jsonschema").shouldRun, "needs python3 with jsonschema"))
+    func theSeedsNeedingPluginsMatchThePluginsSchema() throws {
+        let files = [
+            Self.seeds.appendingPathComponent("001-bitdream/bitdream.json"),
+            Self.seeds.appendingPathComponent("002-sf50-runways/sf50-runways.json"),
+        ]
+        #expect(try Self.checkWithJSONSchema(files) == ["ok", "ok"])
+    }
+
+    @Test(.enabled(if: ExternalOracle.pythonModule("jsonschema").shouldRun, "needs python3 with jsonschema"))
+    func aMisspeltPluginOptionIsFlaggedByTheSchemaAsByValidate() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("widgetd-plugins-typo-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("runways.json")
+        try Data(#"{"source": {"path": "x.json"}, "transforms": [{"type": "runwayPerformance", "maxTailwnd": 5}]}"#.utf8).write(to: file)
+        let result = try await Self.run(["validate", "--config", folder.path], secrets: [:])
+        #expect(result.output.hasSuffix("$.transforms[0].maxTailwnd: unknown key 'maxTailwnd'; did you mean 'maxTailwind'?"))
+        #expect(try Self.checkWithJSONSchema([file]) == ["Additional properties are not allowed ('maxTailwnd' was unexpected)"])
     }
 }

@@ -35,7 +35,12 @@ import FoundationXML
 ///  "transforms": [{"type": "select", "path": "$.items[:5]"}]}
 /// ```
 public struct FeedParser: Parser {
-    public struct Options: Decodable, Sendable {}
+    public struct Options: Decodable, Sendable, DescribedOptions {
+        /// None: the parser takes no options.
+        public enum CodingKeys: DescribedKey {
+            public var keyDescription: KeyDescription { switch self {} }
+        }
+    }
 
     public static let typeName = "feed"
     public static let summary = "Parses RSS, Atom and JSON Feed into one item shape."

@@ -1,0 +1,92 @@
+import Foundation
+import Testing
+import WidgetCore
+import WidgetTesting
+
+/// The catalogue of invalid definitions (`Tests/Fixtures/invalid-definitions`, one mistake a file) and the
+/// repository's valid definitions, each judged alike by `widgetd validate` and by Python's `jsonschema`
+/// with the schema `widgetd schema` prints: an editor flags what `validate` flags.
+struct DefinitionCatalogueTests {
+    static let catalogue = "Tests/Fixtures/invalid-definitions"
+
+    /// The catalogue's files, with the line `validate` prints for each (its `description`).
+    static func cases() throws -> [(file: String, expected: String)] {
+        let folder = Widgetd.packageRoot.appendingPathComponent(catalogue)
+        let names = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".json") }.sorted()
+        return try names.map { name in
+            let value = try JSONReader.read(try Data(contentsOf: folder.appendingPathComponent(name)))
+            return ("\(catalogue)/\(name)", try #require(value["description"]?.string, "\(name) has no description"))
+        }
+    }
+
+    /// The seeds that run with the plugin example's stages (`widgetd-plugins`), and the stage each needs:
+    /// widgetd alone rejects them, in `validate` and in the schema alike.
+    static let pluginSeeds = [
+        "Examples/seeds/001-bitdream/bitdream.json": "transmission",
+        "Examples/seeds/002-sf50-runways/sf50-runways.json": "runwayPerformance",
+    ]
+
+    /// What the seeds' `env` templates read.
+    static let credentials = [
+        "BITDREAM_HOME_USER": "alice", "BITDREAM_HOME_PASSWORD": "pw1",
+        "BITDREAM_SEEDBOX_USER": "bob", "BITDREAM_SEEDBOX_PASSWORD": "pw2",
+    ]
+
+    @Test func theCatalogueHasAtLeastThirtyCases() throws {
+        #expect(try Self.cases().count >= 30)
+    }
+
+    @Test func validateRejectsEveryCatalogueCaseWithTheLineItDocuments() async throws {
+        let cases = try Self.cases()
+        let output = try await Widgetd.run(["validate", "--config", Self.catalogue])
+        #expect(output.status == 1)
+        #expect(output.stderrLines == ["\(cases.count) files checked, 0 widgets valid, \(cases.count) problems"])
+        #expect(output.stdoutLines == cases.map { "\($0.file):\($0.expected)" })
+    }
+
+    @Test(.enabled(if: PythonJSONSchema.oracle.shouldRun, "needs python3 with the jsonschema module (pip install jsonschema)"))
+    func theSchemaRejectsEveryCatalogueCase() async throws {
+        let files = try Self.cases().map(\.file)
+        let folder = try TemporaryFolder()
+        let lines = try await PythonJSONSchema.validate(files, schema: try await Self.printedSchema(in: folder))
+        let accepted = lines.filter { $0.hasSuffix(": ok") }
+        #expect(accepted.isEmpty, "the schema accepts what validate rejects: \(accepted)")
+        #expect(Set(lines.map { String($0.prefix { $0 != ":" }) }) == Set(files))
+    }
+
+    @Test func validateAcceptsEveryShippedDefinition() async throws {
+        for file in DefinitionSchemaTests.shippedDefinitions() {
+            let folder = (file as NSString).deletingLastPathComponent
+            let output = try await Widgetd.run(["validate", "--config", folder], variables: Self.credentials)
+            let problems = output.stdoutLines.filter { $0.hasPrefix(file + ":") }
+            if let stage = Self.pluginSeeds[file] {
+                #expect(problems.count == 1 && problems[0].contains("unknown") && problems[0].contains("type '\(stage)'"), "\(problems)")
+            } else {
+                #expect(problems.isEmpty, "\(problems)")
+            }
+        }
+    }
+
+    @Test(.enabled(if: PythonJSONSchema.oracle.shouldRun, "needs python3 with the jsonschema module (pip install jsonschema)"))
+    func theSchemaAcceptsEveryShippedDefinition() async throws {
+        let files = DefinitionSchemaTests.shippedDefinitions()
+        #expect(files.count >= 8)
+        let folder = try TemporaryFolder()
+        let lines = try await PythonJSONSchema.validate(files, schema: try await Self.printedSchema(in: folder))
+        for file in files {
+            let mine = lines.filter { $0.hasPrefix(file + ":") }
+            if let stage = Self.pluginSeeds[file] {
+                #expect(mine.count == 1 && mine[0].contains("'\(stage)' is not one of"), "\(mine)")
+            } else {
+                #expect(mine == ["\(file): ok"])
+            }
+        }
+    }
+
+    /// `widgetd schema`, written into `folder`.
+    static func printedSchema(in folder: TemporaryFolder) async throws -> URL {
+        let schema = try await Widgetd.run(["schema"])
+        #expect(schema.status == 0)
+        return try folder.write("schema.json", schema.stdout)
+    }
+}
