@@ -150,7 +150,7 @@ extension DefinitionDocument.Instance: DescribedOptions {
 
 extension DefinitionDocument: Decodable {
     public init(from decoder: any Decoder) throws {
-        let members = try DescribedMembers(decoder, keyedBy: CodingKeys.self) {
+        let members = try DescribedMembers(ValueDecoder(decoder), keyedBy: CodingKeys.self) {
             "a definition must be a JSON object, not \($0); start the file with '{'"
         }
         parser = StageSpec(typeName: WidgetDefinition.defaultParser, path: members.path(.parser))
@@ -197,13 +197,13 @@ private struct Inputs: Decodable {
     var list: [InputDefinition] = []
 
     init(from decoder: any Decoder) throws {
-        guard case .object = try decoder.peekValue() else {
-            throw OptionsError(path: decoder.valuePath, message: "\"inputs\" must be an object of named sources, e.g. {\"daily\": {\"url\": \"…\"}}")
+        let decoder = try ValueDecoder(decoder)
+        // The names are the user's: the object is not checked for unknown keys.
+        guard case .object(let object) = decoder.value else {
+            throw OptionsError(path: decoder.path, message: "\"inputs\" must be an object of named sources, e.g. {\"daily\": {\"url\": \"…\"}}")
         }
-        // The names are the user's: `allKeys` claims every member.
-        let container = try decoder.container(keyedBy: AnyCodingKey.self)
-        for name in container.allKeys {
-            let member = try container.superDecoder(forKey: name)
+        for (name, value) in object {
+            let member = decoder.child(value, key: AnyCodingKey(name))
             if let input = try decoder.recovering({ try InputDefinition(from: member) }) { list.append(input) }
         }
     }
@@ -214,16 +214,16 @@ private struct Transforms: Decodable {
     var list: [StageSpec] = []
 
     init(from decoder: any Decoder) throws {
-        guard case .array = try decoder.peekValue() else {
+        let decoder = try ValueDecoder(decoder)
+        guard case .array(let elements) = decoder.value else {
             throw OptionsError(
-                path: decoder.valuePath,
+                path: decoder.path,
                 message: "\"transforms\" must be an array of objects such as {\"type\": \"limit\", \"count\": 4}"
             )
         }
-        var container = try decoder.unkeyedContainer()
-        while !container.isAtEnd {
-            let element = try container.superDecoder()
-            if let transform = try decoder.recovering({ try TransformReference(from: element) }) { list.append(transform.stage) }
+        for (index, element) in elements.enumerated() {
+            let member = decoder.child(element, index: index)
+            if let transform = try decoder.recovering({ try TransformReference(from: member) }) { list.append(transform.stage) }
         }
     }
 }
@@ -233,21 +233,20 @@ private struct Instances: Decodable {
     var list: [DefinitionDocument.Instance] = []
 
     init(from decoder: any Decoder) throws {
-        guard case .array(let elements) = try decoder.peekValue(), !elements.isEmpty else {
+        let decoder = try ValueDecoder(decoder)
+        guard case .array(let elements) = decoder.value, !elements.isEmpty else {
             throw OptionsError(
-                path: decoder.valuePath,
+                path: decoder.path,
                 message: "\"instances\" must be a non-empty array such as [{\"id\": \"home\", \"params\": {…}}]"
             )
         }
-        var container = try decoder.unkeyedContainer()
         var seen: Set<String> = []
-        while !container.isAtEnd {
-            let index = container.currentIndex
-            let element = try container.superDecoder()
-            guard let instance = try decoder.recovering({ try DefinitionDocument.Instance(from: element, index: index) }) else { continue }
+        for (index, element) in elements.enumerated() {
+            let member = decoder.child(element, index: index)
+            guard let instance = try decoder.recovering({ try DefinitionDocument.Instance(reading: member, index: index) }) else { continue }
             guard seen.insert(instance.id).inserted else {
                 try decoder.report(OptionsError(
-                    path: element.valuePath.appending("id"),
+                    path: member.path.appending("id"),
                     message: "the instance id \"\(instance.id)\" is used twice; give each instance its own id"
                 ))
                 continue
@@ -258,7 +257,7 @@ private struct Instances: Decodable {
 }
 
 extension DefinitionDocument.Instance {
-    init?(from decoder: any Decoder, index: Int) throws {
+    init?(reading decoder: ValueDecoder, index: Int) throws {
         let members = try DescribedMembers(decoder, keyedBy: CodingKeys.self) { _ in
             "an instance must be an object with \"id\" and \"params\""
         }

@@ -49,6 +49,11 @@ public struct DefinitionReader: Sendable {
         public var widgets: [WidgetPipeline]
         /// Every problem found; a file with problems contributes no widget.
         public var diagnostics: [Diagnostic]
+
+        public init(widgets: [WidgetPipeline], diagnostics: [Diagnostic]) {
+            self.widgets = widgets
+            self.diagnostics = diagnostics
+        }
     }
 
     public let registry: StageRegistry
@@ -122,6 +127,8 @@ extension DefinitionReader {
     struct Session {
         let file: String
         let reader: DefinitionReader
+        /// Every template of the file, compiled once for the definition's keys, the stages and the checks.
+        let templates: TemplateCache
         /// The file's bytes, to locate problems and to place columns inside strings with escapes.
         let source: Data
         var diagnostics: [Diagnostic] = []
@@ -131,6 +138,7 @@ extension DefinitionReader {
         init(file: String, reader: DefinitionReader, source: Data) {
             self.file = file
             self.reader = reader
+            templates = TemplateCache(filters: reader.filters)
             self.source = source
         }
 
@@ -193,7 +201,7 @@ extension DefinitionReader {
 
         /// Reads the document, then what it means for this file: the id, the instances.
         mutating func readDefinitions(_ value: WidgetValue) -> [WidgetDefinition] {
-            let decoder = OptionsDecoder(userInfo: [FilterRegistry.userInfoKey: reader.filters])
+            let decoder = OptionsDecoder(userInfo: [FilterRegistry.userInfoKey: reader.filters, TemplateCache.userInfoKey: templates])
             var problems: [OptionsError] = []
             let read = decoder.decode(DefinitionDocument.self, from: value, problems: &problems)
             for problem in problems { report(problem, under: .root) }
@@ -233,9 +241,13 @@ extension DefinitionReader {
         mutating func checkTemplates(_ value: WidgetValue, at path: ValuePath, instances: [(id: String?, params: WidgetObject)]) {
             switch value {
             case .string(let text):
-                guard text.containsBytes("{{"), let template = try? Template(text, filters: reader.filters) else { return }
-                checkSecrets(in: template, at: path, instances: instances)
-                if template.variables.isEmpty { checkConstant(template, at: path) }
+                guard text.containsBytes("{{"), let template = try? templates.template(text) else { return }
+                let variables = template.variables
+                // Outside a source, only a template that names `env` or `secret` has anything to report.
+                if Self.secretsAllowed(at: path) || SecretStore.Namespace.allCases.contains(where: { variables.contains($0.rawValue) }) {
+                    checkSecrets(in: template, at: path, instances: instances)
+                }
+                if variables.isEmpty { checkConstant(template, at: path) }
             case .array(let elements):
                 for (index, element) in elements.enumerated() {
                     checkTemplates(element, at: path.appending(index: index), instances: instances)
@@ -319,7 +331,7 @@ extension DefinitionReader {
             var failed = false
             // A source that could not be read is reported already; its stand-in names no stage.
             let unreadSource = definition.source.typeName.isEmpty ? definition.source.path : nil
-            let pipeline = WidgetPipeline.build(definition, registry: reader.registry, filters: reader.filters) { error, base in
+            let pipeline = WidgetPipeline.build(definition, registry: reader.registry, filters: reader.filters, templates: templates) { error, base in
                 failed = true
                 if base != unreadSource { report(error, under: base) }
             }

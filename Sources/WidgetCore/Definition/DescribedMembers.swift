@@ -6,44 +6,43 @@
 /// through the decoder, so the keys nobody asked for are reported as unknown, with hints from `Key`.
 ///
 /// ```swift
-/// let members = try DescribedMembers(decoder, keyedBy: CodingKeys.self) { "\"fallback\" must be an object, not \($0)" }
-/// let keep = try members.value(.keep)
+/// let members = try DescribedMembers(ValueDecoder(decoder), keyedBy: CodingKeys.self) { "\"fallback\" must be an object, not \($0)" }
+/// let keep = try members.integer(.keep, in: 1...10_000, problem: "…")
 /// ```
 struct DescribedMembers<Key: DescribedKey> {
-    let decoder: any Decoder
-    private let container: KeyedDecodingContainer<Key>
+    let decoder: ValueDecoder
+    private let container: KeyTracker.Container
 
     /// Opens the object being decoded.
     ///
     /// - Parameter notAnObject: the sentence for a value that is not an object, given its type name.
     /// - Throws: ``OptionsError`` with that sentence.
-    init(_ decoder: any Decoder, keyedBy: Key.Type, notAnObject: (String) -> String) throws {
+    init(_ decoder: ValueDecoder, keyedBy: Key.Type, notAnObject: (String) -> String) throws {
         self.decoder = decoder
-        if let value = decoder.widgetValue, value.object == nil {
-            throw OptionsError(path: decoder.valuePath, message: notAnObject(value.typeName))
+        guard case .object(let object) = decoder.value else {
+            throw OptionsError(path: decoder.path, message: notAnObject(decoder.value.typeName))
         }
-        container = try decoder.container(keyedBy: Key.self)
+        container = decoder.tracker.open(object, at: decoder.node, keyType: Key.self)
     }
 
     /// Where `key` is, or the object itself.
     func path(_ key: Key? = nil) -> ValuePath {
-        key.map { decoder.valuePath.appending($0.stringValue) } ?? decoder.valuePath
+        key.map { decoder.path.appending($0.stringValue) } ?? decoder.path
     }
 
     func contains(_ key: Key) -> Bool {
-        container.contains(key)
+        value(key) != nil
     }
 
-    /// The member as written (`null` included); `nil` when it is absent.
+    /// The member as written (`null` included); `nil` when it is absent. An object is not checked further.
     func value(_ key: Key) -> WidgetValue? {
-        guard container.contains(key) else { return nil }
-        return try? container.decode(WidgetValue.self, forKey: key)
+        container.lookUp(key.stringValue)
     }
 
     /// The member read by `T`'s own `init(from:)`; `nil` when absent or when it has a problem (reported).
     func decode<T: Decodable>(_ key: Key, as type: T.Type = T.self) throws -> T? {
-        guard container.contains(key) else { return nil }
-        let member = try container.superDecoder(forKey: key)
+        guard let value = value(key) else { return nil }
+        let member = decoder.child(value, key: key)
         return try decoder.recovering { try T(from: member) }
     }
 
@@ -84,29 +83,15 @@ struct DescribedMembers<Key: DescribedKey> {
         return count
     }
 
-    /// The member as a template, parsed with the filters of the decoder's `userInfo`.
+    /// The member as a template, compiled by the decoder's ``TemplateCache``, or with its filters.
     func template(_ key: Key) throws -> Template? {
         guard let text = try string(key, what: "a template") else { return nil }
-        let filters = decoder.userInfo[FilterRegistry.userInfoKey] as? FilterRegistry ?? .standard
         do throws(ExpressionError) {
-            return try Template(text, filters: filters)
+            if let cache = decoder.tracker.templates { return try cache.template(text) }
+            return try Template(text, filters: decoder.tracker.filters)
         } catch {
             try report(key, error.description, column: error.column)
             return nil
         }
     }
-}
-
-extension Decoder {
-    /// The value being decoded, when this is the ``OptionsDecoder`` (to name what a problem found).
-    var widgetValue: WidgetValue? { (self as? ValueDecoder)?.value }
-
-    /// The value being decoded, without claiming its members (as decoding a ``WidgetValue`` does).
-    func peekValue() throws -> WidgetValue {
-        if let value = widgetValue { return value }
-        return try singleValueContainer().decode(WidgetValue.self)
-    }
-
-    /// Where the decoder is, as a JSON path.
-    var valuePath: ValuePath { ValuePath(codingPath: codingPath) }
 }

@@ -45,7 +45,7 @@ extension FallbackPolicy: Decodable, DescribedOptions {
 
     public init(from decoder: any Decoder) throws {
         self.init()
-        let members = try DescribedMembers(decoder, keyedBy: CodingKeys.self) { _ in
+        let members = try DescribedMembers(ValueDecoder(decoder), keyedBy: CodingKeys.self) { _ in
             "\"fallback\" must be an object such as {\"keep\": 20, \"pick\": \"daily\"}"
         }
         keep = try members.integer(.keep, in: 1...Self.maximumKeep, problem: "\"keep\" must be a whole number from 1 to \(Self.maximumKeep)") ?? keep

@@ -37,8 +37,9 @@ extension InputDefinition: Decodable, DescribedOptions {
     }
 
     public init(from decoder: any Decoder) throws {
-        let path = decoder.valuePath
-        let source = try SourceReference(from: decoder, reservedKeys: [CodingKeys.parser.rawValue])
+        let decoder = try ValueDecoder(decoder)
+        let path = decoder.path
+        let source = try SourceReference(reading: decoder, reservedKeys: [CodingKeys.parser.rawValue])
         let members = try DescribedMembers(decoder, keyedBy: CodingKeys.self) { _ in "" }
         let parser = try members.decode(.parser, as: ParserReference.self)?.stage
         self.init(

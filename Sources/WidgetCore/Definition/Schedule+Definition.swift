@@ -49,8 +49,9 @@ extension Schedule: Decodable, DescribedOptions {
 
     public init(from decoder: any Decoder) throws {
         self.init()
-        let path = decoder.valuePath
-        if case .string(let text) = try decoder.peekValue() {
+        let decoder = try ValueDecoder(decoder)
+        let path = decoder.path
+        if case .string(let text) = decoder.value {
             guard let word = Self.words.first(where: { $0.word == text }) else {
                 let words = Self.words.map(\.word)
                 let hint = Suggestion.hint(for: text, among: words)
@@ -66,7 +67,7 @@ extension Schedule: Decodable, DescribedOptions {
         let present = Self.exactlyOneOf.filter { members.contains($0) }
         if present.count > 1 {
             try members.report(nil, "a schedule has one rule, but this one has \(present.map { "\"\($0.rawValue)\"" }.joined(separator: " and ")); keep one")
-        } else if present.isEmpty, !Self.hasMisspeltRule(try decoder.peekValue()) {
+        } else if present.isEmpty, !Self.hasMisspeltRule(decoder.value) {
             try members.report(nil, "the schedule has no rule; add \"every\", \"at\" or \"cron\", e.g. {\"every\": \"15m\"}")
         }
         if let flag = members.value(.allowFrequent) {

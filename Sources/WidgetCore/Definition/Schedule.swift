@@ -71,14 +71,18 @@ public struct TimeOfDay: Sendable, Hashable, Comparable, CustomStringConvertible
     public static let pattern = "^([01][0-9]|2[0-3]):[0-5][0-9](:[0-5][0-9])?$"
 
     public init?(_ text: String) {
-        let parts = text.split(separator: ":", omittingEmptySubsequences: false)
-        guard parts.count == 2 || parts.count == 3,
-            parts.allSatisfy({ $0.count == 2 && $0.allSatisfy { $0.isASCII && $0.isNumber } }),
-            let hour = Int(parts[0]), let minute = Int(parts[1]),
-            (0..<24).contains(hour), (0..<60).contains(minute)
-        else { return nil }
-        let second = parts.count == 3 ? Int(parts[2]) : 0
-        guard let second, (0..<60).contains(second) else { return nil }
+        // Two digits, ':', two digits, and optionally ':' and two more: read as bytes, without Unicode tables.
+        let bytes = Array(text.utf8)
+        guard bytes.count == 5 || bytes.count == 8 else { return nil }
+        func number(at start: Int) -> Int? {
+            guard start > 0 ? bytes[start - 1] == UInt8(ascii: ":") : true else { return nil }
+            let (tens, ones) = (bytes[start], bytes[start + 1])
+            guard (48...57).contains(tens), (48...57).contains(ones) else { return nil }
+            return Int(tens - 48) * 10 + Int(ones - 48)
+        }
+        guard let hour = number(at: 0), let minute = number(at: 3), hour < 24, minute < 60 else { return nil }
+        let second = bytes.count == 8 ? number(at: 6) : 0
+        guard let second, second < 60 else { return nil }
         self.init(hour: hour, minute: minute, second: second)
     }
 

@@ -33,20 +33,20 @@ extension SourceReference: Decodable, DescribedOptions {
     }
 
     public init(from decoder: any Decoder) throws {
-        try self.init(from: decoder, reservedKeys: [])
+        try self.init(reading: ValueDecoder(decoder), reservedKeys: [])
     }
 
     /// Reads a source whose object also holds `reservedKeys`, read by its owner (an input's `parser`).
     ///
     /// - Throws: ``OptionsError`` when the value is not an object, or names no type.
-    init(from decoder: any Decoder, reservedKeys: [String]) throws {
-        let path = decoder.valuePath
+    init(reading decoder: ValueDecoder, reservedKeys: [String]) throws {
+        let path = decoder.path
         let members = try DescribedMembers(decoder, keyedBy: CodingKeys.self) {
             "a source must be an object such as {\"url\": \"https://…\"}, not \($0)"
         }
         when = try members.template(.when)
         // The whole object: its other members are the fetcher's options.
-        var object = try decoder.singleValueContainer().decode(WidgetValue.self).object ?? [:]
+        var object = decoder.claim().object ?? [:]
         let ownerKeys = CodingKeys.allCases.map(\.rawValue) + reservedKeys
         for key in ownerKeys where key != CodingKeys.type.rawValue { object[key] = nil }
         switch object["type"] {

@@ -28,16 +28,16 @@ public struct StageSpec: Sendable, Hashable {
 // MARK: - Reading
 
 extension StageSpec {
-    /// Reads `"json"` (when `allowsName`) or `{"type": "json", …options}` from `decoder`.
+    /// Reads `"json"` (when `allowsName`) or `{"type": "json", …options}`.
     ///
     /// The object's members other than `type` and `reservedKeys` are the stage's options, checked when the
     /// stage is built.
     ///
     /// - Throws: ``OptionsError`` when the value is neither, or has no string `type`.
-    init(from decoder: any Decoder, kind: StageKind, allowsName: Bool = true, reservedKeys: [String] = []) throws {
-        let path = decoder.valuePath
+    init(reading decoder: ValueDecoder, kind: StageKind, allowsName: Bool = true, reservedKeys: [String] = []) throws {
+        let path = decoder.path
         // The whole value: its members belong to the stage, which checks them itself.
-        let value = try decoder.singleValueContainer().decode(WidgetValue.self)
+        let value = decoder.claim()
         switch value {
         case .string(let name) where allowsName:
             self.init(typeName: name, path: path)
@@ -76,7 +76,7 @@ struct TransformReference: Decodable {
     var stage: StageSpec
 
     init(from decoder: any Decoder) throws {
-        stage = try StageSpec(from: decoder, kind: .transformer, allowsName: false)
+        stage = try StageSpec(reading: ValueDecoder(decoder), kind: .transformer, allowsName: false)
     }
 }
 
@@ -85,6 +85,6 @@ struct ParserReference: Decodable {
     var stage: StageSpec
 
     init(from decoder: any Decoder) throws {
-        stage = try StageSpec(from: decoder, kind: .parser)
+        stage = try StageSpec(reading: ValueDecoder(decoder), kind: .parser)
     }
 }

@@ -44,8 +44,9 @@ extension TimelineDefinition: Decodable, DescribedOptions {
     public static let commonKeys = CodingKeys.allCases.filter { $0 != .type }.map(\.rawValue)
 
     public init(from decoder: any Decoder) throws {
-        self.init(stage: try StageSpec(from: decoder, kind: .timeline, reservedKeys: Self.commonKeys))
-        guard case .object = try decoder.peekValue() else { return }
+        let decoder = try ValueDecoder(decoder)
+        self.init(stage: try StageSpec(reading: decoder, kind: .timeline, reservedKeys: Self.commonKeys))
+        guard case .object = decoder.value else { return }
         let members = try DescribedMembers(decoder, keyedBy: CodingKeys.self) { _ in "" }
         relevance = try members.template(.relevance)
         url = try members.template(.url)

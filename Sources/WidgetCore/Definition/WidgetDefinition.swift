@@ -90,15 +90,54 @@ public struct WidgetDefinition: Sendable {
 }
 
 extension WidgetDefinition {
-    /// A 128-bit fingerprint of `value` written as compact JSON (two 64-bit FNV-1a hashes, hexadecimal).
+    /// A 128-bit fingerprint of `value` as written, members in order (two 64-bit FNV hashes of a walk
+    /// through the value that tags each value's kind and ends each string, hexadecimal).
     public static func fingerprint(of value: WidgetValue) -> String {
+        var hash = Fingerprint()
+        hash.add(value: value)
+        return String(hash.first, radix: 16) + String(hash.second, radix: 16)
+    }
+
+    /// FNV-1a and FNV-1, fed the same bytes.
+    private struct Fingerprint {
         var first: UInt64 = 0xcbf2_9ce4_8422_2325
         var second: UInt64 = 0x6c62_272e_07bb_0142
-        for byte in JSONWriter.bytes(value) {
+
+        mutating func add(byte: UInt8) {
             first = (first ^ UInt64(byte)) &* 0x100_0000_01b3
             second = (second &* 0x100_0000_01b3) ^ UInt64(byte)
         }
-        let text = String(first, radix: 16) + String(second, radix: 16)
-        return text
+
+        mutating func add(text: String) {
+            var text = text
+            text.withUTF8 { bytes in
+                for byte in bytes { add(byte: byte) }
+            }
+            add(byte: 0)
+        }
+
+        mutating func add(value: WidgetValue) {
+            switch value {
+            case .null: add(byte: UInt8(ascii: "n"))
+            case .bool(let flag): add(byte: flag ? UInt8(ascii: "t") : UInt8(ascii: "f"))
+            case .number(let number):
+                add(byte: UInt8(ascii: "#"))
+                add(text: number.description)
+            case .string(let text):
+                add(byte: UInt8(ascii: "\""))
+                add(text: text)
+            case .array(let elements):
+                add(byte: UInt8(ascii: "["))
+                for element in elements { add(value: element) }
+                add(byte: UInt8(ascii: "]"))
+            case .object(let object):
+                add(byte: UInt8(ascii: "{"))
+                for (key, member) in object {
+                    add(text: key)
+                    add(value: member)
+                }
+                add(byte: UInt8(ascii: "}"))
+            }
+        }
     }
 }

@@ -14,26 +14,28 @@ public struct WidgetDuration: Sendable, Hashable, Comparable, CustomStringConver
 
     /// Parses `text`; `nil` when it is not a duration.
     public init?(_ text: String) {
-        let units: [(Character, Int)] = [("d", 86_400), ("h", 3_600), ("m", 60), ("s", 1)]
+        // Read as bytes: ASCII digits and unit letters, without Unicode tables.
+        let units: [(UInt8, Int)] = [(UInt8(ascii: "d"), 86_400), (UInt8(ascii: "h"), 3_600), (UInt8(ascii: "m"), 60), (UInt8(ascii: "s"), 1)]
         var total = 0
-        var digits = ""
+        var value = 0
+        var digits = 0
         var nextUnit = 0
         var sawComponent = false
-        for character in text {
-            if character.isASCII, character.isNumber {
-                digits.append(character)
-                guard digits.count <= 9 else { return nil }
+        for byte in text.utf8 {
+            if (48...57).contains(byte) {
+                value = value * 10 + Int(byte - 48)
+                digits += 1
+                guard digits <= 9 else { return nil }
                 continue
             }
-            guard !digits.isEmpty, let value = Int(digits),
-                let position = units[nextUnit...].firstIndex(where: { $0.0 == character })
-            else { return nil }
+            guard digits > 0, let position = units[nextUnit...].firstIndex(where: { $0.0 == byte }) else { return nil }
             total += value * units[position].1
             nextUnit = position + 1
-            digits = ""
+            value = 0
+            digits = 0
             sawComponent = true
         }
-        guard digits.isEmpty, sawComponent else { return nil }
+        guard digits == 0, sawComponent else { return nil }
         seconds = total
     }
 

@@ -60,9 +60,12 @@ public struct WidgetPipeline: Sendable {
         _ definition: WidgetDefinition,
         registry: StageRegistry,
         filters: FilterRegistry,
+        templates: TemplateCache? = nil,
         report: (OptionsError, ValuePath) -> Void
     ) -> WidgetPipeline? {
-        let decoder = OptionsDecoder(userInfo: [FilterRegistry.userInfoKey: filters])
+        var userInfo: [CodingUserInfoKey: any Sendable] = [FilterRegistry.userInfoKey: filters]
+        if let templates { userInfo[TemplateCache.userInfoKey] = templates }
+        let decoder = OptionsDecoder(userInfo: userInfo)
 
         func make<S>(_ kind: StageKind, _ spec: StageSpec, as type: S.Type) -> S? {
             guard registry.entry(kind, named: spec.typeName) != nil else {

@@ -13,12 +13,16 @@ import Foundation
 /// // throws: $.ofset: unknown key 'ofset'; did you mean 'offset'?
 /// ```
 ///
-/// ``decode(_:from:problems:)`` reads on past problems instead of stopping at the first: a type that
-/// reads its members with ``DescribedMembers`` reports each bad member and goes on, so one read of a
-/// definition reports every problem in it.
+/// ``decode(_:from:problems:)`` reads on past problems instead of stopping at the first: the definition's
+/// types report each bad member and go on, so one read of a definition reports every problem in it.
 public struct OptionsDecoder: Sendable {
     /// Values handed to `Decodable` implementations through `Decoder.userInfo`.
-    public var userInfo: [CodingUserInfoKey: any Sendable]
+    public var userInfo: [CodingUserInfoKey: any Sendable] {
+        didSet { plainUserInfo = Self.plain(userInfo) }
+    }
+
+    /// ``userInfo`` as `Decoder.userInfo` types it, converted once rather than for every decode.
+    private var plainUserInfo: PlainUserInfo
 
     /// More keys to suggest when a key of the top-level object is unknown: those its owner reads beside
     /// the options (a source's `when`), which the options type never asks for. Not listed as known keys.
@@ -26,16 +30,32 @@ public struct OptionsDecoder: Sendable {
 
     public init(userInfo: [CodingUserInfoKey: any Sendable] = [:]) {
         self.userInfo = userInfo
+        plainUserInfo = Self.plain(userInfo)
+    }
+
+    private static func plain(_ userInfo: [CodingUserInfoKey: any Sendable]) -> PlainUserInfo {
+        var plain: [CodingUserInfoKey: Any] = [:]
+        for (key, value) in userInfo { plain[key] = value }
+        return PlainUserInfo(values: plain)
+    }
+
+    /// An immutable copy of `Sendable` values, typed as `Any` for `Decoder.userInfo`.
+    private final class PlainUserInfo: @unchecked Sendable {
+        let values: [CodingUserInfoKey: Any]
+
+        init(values: [CodingUserInfoKey: Any]) {
+            self.values = values
+        }
     }
 
     /// Decodes `type` from `value`.
     ///
     /// - Throws: ``OptionsError`` naming the path of the first bad or unknown value.
     public func decode<T: Decodable>(_ type: T.Type, from value: WidgetValue) throws(OptionsError) -> T {
-        let tracker = KeyTracker(userInfo: userInfo, collects: false, hintKeys: hintKeys)
+        let tracker = KeyTracker(userInfo: plainUserInfo.values, collects: false, hintKeys: hintKeys)
         let result: T
         do {
-            result = try ValueDecoder(value: value, node: nil, tracker: tracker).decode(T.self)
+            result = try ValueDecoder(value: value, node: tracker.root, tracker: tracker).decode(T.self)
         } catch {
             throw tracker.problem(from: error)
         }
@@ -48,10 +68,10 @@ public struct OptionsDecoder: Sendable {
     ///
     /// - Returns: the value, or `nil` when a problem left it impossible to make.
     public func decode<T: Decodable>(_ type: T.Type, from value: WidgetValue, problems: inout [OptionsError]) -> T? {
-        let tracker = KeyTracker(userInfo: userInfo, collects: true, hintKeys: hintKeys)
+        let tracker = KeyTracker(userInfo: plainUserInfo.values, collects: true, hintKeys: hintKeys)
         var result: T?
         do {
-            result = try ValueDecoder(value: value, node: nil, tracker: tracker).decode(T.self)
+            result = try ValueDecoder(value: value, node: tracker.root, tracker: tracker).decode(T.self)
         } catch {
             tracker.record(error, abandoningFrom: 0)
         }
@@ -109,53 +129,54 @@ extension OptionsError {
     }
 }
 
-// MARK: - Recording problems
-
-extension Decoder {
-    /// Runs `body`, which decodes one member. When the decoder reads on past problems
-    /// (``OptionsDecoder/decode(_:from:problems:)``), a problem it throws is recorded and `nil` returned;
-    /// otherwise the problem is thrown.
-    func recovering<T>(_ body: () throws -> T?) throws -> T? {
-        guard let decoder = self as? ValueDecoder, decoder.tracker.collects else { return try body() }
-        let mark = decoder.tracker.containers.count
-        do {
-            return try body()
-        } catch {
-            decoder.tracker.record(error, abandoningFrom: mark)
-            return nil
-        }
-    }
-
-    /// Reports `problem`: recorded when the decoder reads on past problems, thrown otherwise.
-    func report(_ problem: OptionsError) throws {
-        guard let decoder = self as? ValueDecoder, decoder.tracker.collects else { throw problem }
-        decoder.tracker.problems.append(problem)
-    }
-}
-
 // MARK: - Key tracking
 
-/// Where a decoder is: a key or index below its parent. Built once per member, turned into a coding path
-/// only when a problem needs one.
+/// Where a decoder is: the root, or a key or index below its parent. Made once per member decoded, and
+/// turned into a coding path only when a problem needs one.
 final class CodingPathNode {
-    let parent: CodingPathNode?
-    let key: any CodingKey
-    /// The container opened on the object at this place, so that opening it again asks into the same one.
-    var container: Int?
-
-    init(parent: CodingPathNode?, key: any CodingKey) {
-        self.parent = parent
-        self.key = key
+    enum Step {
+        case key(any CodingKey)
+        case index(Int)
     }
 
-    static func codingPath(_ node: CodingPathNode?) -> [any CodingKey] {
+    let parent: CodingPathNode?
+    let step: Step?
+    /// The object opened at this place, so that opening it again asks into the same one.
+    var container: KeyTracker.Container?
+    /// Whether the object here was read whole (as a ``WidgetValue``): its members are someone else's.
+    var claimed = false
+
+    init(parent: CodingPathNode?, step: Step?) {
+        self.parent = parent
+        self.step = step
+    }
+
+    var codingPath: [any CodingKey] {
         var keys: [any CodingKey] = []
-        var current = node
+        var current: CodingPathNode? = self
         while let node = current {
-            keys.append(node.key)
+            switch node.step {
+            case .key(let key)?: keys.append(key)
+            case .index(let index)?: keys.append(AnyCodingKey(index: index))
+            case nil: break
+            }
             current = node.parent
         }
         return keys.reversed()
+    }
+
+    var path: ValuePath {
+        var components: [ValuePath.Component] = []
+        var current: CodingPathNode? = self
+        while let node = current {
+            switch node.step {
+            case .key(let key)?: components.append(key.intValue.map(ValuePath.Component.index) ?? .key(key.stringValue))
+            case .index(let index)?: components.append(.index(index))
+            case nil: break
+            }
+            current = node.parent
+        }
+        return ValuePath(components: components.reversed())
     }
 }
 
@@ -163,39 +184,94 @@ final class CodingPathNode {
 /// problems, the problems so far.
 final class KeyTracker: @unchecked Sendable {
     // Only used during one synchronous decode on one thread.
-    struct Container {
-        var node: CodingPathNode?
-        var object: WidgetObject
-        var keyType: any CodingKey.Type
-        var asked: [String] = []
+    /// One object a type opened, and which of its keys it asked for.
+    final class Container {
+        let node: CodingPathNode
+        let object: WidgetObject
+        let keyType: any CodingKey.Type
+        /// The members asked for, by position (the first 64; later ones in `askedBeyond`).
+        var asked: UInt64 = 0
+        var askedBeyond: Set<Int> = []
+        /// Keys asked for that the object does not have, for hints.
+        var askedAbsent: [String] = []
         /// Keys the type enumerated (`allKeys`), read as a whole, or abandoned after a problem: not checked.
-        var dynamic = false
+        var dynamic: Bool
+
+        init(node: CodingPathNode, object: WidgetObject, keyType: any CodingKey.Type, dynamic: Bool) {
+            self.node = node
+            self.object = object
+            self.keyType = keyType
+            self.dynamic = dynamic
+        }
+
+        /// The member `key`, asked for whether or not it is there.
+        func lookUp(_ key: String) -> WidgetValue? {
+            guard let position = object.position(of: key) else {
+                askedAbsent.append(key)
+                return nil
+            }
+            if position < 64 {
+                asked |= 1 << UInt64(position)
+            } else {
+                askedBeyond.insert(position)
+            }
+            return object.values[position]
+        }
+
+        func wasAsked(_ position: Int) -> Bool {
+            position < 64 ? asked & (1 << UInt64(position)) != 0 : askedBeyond.contains(position)
+        }
+
+        /// Whether every member was asked for.
+        var askedAll: Bool {
+            let count = object.count
+            if count < 64 { return asked == (1 << UInt64(count)) - 1 }
+            return asked == .max && askedBeyond.count == count - 64
+        }
+
+        /// The members nobody asked for.
+        var unasked: [String] {
+            object.keys.indices.filter { !wasAsked($0) }.map { object.keys[$0] }
+        }
+
+        /// The keys asked for, present or not.
+        var askedKeys: [String] {
+            object.keys.indices.filter(wasAsked).map { object.keys[$0] } + askedAbsent
+        }
     }
 
     let userInfo: [CodingUserInfoKey: Any]
     let collects: Bool
     let hintKeys: [String]
+    /// What templates are compiled with: the `userInfo`'s cache and filters, looked up once.
+    let templates: TemplateCache?
+    let filters: FilterRegistry
+    let root = CodingPathNode(parent: nil, step: nil)
     var containers: [Container] = []
     var problems: [OptionsError] = []
     /// Unknown keys already reported as the misspelling of a missing key, as `path/key`.
     private var reported: Set<String> = []
-    /// The root's container when the root is an object (the root has no path node to remember it).
-    private var rootContainer: Int?
 
-    init(userInfo: [CodingUserInfoKey: any Sendable], collects: Bool, hintKeys: [String]) {
-        self.hintKeys = hintKeys
-        var plain: [CodingUserInfoKey: Any] = [:]
-        for (key, value) in userInfo { plain[key] = value }
-        self.userInfo = plain
+    init(userInfo: [CodingUserInfoKey: Any], collects: Bool, hintKeys: [String]) {
+        self.userInfo = userInfo
         self.collects = collects
+        self.hintKeys = hintKeys
+        templates = userInfo[TemplateCache.userInfoKey] as? TemplateCache
+        filters = templates?.filters ?? userInfo[FilterRegistry.userInfoKey] as? FilterRegistry ?? .standard
     }
 
-    func open(_ object: WidgetObject, at node: CodingPathNode?, keyType: any CodingKey.Type) -> Int {
-        if let id = node?.container ?? (node == nil ? rootContainer : nil) { return id }
-        containers.append(Container(node: node, object: object, keyType: keyType))
-        let id = containers.count - 1
-        if let node { node.container = id } else { rootContainer = id }
-        return id
+    func open(_ object: WidgetObject, at node: CodingPathNode, keyType: any CodingKey.Type) -> Container {
+        if let container = node.container { return container }
+        let container = Container(node: node, object: object, keyType: keyType, dynamic: node.claimed)
+        containers.append(container)
+        node.container = container
+        return container
+    }
+
+    /// Marks the object at `node` as read whole: nobody asks for its members one by one.
+    func claim(_ node: CodingPathNode) {
+        node.claimed = true
+        node.container?.dynamic = true
     }
 
     /// Converts whatever a `Decodable` implementation threw into an ``OptionsError``.
@@ -224,14 +300,14 @@ final class KeyTracker: @unchecked Sendable {
     /// in part, so their unasked keys are not reported.
     func record(_ error: any Error, abandoningFrom mark: Int) {
         problems.append(problem(from: error))
-        for id in mark..<containers.count { containers[id].dynamic = true }
+        for container in containers[mark...] { container.dynamic = true }
     }
 
-    /// An unknown key of the object at `path` that is a likely typo of the missing key `missing`.
+    /// An unknown key of the object at `codingPath` that is a likely typo of the missing key `missing`.
     private func misspelling(of missing: String, in codingPath: [any CodingKey]) -> OptionsError? {
         let wanted = ValuePath(codingPath: codingPath)
-        guard let container = containers.first(where: { !$0.dynamic && path(of: $0) == wanted }) else { return nil }
-        for key in container.object.keys where !container.asked.contains(key) {
+        guard let container = containers.first(where: { !$0.dynamic && $0.node.path == wanted }) else { return nil }
+        for key in container.unasked {
             guard Suggestion.closest(to: key, among: [missing]) != nil else { continue }
             reported.insert("\(wanted)/\(key)")
             return OptionsError(
@@ -243,23 +319,18 @@ final class KeyTracker: @unchecked Sendable {
         return nil
     }
 
-    private func path(of container: Container) -> ValuePath {
-        ValuePath(codingPath: CodingPathNode.codingPath(container.node))
-    }
-
     /// The keys no type asked for: the first by path, or every one.
     func unknownKeys(all: Bool) -> [OptionsError] {
         var found: [(path: String, error: OptionsError)] = []
         var seen: Set<String> = []
-        for container in containers where !container.dynamic {
-            let unknown = container.object.keys.filter { !container.asked.contains($0) }
-            guard !unknown.isEmpty else { continue }
-            let path = path(of: container)
+        for container in containers where !container.dynamic && !container.askedAll {
+            let unknown = container.unasked
+            let path = container.node.path
             let known = knownKeys(of: container)
             for key in unknown {
                 let place = "\(path)/\(key)"
                 guard !reported.contains(place), seen.insert(place).inserted else { continue }
-                let hint = Suggestion.hint(for: key, among: container.node == nil ? known + hintKeys : known)
+                let hint = Suggestion.hint(for: key, among: container.node === root ? known + hintKeys : known)
                 let list = known.filter { !$0.hasPrefix("$") }.map { "'\($0)'" }.joined(separator: ", ")
                 let fix = hint ?? (list.isEmpty ? "this object takes no keys" : "known keys: \(list)")
                 let error = OptionsError(path: path.appending(key), message: "unknown key '\(key)'; \(fix)", pointsAtKey: true)
@@ -274,18 +345,37 @@ final class KeyTracker: @unchecked Sendable {
     private func knownKeys(of container: Container) -> [String] {
         func described<Key: DescribedKey>(_ type: Key.Type) -> [String] { Key.allCases.map(\.stringValue) }
         if let type = container.keyType as? any DescribedKey.Type { return described(type) }
-        return Set(container.asked).sorted()
+        return Set(container.askedKeys).sorted()
     }
 }
 
 // MARK: - Decoder
 
+/// The decoder of one value. Types of this module that read a definition use it directly
+/// (``ValueDecoder/init(_:)``) to record problems and read on.
 struct ValueDecoder: Decoder {
     let value: WidgetValue
-    let node: CodingPathNode?
+    let node: CodingPathNode
     let tracker: KeyTracker
 
-    var codingPath: [any CodingKey] { CodingPathNode.codingPath(node) }
+    init(value: WidgetValue, node: CodingPathNode, tracker: KeyTracker) {
+        self.value = value
+        self.node = node
+        self.tracker = tracker
+    }
+
+    /// `decoder` as the options decoder.
+    ///
+    /// - Throws: ``OptionsError`` when it is another decoder: a definition is read with ``OptionsDecoder``.
+    init(_ decoder: any Decoder) throws {
+        guard let decoder = decoder as? ValueDecoder else {
+            throw OptionsError(path: ValuePath(codingPath: decoder.codingPath), message: "a definition is read with OptionsDecoder")
+        }
+        self = decoder
+    }
+
+    var codingPath: [any CodingKey] { node.codingPath }
+    var path: ValuePath { node.path }
     var userInfo: [CodingUserInfoKey: Any] { tracker.userInfo }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
@@ -295,8 +385,8 @@ struct ValueDecoder: Decoder {
                 .init(codingPath: codingPath, debugDescription: "found \(value.typeName)")
             )
         }
-        let id = tracker.open(object, at: node, keyType: Key.self)
-        return KeyedDecodingContainer(KeyedContainer<Key>(decoder: self, object: object, id: id))
+        let container = tracker.open(object, at: node, keyType: Key.self)
+        return KeyedDecodingContainer(KeyedContainer<Key>(decoder: self, container: container))
     }
 
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
@@ -314,7 +404,39 @@ struct ValueDecoder: Decoder {
     }
 
     func child(_ value: WidgetValue, key: any CodingKey) -> ValueDecoder {
-        ValueDecoder(value: value, node: CodingPathNode(parent: node, key: key), tracker: tracker)
+        ValueDecoder(value: value, node: CodingPathNode(parent: node, step: .key(key)), tracker: tracker)
+    }
+
+    func child(_ value: WidgetValue, index: Int) -> ValueDecoder {
+        ValueDecoder(value: value, node: CodingPathNode(parent: node, step: .index(index)), tracker: tracker)
+    }
+
+    // MARK: Reading on past problems
+
+    /// The value, whole: its members are the reader's, not checked one by one.
+    func claim() -> WidgetValue {
+        if case .object = value { tracker.claim(node) }
+        return value
+    }
+
+    /// Runs `body`, which decodes one member. When the decoder reads on past problems
+    /// (``OptionsDecoder/decode(_:from:problems:)``), a problem it throws is recorded and `nil` returned;
+    /// otherwise the problem is thrown.
+    func recovering<T>(_ body: () throws -> T?) throws -> T? {
+        guard tracker.collects else { return try body() }
+        let mark = tracker.containers.count
+        do {
+            return try body()
+        } catch {
+            tracker.record(error, abandoningFrom: mark)
+            return nil
+        }
+    }
+
+    /// Reports `problem`: recorded when the decoder reads on past problems, thrown otherwise.
+    func report(_ problem: OptionsError) throws {
+        guard tracker.collects else { throw problem }
+        tracker.problems.append(problem)
     }
 
     // MARK: Scalars
@@ -350,13 +472,8 @@ struct ValueDecoder: Decoder {
 
     func decode<T: Decodable>(_ type: T.Type) throws -> T {
         if T.self == String.self { return try decodeString() as! T }
-        if T.self == WidgetValue.self {
-            // A free-form value: any members are welcome.
-            if case .object(let object) = value {
-                tracker.containers[tracker.open(object, at: node, keyType: AnyCodingKey.self)].dynamic = true
-            }
-            return value as! T
-        }
+        // A free-form value: any members are welcome.
+        if T.self == WidgetValue.self { return claim() as! T }
         if T.self == Int.self { return try decodeInteger(Int.self) as! T }
         if T.self == Bool.self { return try decodeBool() as! T }
         if T.self == WidgetNumber.self { return try decodeNumber() as! T }
@@ -388,28 +505,37 @@ struct ValueDecoder: Decoder {
         let result = try T(from: self)
         // A type that never opened this object (an options type without properties) asked for no keys, so
         // every member is unknown.
-        if case .object(let object) = value { _ = tracker.open(object, at: node, keyType: AnyCodingKey.self) }
+        if case .object(let object) = value, node.container == nil, !node.claimed {
+            _ = tracker.open(object, at: node, keyType: AnyCodingKey.self)
+        }
         return result
     }
 }
 
 private struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     let decoder: ValueDecoder
-    let object: WidgetObject
-    let id: Int
+    let container: KeyTracker.Container
 
     var codingPath: [any CodingKey] { decoder.codingPath }
 
     var allKeys: [Key] {
-        decoder.tracker.containers[id].dynamic = true
-        return object.keys.compactMap { Key(stringValue: $0) }
+        container.dynamic = true
+        return container.object.keys.compactMap { Key(stringValue: $0) }
     }
 
     /// The member `key`, asked for (whether or not it is there).
     private func lookUp(_ key: Key) -> WidgetValue? {
-        let name = key.stringValue
-        decoder.tracker.containers[id].asked.append(name)
-        return object[name]
+        container.lookUp(key.stringValue)
+    }
+
+    private func required(_ key: Key) throws -> WidgetValue {
+        guard let value = lookUp(key) else {
+            throw DecodingError.keyNotFound(
+                key,
+                .init(codingPath: codingPath, debugDescription: "missing key '\(key.stringValue)'")
+            )
+        }
+        return value
     }
 
     func contains(_ key: Key) -> Bool {
@@ -417,19 +543,13 @@ private struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     }
 
     func member(_ key: Key) throws -> ValueDecoder {
-        guard let value = lookUp(key) else {
-            throw DecodingError.keyNotFound(
-                key,
-                .init(codingPath: codingPath, debugDescription: "missing key '\(key.stringValue)'")
-            )
-        }
-        return decoder.child(value, key: key)
+        decoder.child(try required(key), key: key)
     }
 
     /// The member `key` when it is there and not null.
-    private func present(_ key: Key) -> ValueDecoder? {
+    private func present(_ key: Key) -> WidgetValue? {
         guard let value = lookUp(key), !value.isNull else { return nil }
-        return decoder.child(value, key: key)
+        return value
     }
 
     func decodeNil(forKey key: Key) throws -> Bool {
@@ -445,28 +565,51 @@ private struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     }
 
     func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
-        try present(key)?.decode(type)
+        guard let value = present(key) else { return nil }
+        return try decoder.child(value, key: key).decode(type)
     }
 
-    func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? { try present(key)?.decodeString() }
-    func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? { try present(key)?.decodeBool() }
-    func decodeIfPresent(_ type: Int.Type, forKey key: Key) throws -> Int? { try present(key)?.decodeInteger(type) }
-    func decodeIfPresent(_ type: Double.Type, forKey key: Key) throws -> Double? { try present(key)?.decodeNumber().double }
+    // Scalars are read in place; a member decoder (for its path) is made only for a problem.
 
-    func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try member(key).decodeBool() }
-    func decode(_ type: String.Type, forKey key: Key) throws -> String { try member(key).decodeString() }
-    func decode(_ type: Double.Type, forKey key: Key) throws -> Double { try member(key).decodeNumber().double }
-    func decode(_ type: Float.Type, forKey key: Key) throws -> Float { Float(try member(key).decodeNumber().double) }
-    func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try member(key).decodeInteger(type) }
-    func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try member(key).decodeInteger(type) }
-    func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 { try member(key).decodeInteger(type) }
-    func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 { try member(key).decodeInteger(type) }
-    func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 { try member(key).decodeInteger(type) }
-    func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt { try member(key).decodeInteger(type) }
-    func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 { try member(key).decodeInteger(type) }
-    func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 { try member(key).decodeInteger(type) }
-    func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 { try member(key).decodeInteger(type) }
-    func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try member(key).decodeInteger(type) }
+    private func string(_ value: WidgetValue, _ key: Key) throws -> String {
+        if case .string(let text) = value { return text }
+        return try decoder.child(value, key: key).decodeString()
+    }
+
+    private func bool(_ value: WidgetValue, _ key: Key) throws -> Bool {
+        if case .bool(let flag) = value { return flag }
+        return try decoder.child(value, key: key).decodeBool()
+    }
+
+    private func integer<T: FixedWidthInteger>(_ value: WidgetValue, _ key: Key, as type: T.Type) throws -> T {
+        if case .number(let number) = value, let int = number.int, let result = T(exactly: int) { return result }
+        return try decoder.child(value, key: key).decodeInteger(type)
+    }
+
+    private func number(_ value: WidgetValue, _ key: Key) throws -> WidgetNumber {
+        if case .number(let number) = value { return number }
+        return try decoder.child(value, key: key).decodeNumber()
+    }
+
+    func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? { try present(key).map { try string($0, key) } }
+    func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? { try present(key).map { try bool($0, key) } }
+    func decodeIfPresent(_ type: Int.Type, forKey key: Key) throws -> Int? { try present(key).map { try integer($0, key, as: type) } }
+    func decodeIfPresent(_ type: Double.Type, forKey key: Key) throws -> Double? { try present(key).map { try number($0, key).double } }
+
+    func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try bool(try required(key), key) }
+    func decode(_ type: String.Type, forKey key: Key) throws -> String { try string(try required(key), key) }
+    func decode(_ type: Double.Type, forKey key: Key) throws -> Double { try number(try required(key), key).double }
+    func decode(_ type: Float.Type, forKey key: Key) throws -> Float { Float(try number(try required(key), key).double) }
+    func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try integer(try required(key), key, as: type) }
+    func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try integer(try required(key), key, as: type) }
+    func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 { try integer(try required(key), key, as: type) }
+    func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 { try integer(try required(key), key, as: type) }
+    func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 { try integer(try required(key), key, as: type) }
+    func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt { try integer(try required(key), key, as: type) }
+    func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 { try integer(try required(key), key, as: type) }
+    func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 { try integer(try required(key), key, as: type) }
+    func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 { try integer(try required(key), key, as: type) }
+    func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try integer(try required(key), key, as: type) }
 
     func nestedContainer<NestedKey: CodingKey>(
         keyedBy type: NestedKey.Type,
@@ -505,7 +648,7 @@ private struct UnkeyedContainer: UnkeyedDecodingContainer {
             )
         }
         defer { currentIndex += 1 }
-        return decoder.child(array[currentIndex], key: AnyCodingKey(index: currentIndex))
+        return decoder.child(array[currentIndex], index: currentIndex)
     }
 
     mutating func decodeNil() throws -> Bool {

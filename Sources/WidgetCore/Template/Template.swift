@@ -213,16 +213,20 @@ extension Template: Decodable {
     /// Decodes a template from a JSON string.
     ///
     /// The filters come from `decoder.userInfo[FilterRegistry.userInfoKey]` when it holds a
-    /// ``FilterRegistry``, otherwise ``FilterRegistry/standard``.
+    /// ``FilterRegistry``, otherwise ``FilterRegistry/standard``; a ``TemplateCache`` under
+    /// ``TemplateCache/userInfoKey`` compiles it instead, with its filters.
     ///
     /// - Throws: `DecodingError.dataCorrupted` whose `underlyingError` is the ``ExpressionError`` when the
     ///   string is not a valid template.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
         let source = try container.decode(String.self)
-        let filters = decoder.userInfo[FilterRegistry.userInfoKey] as? FilterRegistry ?? .standard
-        do {
-            try self.init(source, filters: filters)
+        do throws(ExpressionError) {
+            if let cache = TemplateCache.of(decoder) {
+                self = try cache.template(source)
+            } else {
+                try self.init(source, filters: decoder.userInfo[FilterRegistry.userInfoKey] as? FilterRegistry ?? .standard)
+            }
         } catch {
             throw DecodingError.dataCorrupted(
                 DecodingError.Context(

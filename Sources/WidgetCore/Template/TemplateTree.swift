@@ -17,27 +17,27 @@ public indirect enum TemplateTree: Sendable, Hashable, Decodable {
     ///
     /// - Throws: ``OptionsError`` with the path of the bad template and the column inside it.
     public init(_ value: WidgetValue, filters: FilterRegistry = .standard) throws(OptionsError) {
-        try self.init(value, filters: filters, path: .root)
+        try self.init(value, path: .root) { text throws(ExpressionError) in try Template(text, filters: filters) }
     }
 
-    private init(_ value: WidgetValue, filters: FilterRegistry, path: ValuePath) throws(OptionsError) {
+    private init(_ value: WidgetValue, path: ValuePath, compile: (String) throws(ExpressionError) -> Template) throws(OptionsError) {
         switch value {
         case .string(let text) where text.hasTemplateMarkup:
             do {
-                self = .template(try Template(text, filters: filters))
+                self = .template(try compile(text))
             } catch {
                 throw OptionsError(path: path, message: error.description, expressionColumn: error.column)
             }
         case .array(let elements):
             var trees: [TemplateTree] = []
             for (index, element) in elements.enumerated() {
-                trees.append(try TemplateTree(element, filters: filters, path: path.appending(index: index)))
+                trees.append(try TemplateTree(element, path: path.appending(index: index), compile: compile))
             }
             self = .array(trees)
         case .object(let object):
             var members: [(key: String, value: TemplateTree)] = []
             for (key, member) in object {
-                members.append((key, try TemplateTree(member, filters: filters, path: path.appending(key))))
+                members.append((key, try TemplateTree(member, path: path.appending(key), compile: compile)))
             }
             self = .object(members)
         default:
@@ -47,9 +47,12 @@ public indirect enum TemplateTree: Sendable, Hashable, Decodable {
 
     public init(from decoder: any Decoder) throws {
         let value = try decoder.singleValueContainer().decode(WidgetValue.self)
-        let filters = decoder.userInfo[FilterRegistry.userInfoKey] as? FilterRegistry ?? .standard
-        do {
-            try self.init(value, filters: filters)
+        do throws(OptionsError) {
+            if let cache = TemplateCache.of(decoder) {
+                try self.init(value, path: .root, compile: cache.template)
+            } else {
+                try self.init(value, filters: decoder.userInfo[FilterRegistry.userInfoKey] as? FilterRegistry ?? .standard)
+            }
         } catch {
             throw DecodingError.dataCorrupted(
                 .init(codingPath: decoder.codingPath, debugDescription: error.message, underlyingError: error)

@@ -1,4 +1,6 @@
+import Dispatch
 import Foundation
+import Synchronization
 public import WidgetCore
 
 /// The folder of definition files, `widgets.d/`: every `*.json` file directly inside it is a widget.
@@ -69,6 +71,9 @@ public struct DefinitionDirectory: Sendable {
     }
 
     /// Reads every definition file with `reader`.
+    ///
+    /// The files are read and checked on every core at once (each file is independent); their widgets
+    /// and problems are then gathered in file order, so the result is the same as one by one.
     public func load(reader: DefinitionReader) -> LoadResult {
         var result = LoadResult(widgets: [], diagnostics: [], files: [], failedFiles: [])
         let files: [String]
@@ -79,17 +84,9 @@ public struct DefinitionDirectory: Sendable {
             return result
         }
         result.files = files
+        let reads = Self.read(files, with: reader)
         var owners: [String: String] = [:]
-        for file in files {
-            let data: Data
-            do {
-                data = try RegularFile.read(file, maxBytes: Self.maximumFileSize)
-            } catch {
-                result.diagnostics.append(Diagnostic(file: file, location: nil, path: nil, message: Self.message(for: error)))
-                result.failedFiles.insert(file)
-                continue
-            }
-            let read = reader.read(data, file: file)
+        for (file, read) in zip(files, reads) {
             var diagnostics = read.diagnostics
             var widgets: [WidgetPipeline] = []
             for widget in read.widgets {
@@ -111,5 +108,29 @@ public struct DefinitionDirectory: Sendable {
             }
         }
         return result
+    }
+
+    /// Reads and checks each of `files`, several at once; the results are in the order of `files`.
+    private static func read(_ files: [String], with reader: DefinitionReader) -> [DefinitionReader.Result] {
+        let workers = max(1, min(ProcessInfo.processInfo.activeProcessorCount, files.count / 8))
+        let reads = Mutex([DefinitionReader.Result?](repeating: nil, count: files.count))
+        DispatchQueue.concurrentPerform(iterations: workers) { worker in
+            for index in stride(from: worker, to: files.count, by: workers) {
+                let read = Self.read(files[index], with: reader)
+                reads.withLock { $0[index] = read }
+            }
+        }
+        return reads.withLock { $0.map { $0! } }
+    }
+
+    /// Reads and checks one file.
+    private static func read(_ file: String, with reader: DefinitionReader) -> DefinitionReader.Result {
+        let data: Data
+        do {
+            data = try RegularFile.read(file, maxBytes: maximumFileSize)
+        } catch {
+            return DefinitionReader.Result(widgets: [], diagnostics: [Diagnostic(file: file, location: nil, path: nil, message: message(for: error))])
+        }
+        return reader.read(data, file: file)
     }
 }

@@ -1,0 +1,41 @@
+/// Templates compiled once per text, for one reading of a definition: the text of a template is then
+/// parsed once, whether the definition's own keys, a stage's options or the secret and limit checks ask
+/// for it.
+///
+/// Put one in an ``OptionsDecoder``'s `userInfo` under ``userInfoKey``: ``Template`` and
+/// ``TemplateTree`` decode through it.
+///
+/// ```swift
+/// let cache = TemplateCache(filters: .standard)
+/// let decoder = OptionsDecoder(userInfo: [TemplateCache.userInfoKey: cache])
+/// ```
+public final class TemplateCache: @unchecked Sendable {
+    // Not locked: a cache belongs to one synchronous read on one thread.
+    public let filters: FilterRegistry
+    private var compiled: [String: Result<Template, ExpressionError>] = [:]
+
+    /// The `userInfo` key under which decoders find the cache.
+    public static let userInfoKey = CodingUserInfoKey(rawValue: "widgetd.template.cache")!
+
+    public init(filters: FilterRegistry) {
+        self.filters = filters
+        // A definition has a few dozen templates at most: never grow while reading one.
+        compiled.reserveCapacity(32)
+    }
+
+    /// The cache of `decoder`: found once per decode by the ``OptionsDecoder``, else in its `userInfo`.
+    static func of(_ decoder: any Decoder) -> TemplateCache? {
+        if let decoder = decoder as? ValueDecoder { return decoder.tracker.templates }
+        return decoder.userInfo[userInfoKey] as? TemplateCache
+    }
+
+    /// The template of `text`, compiled the first time it is asked for.
+    ///
+    /// - Throws: ``ExpressionError`` when `text` is not a valid template.
+    public func template(_ text: String) throws(ExpressionError) -> Template {
+        if let known = compiled[text] { return try known.get() }
+        let result = Result { () throws(ExpressionError) in try Template(text, filters: filters) }
+        compiled[text] = result
+        return try result.get()
+    }
+}
