@@ -223,5 +223,20 @@ struct OptionsDecoderTests {
             try decoder.decode(Options.self, from: ["count": 1, "zzz": 1])
         }
     }
+
+    @Test func decodingKeepsNothingOfTheValueItRead() throws {
+        // The decoder's bookkeeping must go with the decode: an array it read, appended to afterwards,
+        // grows in place only when nothing else still holds its buffer.
+        var tags: [WidgetValue] = ["a", "b"]
+        tags.reserveCapacity(64)
+        let before = tags.withUnsafeBufferPointer { $0.baseAddress }
+        var problems: [OptionsError] = []
+        for _ in 0..<3 {
+            _ = try OptionsDecoder().decode(Options.self, from: ["count": 1, "tags": .array(tags), "retry": ["attempts": 1]])
+            _ = OptionsDecoder().decode(Options.self, from: ["count": 1, "tags": .array(tags), "zzz": 1], problems: &problems)
+        }
+        tags.append("c")
+        #expect(tags.withUnsafeBufferPointer { $0.baseAddress } == before)
+    }
 }
 

@@ -55,7 +55,8 @@ public struct WidgetPipeline: Sendable {
         self.timeline = timeline
     }
 
-    /// Builds every stage, reporting each failure with the path of the stage it belongs to.
+    /// Builds every stage, reporting each failure with the path of the stage it belongs to; `templates`
+    /// compiles the options' templates when the caller has compiled some of them already.
     static func build(
         _ definition: WidgetDefinition,
         registry: StageRegistry,

@@ -16,7 +16,9 @@ public struct StageRegistry: Sendable {
         public let summary: String
         /// The stage's options, when its `Options` describe their keys (``DescribedOptions``); `nil` when
         /// they do not, and the schema then accepts any options.
-        public let options: ObjectShape?
+        public var options: ObjectShape? { describe() }
+        /// Finds the description when asked: looking a conformance up costs more than most commands need.
+        let describe: @Sendable () -> ObjectShape?
         let make: @Sendable (WidgetValue, OptionsDecoder) throws -> any Stage
     }
 
@@ -109,7 +111,7 @@ extension StageRegistry {
 
         private mutating func add<S: Stage>(_ kind: StageKind, _ stage: S.Type) {
             pending.append(
-                Entry(kind: kind, typeName: S.typeName, summary: S.summary, options: Self.shape(of: S.Options.self)) { options, decoder in
+                Entry(kind: kind, typeName: S.typeName, summary: S.summary, describe: { Self.shape(of: S.Options.self) }) { options, decoder in
                     let decoded = try decoder.decode(S.Options.self, from: options)
                     return try S(options: decoded)
                 }

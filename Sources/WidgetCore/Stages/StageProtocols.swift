@@ -12,6 +12,9 @@
 public protocol Stage: Sendable {
     /// The options a definition passes to this stage: every member of the stage's JSON object except
     /// `type`. Unknown members are rejected with a "did you mean" hint.
+    ///
+    /// Options that also conform to ``DescribedOptions`` describe each key (meaning, JSON shape, default),
+    /// and `widgetd schema` lists them; the options of a stage that does not are left open there.
     associatedtype Options: Decodable & Sendable
 
     /// The name definitions use for this stage. Stable: renaming it breaks users' files.

@@ -111,11 +111,20 @@ public struct DefinitionDirectory: Sendable {
     }
 
     /// Reads and checks each of `files`, several at once; the results are in the order of `files`.
+    ///
+    /// Each worker takes the next file not yet taken, so a worker that gets less of the machine holds
+    /// up nobody.
     private static func read(_ files: [String], with reader: DefinitionReader) -> [DefinitionReader.Result] {
         let workers = max(1, min(ProcessInfo.processInfo.activeProcessorCount, files.count / 8))
+        let next = Mutex(0)
         let reads = Mutex([DefinitionReader.Result?](repeating: nil, count: files.count))
-        DispatchQueue.concurrentPerform(iterations: workers) { worker in
-            for index in stride(from: worker, to: files.count, by: workers) {
+        DispatchQueue.concurrentPerform(iterations: workers) { _ in
+            while true {
+                let index = next.withLock { next in
+                    defer { next += 1 }
+                    return next
+                }
+                guard index < files.count else { return }
                 let read = Self.read(files[index], with: reader)
                 reads.withLock { $0[index] = read }
             }
