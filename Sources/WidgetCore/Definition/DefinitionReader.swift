@@ -239,9 +239,20 @@ extension DefinitionReader {
         /// Checks every template of the definition once parsed: see ``checkSecrets(in:at:instances:)`` and
         /// ``checkConstant(_:at:)``.
         mutating func checkTemplates(_ value: WidgetValue, at path: ValuePath, instances: [(id: String?, params: WidgetObject)]) {
+            var components = path.components
+            checkTemplates(value, at: &components, instances: instances)
+        }
+
+        /// Walks `value` with its place as a stack of components, made into a path for templates alone.
+        private mutating func checkTemplates(
+            _ value: WidgetValue,
+            at components: inout [ValuePath.Component],
+            instances: [(id: String?, params: WidgetObject)]
+        ) {
             switch value {
             case .string(let text):
                 guard text.containsBytes("{{"), let template = try? templates.template(text) else { return }
+                let path = ValuePath(components: components)
                 let variables = template.variables
                 // Outside a source, only a template that names `env` or `secret` has anything to report.
                 if Self.secretsAllowed(at: path) || SecretStore.Namespace.allCases.contains(where: { variables.contains($0.rawValue) }) {
@@ -250,10 +261,16 @@ extension DefinitionReader {
                 if variables.isEmpty { checkConstant(template, at: path) }
             case .array(let elements):
                 for (index, element) in elements.enumerated() {
-                    checkTemplates(element, at: path.appending(index: index), instances: instances)
+                    components.append(.index(index))
+                    checkTemplates(element, at: &components, instances: instances)
+                    components.removeLast()
                 }
             case .object(let object):
-                for (key, member) in object { checkTemplates(member, at: path.appending(key), instances: instances) }
+                for (key, member) in object {
+                    components.append(.key(key))
+                    checkTemplates(member, at: &components, instances: instances)
+                    components.removeLast()
+                }
             default:
                 break
             }
