@@ -87,7 +87,7 @@ public struct HTTPFetcher: Fetcher {
 
             public var keyDescription: KeyDescription {
                 switch self {
-                case .status: KeyDescription("The status that asks for the header, e.g. 409.", .integer(minimum: 100, maximum: 599), required: true)
+                case .status: KeyDescription("The status that asks for the header, e.g. 409.", .integer(), required: true)
                 case .header: KeyDescription("The response header to copy into the request.", .string(), required: true)
                 }
             }
