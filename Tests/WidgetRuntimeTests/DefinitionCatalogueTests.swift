@@ -19,11 +19,13 @@ struct DefinitionCatalogueTests {
         }
     }
 
-    /// The seeds that run with the plugin example's stages (`widgetd-plugins`), and the stage each needs:
+    /// The definitions that run with a plugin package's stages (the seeds with `widgetd-plugins`, the
+    /// README's stage example with `widgetd-round`), and the stage each needs:
     /// widgetd alone rejects them, in `validate` and in the schema alike.
     static let pluginSeeds = [
         "Examples/seeds/001-bitdream/bitdream.json": "transmission",
         "Examples/seeds/002-sf50-runways/sf50-runways.json": "runwayPerformance",
+        "Examples/WritingAStage/widgets.d/prices.json": "round",
     ]
 
     /// What the seeds' `env` templates read.
