@@ -1,0 +1,393 @@
+import Foundation
+import Testing
+import WidgetCore
+
+/// Reads generated and real documents and compares the result with what the generator meant and with
+/// `JSONSerialization`, so that the reader's shortcuts (predicted keys, shared shapes, eight-byte scans)
+/// are checked on many more shapes than the hand-written cases cover.
+struct JSONReaderDifferentialTests {
+    // MARK: - Generated documents
+
+    @Test func generatedDocumentsReadAsGenerated() throws {
+        var generator = DocumentGenerator(seed: 0x4A53_4F4E)
+        for round in 0..<400 {
+            let (text, expected) = generator.document()
+            let value = try JSONReader.read(Data(text.utf8))
+            let same = value.sameTree(as: expected)
+            #expect(same, "round \(round) reads differently: \(text.prefix(300))")
+            let foundation = try JSONSerialization.jsonObject(with: Data(text.utf8), options: .fragmentsAllowed)
+            let difference = value.difference(from: foundation)
+            #expect(difference == nil, "round \(round) differs from JSONSerialization: \(text.prefix(300))")
+            let located = try JSONReader.readWithLocations(Data(text.utf8)).0.sameTree(as: expected)
+            #expect(located, "round \(round), located read")
+        }
+    }
+
+    @Test func brokenDocumentsAreRejectedWhereJSONSerializationRejectsThem() throws {
+        // Lone surrogates read as U+FFFD here and are errors to JSONSerialization: none are written.
+        var generator = DocumentGenerator(seed: 0xB40C_E4, surrogates: false)
+        var random = SeededGenerator(seed: 0x5EED_0B0C)
+        var rejected = 0
+        for round in 0..<400 {
+            var bytes = Array(generator.document().text.utf8)
+            // Replace, insert before or remove one ASCII byte, or cut the document short there (never
+            // inside a UTF-8 sequence: invalid UTF-8 reads as U+FFFD here and is an error to JSONSerialization).
+            let ascii = bytes.indices.filter { bytes[$0] < 0x80 }
+            let offset = ascii.randomElement(using: &random)!
+            let noise = Array(#"{}[],:"\ 0-1.eE+tfnx"#.utf8)
+            switch Int.random(in: 0..<4, using: &random) {
+            case 0: bytes[offset] = noise.randomElement(using: &random)!
+            case 1: bytes.insert(noise.randomElement(using: &random)!, at: offset)
+            case 2: bytes.remove(at: offset)
+            default: bytes.removeSubrange(offset...)
+            }
+            let data = Data(bytes)
+            let ours = try? JSONReader.read(data)
+            let foundation = try? JSONSerialization.jsonObject(with: data, options: .fragmentsAllowed)
+            // JSONSerialization also rejects numbers beyond `Double`'s range, which are JSON.
+            let beyondDouble = ours?.hasNumberBeyondDouble ?? false
+            #expect(
+                (ours == nil) == (foundation == nil) || beyondDouble,
+                "round \(round): JSONReader \(ours == nil ? "rejects" : "accepts"), JSONSerialization does not: \(String(decoding: bytes.prefix(300), as: UTF8.self))"
+            )
+            if let ours, let foundation {
+                let difference = ours.difference(from: foundation)
+                #expect(difference == nil, "round \(round) differs from JSONSerialization")
+            }
+            if ours == nil {
+                rejected += 1
+                // Both reads stop at the same byte with the same reason.
+                var plain: JSONSyntaxError?
+                var located: JSONSyntaxError?
+                do { _ = try JSONReader.read(data) } catch { plain = error }
+                do { _ = try JSONReader.readWithLocations(data) } catch { located = error }
+                #expect(plain?.description == located?.description)
+            }
+        }
+        #expect(rejected > 100)
+    }
+
+    // MARK: - The benchmark documents
+
+    @Test(arguments: ["twitter", "canada", "citm_catalog"])
+    func benchmarkDocumentReadsAsJSONSerializationReadsIt(name: String) throws {
+        let url = Oracles.packageRoot.appendingPathComponent("Sources/WidgetBenchmarks/Documents/\(name).json")
+        let data = try Data(contentsOf: url)
+        let value = try JSONReader.read(data)
+        let foundation = try JSONSerialization.jsonObject(with: data)
+        let difference = value.difference(from: foundation)
+        #expect(difference == nil)
+        // Read again and from compact text (other offsets, other white space): the same tree.
+        let again = try JSONReader.read(data).sameTree(as: value)
+        #expect(again)
+        let compact = try JSONReader.read(JSONWriter.data(value)).sameTree(as: value)
+        #expect(compact)
+    }
+}
+
+// MARK: - Comparisons
+
+extension WidgetValue {
+    /// Equal with keys in the same order and numbers spelled the same (`==` allows any order and spelling).
+    fileprivate func sameTree(as other: WidgetValue) -> Bool {
+        switch (self, other) {
+        case (.null, .null): return true
+        case (.bool(let a), .bool(let b)): return a == b
+        case (.number(let a), .number(let b)): return a.text == b.text
+        case (.string(let a), .string(let b)): return Array(a.utf8) == Array(b.utf8)
+        case (.array(let a), .array(let b)):
+            return a.count == b.count && zip(a, b).allSatisfy { $0.sameTree(as: $1) }
+        case (.object(let a), .object(let b)):
+            guard a.keys == b.keys else { return false }
+            for key in a.keys where !(a[key]!.sameTree(as: b[key]!)) { return false }
+            // Lookups by key agree with the member order (objects of many members keep an index).
+            for (position, key) in a.keys.enumerated() where a.position(of: key) != position { return false }
+            return true
+        default: return false
+        }
+    }
+
+    /// Whether a number inside is too large or too small (but not zero) for a `Double`.
+    fileprivate var hasNumberBeyondDouble: Bool {
+        switch self {
+        case .number(let number):
+            let mantissa = number.text.prefix { $0 != "e" && $0 != "E" }
+            return !number.double.isFinite || (number.double == 0 && mantissa.contains { "123456789".contains($0) })
+        case .array(let elements): return elements.contains { $0.hasNumberBeyondDouble }
+        case .object(let object): return object.values.contains { $0.hasNumberBeyondDouble }
+        default: return false
+        }
+    }
+
+    /// Whether `foundation`, a `JSONSerialization` result, holds the same values (numbers as the nearest
+    /// `Double`, which is what `JSONSerialization` keeps).
+    fileprivate func matches(_ foundation: Any) -> Bool { difference(from: foundation) == nil }
+
+    /// Where and how `foundation` differs, or `nil`.
+    fileprivate func difference(from foundation: Any, at path: String = "$") -> String? {
+        switch self {
+        case .null:
+            return foundation is NSNull ? nil : "\(path): null here, \(foundation) there"
+        case .bool(let value):
+            if let number = foundation as? NSNumber, number.boolValue == value,
+                ["c", "B"].contains(String(cString: number.objCType))
+            {
+                return nil
+            }
+            return (foundation as? Bool) == value ? nil : "\(path): \(value) here, \(foundation) there"
+        case .number(let value):
+            if let int = value.int, let exact = foundation as? Int, int == exact { return nil }
+            // JSONSerialization keeps large and long numbers as `Decimal`, others as `NSNumber`.
+            // (`Decimal` converts to `Double` by steps, a few units in the last place off.)
+            let theirs: Double
+            let tolerance: Double
+            if let decimal = foundation as? Decimal {
+                theirs = NSDecimalNumber(decimal: decimal).doubleValue
+                tolerance = 1e-12
+            } else if let number = foundation as? NSNumber {
+                theirs = number.doubleValue
+                tolerance = 1e-15
+            } else {
+                return "\(path): \(value) here, \(foundation) there"
+            }
+            let ours = value.double
+            return ours == theirs || abs(ours - theirs) <= abs(ours) * tolerance
+                ? nil : "\(path): \(value) here, \(foundation) there"
+        case .string(let value):
+            return (foundation as? String) == value ? nil : "\(path): \(value.debugDescription) here, \(foundation) there"
+        case .array(let elements):
+            guard let array = foundation as? [Any], array.count == elements.count else {
+                return "\(path): \(elements.count) elements here, \(foundation) there"
+            }
+            for (index, element) in elements.enumerated() {
+                if let difference = element.difference(from: array[index], at: "\(path)[\(index)]") { return difference }
+            }
+            return nil
+        case .object(let object):
+            guard let dictionary = foundation as? [String: Any], dictionary.count == object.count else {
+                return "\(path): keys \(object.keys) here, \(foundation) there"
+            }
+            for (key, value) in object {
+                guard let other = dictionary[key] else { return "\(path): no \(key) there" }
+                if let difference = value.difference(from: other, at: "\(path).\(key)") { return difference }
+            }
+            return nil
+        }
+    }
+}
+
+// MARK: - Generator
+
+/// Writes random JSON documents together with the value each should read as: records that repeat,
+/// vary and reorder their keys (as arrays of API objects do), repeated keys, strings with escapes,
+/// surrogate pairs and raw non-ASCII text of every length around the eight-byte steps, numbers in every
+/// spelling, and white space from none to indented lines.
+private struct DocumentGenerator {
+    private var random: SeededGenerator
+    private let surrogates: Bool
+    /// Values left to write in the current document; past it, containers are written empty.
+    private var budget = 0
+
+    init(seed: UInt64, surrogates: Bool = true) {
+        random = SeededGenerator(seed: seed)
+        self.surrogates = surrogates
+    }
+
+    private static let keys = [
+        "id", "id_str", "name", "screen_name", "text", "user", "entities", "urls", "a", "b", "é", "東京",
+        "profile_background_image_url_https", "x", "created_at", "retweet_count", "favorited", "lang",
+    ]
+
+    mutating func document() -> (text: String, value: WidgetValue) {
+        budget = Int.random(in: 1...600, using: &random)
+        var text = ""
+        let value = self.value(depth: 0, into: &text)
+        space(&text)
+        return (text, value)
+    }
+
+    private mutating func chance(_ percent: Int) -> Bool { Int.random(in: 0..<100, using: &random) < percent }
+
+    private mutating func space(_ text: inout String) {
+        switch Int.random(in: 0..<8, using: &random) {
+        case 0, 1, 2: break
+        case 3: text += " "
+        case 4: text += "\n" + String(repeating: " ", count: Int.random(in: 0..<20, using: &random))
+        case 5: text += "\r\n\t\t"
+        case 6: text += String(repeating: " ", count: Int.random(in: 1..<40, using: &random))
+        default: text += " \n  \t"
+        }
+    }
+
+    private mutating func value(depth: Int, into text: inout String) -> WidgetValue {
+        space(&text)
+        budget -= 1
+        let kinds = depth > 5 || budget <= 0 ? 4 : 7
+        switch Int.random(in: 0..<kinds, using: &random) {
+        case 0:
+            switch Int.random(in: 0..<3, using: &random) {
+            case 0:
+                text += "null"
+                return .null
+            case 1:
+                text += "true"
+                return .bool(true)
+            default:
+                text += "false"
+                return .bool(false)
+            }
+        case 1, 2:
+            let number = self.number()
+            text += number
+            return .number(WidgetNumber(number)!)
+        case 3:
+            let (written, meant) = string()
+            text += written
+            return .string(meant)
+        case 4:
+            return array(depth: depth, into: &text)
+        case 5:
+            return object(keys: Self.keys.shuffled(using: &random).prefix(Int.random(in: 0..<8, using: &random)), depth: depth, into: &text)
+        default:
+            return records(depth: depth, into: &text)
+        }
+    }
+
+    private mutating func array(depth: Int, into text: inout String) -> WidgetValue {
+        text += "["
+        var elements: [WidgetValue] = []
+        for index in 0..<Int.random(in: 0..<6, using: &random) where budget > 0 {
+            if index > 0 {
+                space(&text)
+                text += ","
+            }
+            elements.append(value(depth: depth + 1, into: &text))
+        }
+        space(&text)
+        text += "]"
+        return .array(elements)
+    }
+
+    /// An array of objects that mostly share their keys, sometimes with one more, one fewer or two swapped,
+    /// and objects of more members than small objects search linearly.
+    private mutating func records(depth: Int, into text: inout String) -> WidgetValue {
+        var shape = Array(Self.keys.shuffled(using: &random).prefix(Int.random(in: 1..<Self.keys.count, using: &random)))
+        if chance(20) { shape += (0..<Int.random(in: 10..<80, using: &random)).map { "field\($0)" } }
+        text += "["
+        var elements: [WidgetValue] = []
+        for index in 0..<Int.random(in: 1..<12, using: &random) where index == 0 || budget > 0 {
+            if index > 0 { text += "," }
+            var keys = shape
+            switch Int.random(in: 0..<6, using: &random) {
+            case 0: keys.append("extra")
+            case 1: if keys.count > 1 { keys.remove(at: Int.random(in: 0..<keys.count, using: &random)) }
+            case 2: if keys.count > 2 { keys.swapAt(0, keys.count - 1) }
+            default: break
+            }
+            elements.append(object(keys: keys[...], depth: depth + 1, into: &text))
+        }
+        text += "]"
+        return .array(elements)
+    }
+
+    /// An object with `keys`, now and then writing a key twice or with an escape.
+    private mutating func object(keys: ArraySlice<String>, depth: Int, into text: inout String) -> WidgetValue {
+        text += "{"
+        var members: [(String, WidgetValue)] = []
+        var written = Array(keys)
+        if !written.isEmpty, chance(10) { written.append(written.randomElement(using: &random)!) }
+        for (index, key) in written.enumerated() {
+            if index > 0 {
+                space(&text)
+                text += ","
+            }
+            space(&text)
+            text += chance(5) ? escapedKey(key) : "\"\(key)\""
+            space(&text)
+            text += ":"
+            let member = depth > 4 || budget <= 0 ? scalar(into: &text) : value(depth: depth + 1, into: &text)
+            if let existing = members.firstIndex(where: { $0.0 == key }) {
+                members[existing].1 = member
+            } else {
+                members.append((key, member))
+            }
+        }
+        space(&text)
+        text += "}"
+        var object = WidgetObject()
+        for (key, value) in members { object[key] = value }
+        return .object(object)
+    }
+
+    private mutating func scalar(into text: inout String) -> WidgetValue {
+        space(&text)
+        if chance(50) {
+            let number = self.number()
+            text += number
+            return .number(WidgetNumber(number)!)
+        }
+        let (written, meant) = string()
+        text += written
+        return .string(meant)
+    }
+
+    private func escapedKey(_ key: String) -> String {
+        "\"" + key.unicodeScalars.map { String(format: "\\u%04x", $0.value) }.joined() + "\""
+    }
+
+    private mutating func number() -> String {
+        var text = chance(30) ? "-" : ""
+        if chance(20) {
+            text += "0"
+        } else {
+            text += String(Int.random(in: 1...9, using: &random))
+            for _ in 0..<Int.random(in: 0..<22, using: &random) { text += String(Int.random(in: 0...9, using: &random)) }
+        }
+        if chance(35) {
+            text += "."
+            for _ in 0..<Int.random(in: 1..<12, using: &random) { text += String(Int.random(in: 0...9, using: &random)) }
+        }
+        if chance(15) {
+            text += ["e", "E", "e+", "e-", "E-"].randomElement(using: &random)!
+            text += String(Int.random(in: 0..<200, using: &random))
+        }
+        return text
+    }
+
+    /// A string as written in JSON and as it should read.
+    private mutating func string() -> (written: String, meant: String) {
+        var written = "\""
+        var meant = ""
+        let pieces = [0, 1, 3, 7, 8, 9, 15, 16, 17, 40].randomElement(using: &random)!
+        for _ in 0..<pieces {
+            switch Int.random(in: 0..<12, using: &random) {
+            case 0:
+                let (escape, character) = [
+                    (#"\""#, "\""), (#"\\"#, "\\"), (#"\/"#, "/"), (#"\b"#, "\u{8}"), (#"\f"#, "\u{C}"),
+                    (#"\n"#, "\n"), (#"\r"#, "\r"), (#"\t"#, "\t"), (#"\u00e9"#, "é"), (#"\u0000"#, "\u{0}"),
+                    (#"\u6771"#, "東"), (#"\u001F"#, "\u{1F}"),
+                ].randomElement(using: &random)!
+                if surrogates, chance(30) {
+                    written += #"\ud83d\ude00"#
+                    meant += "😀"
+                    continue
+                }
+                written += escape
+                meant += character
+            case 1:
+                let raw = ["é", "東京", "😀", "Ünï", "ß", "\u{7F}"].randomElement(using: &random)!
+                written += raw
+                meant += raw
+            default:
+                let letter = String(UnicodeScalar(UInt8.random(in: 0x20...0x7E, using: &random)))
+                if letter == "\"" || letter == "\\" {
+                    written += "\\" + letter
+                } else {
+                    written += letter
+                }
+                meant += letter
+            }
+        }
+        return (written + "\"", meant)
+    }
+}
