@@ -67,6 +67,35 @@ struct JSONReaderDifferentialTests {
         #expect(rejected > 100)
     }
 
+    @Test func stringsAndKeysOfAnyBytesReadAsStringDecodingReadsThem() throws {
+        var random = SeededGenerator(seed: 0x0075_7466_38)
+        // Lead bytes of every length, continuation bytes, bytes never in UTF-8, and the edges of the
+        // overlong, surrogate and beyond-U+10FFFF ranges.
+        let interesting: [UInt8] = [
+            0x41, 0x7F, 0x80, 0xBF, 0xC0, 0xC1, 0xC2, 0xDF, 0xE0, 0xE1, 0xEC, 0xED, 0xEE, 0xEF, 0xF0, 0xF1,
+            0xF3, 0xF4, 0xF5, 0xFF, 0x9F, 0xA0, 0x8F, 0x90,
+        ]
+        for _ in 0..<3_000 {
+            var bytes: [UInt8] = []
+            for _ in 0..<Int.random(in: 0..<24, using: &random) {
+                bytes.append(
+                    Int.random(in: 0..<3, using: &random) == 0
+                        ? UInt8.random(in: 0x20...0x7E, using: &random) : interesting.randomElement(using: &random)!)
+            }
+            bytes = bytes.filter { $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") }
+            let expected = String(decoding: bytes, as: UTF8.self)
+            // As a value, as a key, and as a key again (then from the reader's cache of keys).
+            let document = [UInt8(ascii: "[")] + quoted(bytes) + Array(#",{"#.utf8) + quoted(bytes)
+                + Array(#":1},{"#.utf8) + quoted(bytes) + Array(#":2}]"#.utf8)
+            let value = try JSONReader.read(Data(document))
+            #expect(value[0]?.string == expected)
+            #expect(value[1]?.object?.keys == [expected])
+            #expect(value[2]?.object?.keys == [expected])
+        }
+
+        func quoted(_ bytes: [UInt8]) -> [UInt8] { [UInt8(ascii: "\"")] + bytes + [UInt8(ascii: "\"")] }
+    }
+
     // MARK: - The benchmark documents
 
     @Test(arguments: ["twitter", "canada", "citm_catalog"])

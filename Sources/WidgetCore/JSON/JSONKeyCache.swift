@@ -170,14 +170,16 @@ struct JSONKeyCache: ~Copyable {
         return hash
     }
 
-    /// The string for the escape-free key `bytes[start..<end]` whose ``hash(_:count:)`` is `hash`, from
-    /// the cache or newly made.
+    /// The string for the escape-free key `bytes[start..<end]` (`isASCII` when all its bytes are) whose
+    /// ``hash(_:count:)`` is `hash`, from the cache or newly made. `limit` is the length of the document;
+    /// short keys far enough from its end compare in one load.
     @inline(__always)
-    /// `limit` is the length of the document; short keys far enough from its end compare in one load.
-    func string(_ bytes: UnsafePointer<UInt8>, from start: Int, to end: Int, hash: Int, limit: Int) -> String {
+    func string(
+        _ bytes: UnsafePointer<UInt8>, from start: Int, to end: Int, isASCII: Bool, hash: Int, limit: Int
+    ) -> String {
         let length = end - start
         guard length > 0, length <= Self.maximumLength else {
-            return String(decoding: UnsafeBufferPointer(start: bytes + start, count: length), as: UTF8.self)
+            return JSONReader.plainString(bytes + start, count: length, isASCII: isASCII)
         }
         let index = (hash >> 8) & (Self.slotCount - 1)
         let slot = entries + index
@@ -195,7 +197,7 @@ struct JSONKeyCache: ~Copyable {
                 return slot.pointee.string
             }
         }
-        let string = String(decoding: UnsafeBufferPointer(start: bytes + start, count: length), as: UTF8.self)
+        let string = JSONReader.plainString(bytes + start, count: length, isASCII: isASCII)
         if isOccupied {
             slot.pointee = Entry(offset: start, length: length, string: string)
         } else {

@@ -94,12 +94,46 @@ extension JSONReader {
 
         @inline(__always)
         mutating func skipWhitespace() {
-            while position < count {
-                switch base[position] {
-                case 0x20, 0x0A, 0x0D, 0x09: position += 1
-                default: return
+            // Most tokens follow each other directly, or after one space.
+            guard position < count, base[position] <= 0x20 else { return }
+            skipWhitespaceRun()
+        }
+
+        /// Skips white space from a byte that may be white space, eight bytes at a time: the line breaks
+        /// and spaces that indent a pretty-printed document.
+        mutating func skipWhitespaceRun() {
+            var index = position
+            let low7: UInt64 = 0x7F7F_7F7F_7F7F_7F7F
+            while index + 8 <= count {
+                let word = JSONReader.loadWord(base + index)
+                // A byte's high bit is set in `notSpace` unless the byte is 0x20, in `notNewline` unless it
+                // is 0x0A (exact for every byte: the additions never carry into the next one).
+                let space = word ^ 0x2020_2020_2020_2020
+                let newline = word ^ 0x0A0A_0A0A_0A0A_0A0A
+                let notSpace = ((space & low7) &+ low7) | space
+                let notNewline = ((newline & low7) &+ low7) | newline
+                let other = notSpace & notNewline & 0x8080_8080_8080_8080
+                if other == 0 {
+                    index += 8
+                    continue
+                }
+                index += other.trailingZeroBitCount &>> 3
+                let byte = base[index]
+                guard byte == 0x09 || byte == 0x0D else {
+                    position = index
+                    return
+                }
+                index += 1
+            }
+            while index < count {
+                switch base[index] {
+                case 0x20, 0x0A, 0x0D, 0x09: index += 1
+                default:
+                    position = index
+                    return
                 }
             }
+            position = index
         }
 
         // MARK: Values
@@ -377,47 +411,55 @@ extension JSONReader {
                 guard isDigit(position) else { throw error("a number needs a digit in its exponent") }
                 while isDigit(position) { position += 1 }
             }
-            let text = String(decoding: UnsafeBufferPointer(start: base + start, count: position - start), as: UTF8.self)
-            return WidgetNumber(unchecked: text)
+            let text = UnsafeBufferPointer(start: base + start, count: position - start)
+            return WidgetNumber(unchecked: String(checkedUTF8: text, isASCII: true))
         }
 
         // MARK: Strings
 
-        /// The index of the first `"`, `\` or control character at or after `index`, or `count`.
+        /// The index of the first `"`, `\` or control character at or after `index` (or `count`), and
+        /// whether every byte before it is ASCII.
         @inline(__always)
-        func scanPlainText(from index: Int) -> Int {
+        func scanPlainText(from index: Int) -> (end: Int, isASCII: Bool) {
             var index = index
+            var high: UInt64 = 0
+            let ones: UInt64 = 0x0101_0101_0101_0101
+            let highs: UInt64 = 0x8080_8080_8080_8080
             // Eight bytes at a time: a byte is special when it is '"', '\' or below 0x20.
             while index + 8 <= count {
-                let word = UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)
-                let ones: UInt64 = 0x0101_0101_0101_0101
-                let highs: UInt64 = 0x8080_8080_8080_8080
+                let word = JSONReader.loadWord(base + index)
                 let quote = word ^ (ones &* 0x22)
                 let backslash = word ^ (ones &* 0x5C)
                 let special =
                     ((quote &- ones) & ~quote) | ((backslash &- ones) & ~backslash) | ((word &- ones &* 0x20) & ~word)
                 let found = special & highs
                 // Borrows only ever flag bytes above a truly special one, so the lowest flag is exact.
-                if found != 0 { return index &+ found.trailingZeroBitCount &>> 3 }
+                if found != 0 {
+                    // The bytes below the special one: ones up to its lowest flag.
+                    high |= word & ((found & (0 &- found)) &- 1)
+                    return (index &+ found.trailingZeroBitCount &>> 3, high & highs == 0)
+                }
+                high |= word
                 index += 8
             }
             while index < count {
                 let byte = base[index]
-                if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte < 0x20 { return index }
+                if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte < 0x20 { break }
+                high |= UInt64(byte)
                 index += 1
             }
-            return index
+            return (index, high & highs == 0)
         }
 
         /// Reads an object key, sharing the storage of keys seen before when it has no escapes.
         @inline(__always)
         mutating func readKey() throws(JSONSyntaxError) -> (string: String, hash: Int, escaped: Bool) {
             let start = position + 1
-            let end = scanPlainText(from: start)
+            let (end, isASCII) = scanPlainText(from: start)
             if end < count, base[end] == UInt8(ascii: "\"") {
                 position = end + 1
                 let hash = JSONKeyCache.hash(base + start, count: end - start)
-                return (keyCache.string(base, from: start, to: end, hash: hash, limit: count), hash, false)
+                return (keyCache.string(base, from: start, to: end, isASCII: isASCII, hash: hash, limit: count), hash, false)
             }
             var string = try readString()
             let hash = string.withUTF8 { utf8 in
@@ -429,10 +471,10 @@ extension JSONReader {
         @inline(__always)
         mutating func readString() throws(JSONSyntaxError) -> String {
             let start = position + 1
-            let index = scanPlainText(from: start)
+            let (index, isASCII) = scanPlainText(from: start)
             if index < count, base[index] == UInt8(ascii: "\"") {
                 position = index + 1
-                return String(decoding: UnsafeBufferPointer(start: base + start, count: index - start), as: UTF8.self)
+                return JSONReader.plainString(base + start, count: index - start, isASCII: isASCII)
             }
             return try readEscapedString(from: start, plainUpTo: index)
         }
@@ -491,7 +533,7 @@ extension JSONReader {
                 case 0..<0x20:
                     throw error("control character \(describe(byte)) in a string; escape it, e.g. \\n", at: index)
                 default:
-                    let next = scanPlainText(from: index + 1)
+                    let next = scanPlainText(from: index + 1).end
                     buffer.append(contentsOf: UnsafeBufferPointer(start: base + index, count: next - index))
                     index = next
                 }

@@ -1,0 +1,73 @@
+// MARK: - Text
+
+extension JSONReader {
+    /// Eight bytes at `pointer` as one word whose lowest byte is the first, whatever the machine's byte order.
+    @inline(__always)
+    static func loadWord(_ pointer: UnsafePointer<UInt8>) -> UInt64 {
+        UInt64(littleEndian: UnsafeRawPointer(pointer).loadUnaligned(as: UInt64.self))
+    }
+
+    /// The string of the `count` escape-free bytes at `start`, checked as UTF-8 only when they are not all
+    /// ASCII; invalid UTF-8 becomes U+FFFD.
+    @inline(__always)
+    static func plainString(_ start: UnsafePointer<UInt8>, count: Int, isASCII: Bool) -> String {
+        let text = UnsafeBufferPointer(start: start, count: count)
+        if isASCII || isValidUTF8(text) { return String(checkedUTF8: text, isASCII: isASCII) }
+        return String(decoding: text, as: UTF8.self)
+    }
+
+    /// Whether `text` is well-formed UTF-8 (RFC 3629: no overlong forms, no surrogates, nothing above
+    /// U+10FFFF), the same rule by which `String(decoding:as:)` repairs.
+    static func isValidUTF8(_ text: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let base = text.baseAddress else { return true }
+        let count = text.count
+        var index = 0
+        while index < count {
+            let lead = base[index]
+            if lead < 0x80 {
+                index += 1
+                // Runs of ASCII eight bytes at a time.
+                while index + 8 <= count, loadWord(base + index) & 0x8080_8080_8080_8080 == 0 { index += 8 }
+                continue
+            }
+            switch lead {
+            case 0xC2...0xDF:
+                guard index + 1 < count, base[index + 1] & 0xC0 == 0x80 else { return false }
+                index += 2
+            case 0xE0...0xEF:
+                guard index + 2 < count else { return false }
+                let second = base[index + 1]
+                // E0 needs A0...BF (else overlong); ED needs 80...9F (else a surrogate).
+                let low: UInt8 = lead == 0xE0 ? 0xA0 : 0x80
+                let high: UInt8 = lead == 0xED ? 0x9F : 0xBF
+                guard second >= low, second <= high, base[index + 2] & 0xC0 == 0x80 else { return false }
+                index += 3
+            case 0xF0...0xF4:
+                guard index + 3 < count else { return false }
+                let second = base[index + 1]
+                // F0 needs 90...BF (else overlong); F4 needs 80...8F (else above U+10FFFF).
+                let low: UInt8 = lead == 0xF0 ? 0x90 : 0x80
+                let high: UInt8 = lead == 0xF4 ? 0x8F : 0xBF
+                guard second >= low, second <= high, base[index + 2] & 0xC0 == 0x80, base[index + 3] & 0xC0 == 0x80
+                else { return false }
+                index += 4
+            default:
+                return false
+            }
+        }
+        return true
+    }
+}
+
+extension String {
+    /// A string of the UTF-8 `text`, which the caller has checked to be well-formed (`isASCII` when every
+    /// byte is below 0x80), made without checking it again where the standard library allows that.
+    @inline(__always)
+    init(checkedUTF8 text: UnsafeBufferPointer<UInt8>, isASCII: Bool) {
+        if #available(macOS 26, iOS 26, tvOS 26, watchOS 26, visionOS 26, *) {
+            self = String(copying: UTF8Span(unchecked: text.span, isKnownASCII: isASCII))
+        } else {
+            self = String(decoding: text, as: UTF8.self)
+        }
+    }
+}
