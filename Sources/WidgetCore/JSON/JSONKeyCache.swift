@@ -1,4 +1,5 @@
-/// A small cache of the object keys a JSON reader has already turned into `String`s.
+/// A small cache of the object keys a JSON reader has already turned into `String`s, and of the shapes
+/// (key lists) of the objects it has read.
 ///
 /// Real documents repeat the same few keys thousands of times. Looking a key's bytes up here (a hash of
 /// its length and a few bytes, then a byte compare against its earlier occurrence in the same input)
@@ -13,16 +14,21 @@ struct JSONKeyCache: ~Copyable {
 
     private static let slotCount = 256
     private static let maximumLength = 64
-    private static let shapeCount = 64
+    /// Shapes are kept in sets chosen by an object's first key and depth, a few to a set: records of one
+    /// kind often come in variants (a missing or an added key) that would otherwise evict each other.
+    private static let shapeSets = 16
+    private static let shapeWays = 4
+    private static let shapeCount = shapeSets * shapeWays
     /// Slots are initialised only when first used, as `occupied` records, so that reading a small
     /// document does not pay for setting up and tearing down the whole table.
     private let entries: UnsafeMutablePointer<Entry>
     private let occupied: UnsafeMutablePointer<UInt64>
-    /// The keys of recent objects, by their first key. Arrays of records repeat the same keys in the same
-    /// order: those objects share one array and one index, and each predicts the next one's keys.
+    /// The keys of recent objects. Arrays of records repeat the same keys in the same order: those
+    /// objects share one array and one index, and each predicts the next one's keys.
     private let shapes: UnsafeMutablePointer<Shape>
-    /// Counts the changes of each shape slot, for ``Prediction``.
-    private let stamps: UnsafeMutablePointer<Int>
+    /// When each shape was last used (by ``clock``), to replace the least recently used of a set.
+    private let lastUse: UnsafeMutablePointer<Int>
+    private var clock = 0
 
     /// The keys of an object, where they were in the input once the same keys have been seen twice
     /// (to predict the next object's keys without scanning them), and, when it has more members than
@@ -36,14 +42,20 @@ struct JSONKeyCache: ~Copyable {
         static var none: Shape { Shape(keys: [], records: [], index: nil) }
     }
 
+    /// The shape an object's first key predicts, and its slot.
+    struct Prediction {
+        var shape: Shape
+        var slot: Int
+    }
+
     init() {
         entries = .allocate(capacity: Self.slotCount)
         occupied = .allocate(capacity: Self.slotCount / 64)
         occupied.initialize(repeating: 0, count: Self.slotCount / 64)
         shapes = .allocate(capacity: Self.shapeCount)
         shapes.initialize(repeating: .none, count: Self.shapeCount)
-        stamps = .allocate(capacity: Self.shapeCount)
-        stamps.initialize(repeating: 0, count: Self.shapeCount)
+        lastUse = .allocate(capacity: Self.shapeCount)
+        lastUse.initialize(repeating: 0, count: Self.shapeCount)
     }
 
     deinit {
@@ -58,18 +70,12 @@ struct JSONKeyCache: ~Copyable {
         occupied.deallocate()
         shapes.deinitialize(count: Self.shapeCount)
         shapes.deallocate()
-        stamps.deallocate()
+        lastUse.deallocate()
     }
 
-    /// A shape predicting an object's keys: its slot, and the slot's stamp when it was chosen (reading a
-    /// nested object can put another shape in that slot; the prediction then no longer holds).
-    struct Prediction {
-        var slot: Int
-        var stamp: Int
-    }
-
-    /// The shape of an earlier object at `depth` whose first key is the key `first` (not escaped) at
-    /// `first.start`, to predict the keys of an object that starts the same way; `nil` when there is none.
+    /// The shape of the most recent object at `depth`, seen at least twice, whose first key is the key
+    /// `first` (not escaped) at `first.start`, to predict the keys of an object that starts the same
+    /// way; `nil` when there is none.
     @inline(__always)
     func prediction(
         startingWith first: JSONReader.KeyRecord,
@@ -77,67 +83,57 @@ struct JSONKeyCache: ~Copyable {
         in bytes: UnsafePointer<UInt8>
     ) -> Prediction? {
         guard !first.escaped else { return nil }
-        let slot = Self.shapeSlot(first.hash, depth: depth)
-        guard let earlier = shapes[slot].records.first, !earlier.escaped, earlier.length == first.length,
-            memoryEqual(bytes + earlier.start, bytes + first.start, first.length)
-        else { return nil }
-        return Prediction(slot: slot, stamp: stamps[slot])
-    }
-
-    /// Where the predicted shape's key number `member` was in the input; `nil` when the shape has fewer
-    /// keys or has been replaced.
-    @inline(__always)
-    func record(_ member: Int, of prediction: Prediction) -> JSONReader.KeyRecord? {
-        guard stamps[prediction.slot] == prediction.stamp, member < shapes[prediction.slot].records.count else {
-            return nil
+        let set = Self.shapeSet(first.hash, depth: depth)
+        var best = -1
+        for slot in set..<set + Self.shapeWays {
+            guard let earlier = shapes[slot].records.first, earlier.hash == first.hash, !earlier.escaped,
+                earlier.length == first.length, best < 0 || lastUse[slot] > lastUse[best],
+                memoryEqual(bytes + earlier.start, bytes + first.start, first.length)
+            else { continue }
+            best = slot
         }
-        return shapes[prediction.slot].records[member]
+        return best < 0 ? nil : Prediction(shape: shapes[best], slot: best)
     }
 
-    /// The predicted shape's key number `member`, after ``record(_:of:)`` has found it.
+    /// Notes that an object had exactly the keys of the shape in `slot`.
     @inline(__always)
-    func key(_ member: Int, of prediction: Prediction) -> String {
-        shapes[prediction.slot].keys[member]
+    mutating func use(_ slot: Int) {
+        clock &+= 1
+        lastUse[slot] = clock
     }
 
     /// The keys from `start` to the top of `keys` as an array and the index a ``WidgetObject`` of that
-    /// many members keeps, popping them and their records: the predicted shape's when the object has
-    /// exactly its keys, else an earlier object's when it holds the same keys in the same order, else
-    /// new ones. `index` is the index already built while reading, if any.
+    /// many members keeps, popping them and their records: an earlier object's when it held the same keys
+    /// in the same order, else new ones. `index` is the index already built while reading, if any.
     @inline(__always)
-    func keys(
+    mutating func keys(
         popping keys: inout JSONScratchStack<String>,
         records: inout JSONScratchStack<JSONReader.KeyRecord>,
         from start: Int,
         depth: Int,
-        prediction: Prediction?,
         index: [String: Int]?
     ) -> (keys: [String], index: [String: Int]?) {
         let count = keys.count - start
-        if let prediction, stamps[prediction.slot] == prediction.stamp,
-            shapes[prediction.slot].keys.count == count
-        {
-            keys.pop(from: start)
-            records.pop(from: start)
-            return (shapes[prediction.slot].keys, shapes[prediction.slot].index)
-        }
-        let slot = shapes + Self.shapeSlot(records[start].hash, depth: depth)
-        if slot.pointee.keys.count == count {
+        let set = Self.shapeSet(records[start].hash, depth: depth)
+        var oldest = set
+        for slot in set..<set + Self.shapeWays {
+            if lastUse[slot] < lastUse[oldest] { oldest = slot }
+            guard shapes[slot].keys.count == count else { continue }
             var same = true
-            for offset in 0..<count where slot.pointee.keys[offset] != keys[start + offset] {
+            for offset in 0..<count where shapes[slot].keys[offset] != keys[start + offset] {
                 same = false
                 break
             }
-            if same {
-                keys.pop(from: start)
-                // Seen twice: worth keeping where its keys are, to predict the next one.
-                if slot.pointee.records.isEmpty {
-                    slot.pointee.records = records.popArray(from: start)
-                    stamps[slot - shapes] &+= 1
-                }
+            guard same else { continue }
+            keys.pop(from: start)
+            // Seen twice: worth keeping where its keys are, to predict the next one.
+            if shapes[slot].records.isEmpty {
+                shapes[slot].records = records.popArray(from: start)
+            } else {
                 records.pop(from: start)
-                return (slot.pointee.keys, slot.pointee.index)
             }
+            use(slot)
+            return (shapes[slot].keys, shapes[slot].index)
         }
         let popped = keys.popArray(from: start)
         records.pop(from: start)
@@ -146,16 +142,16 @@ struct JSONKeyCache: ~Copyable {
             records: [],
             index: count > WidgetObject.indexThreshold ? (index ?? WidgetObject.makeIndex(popped)) : nil
         )
-        slot.pointee = shape
-        stamps[slot - shapes] &+= 1
+        shapes[oldest] = shape
+        use(oldest)
         return (shape.keys, shape.index)
     }
 
-    /// The slot of the shape of an object at `depth` whose first key has the hash `hash`. Objects nested
-    /// in each other often begin with the same key (`id`); the depth keeps them apart.
+    /// The first slot of the set of shapes of objects at `depth` whose first key has the hash `hash`.
+    /// Objects nested in each other often begin with the same key (`id`); the depth keeps them apart.
     @inline(__always)
-    private static func shapeSlot(_ hash: Int, depth: Int) -> Int {
-        (hash >> 8 ^ depth &* 0x2F) & (shapeCount - 1)
+    private static func shapeSet(_ hash: Int, depth: Int) -> Int {
+        ((hash >> 8 ^ depth &* 0x2F) & (shapeSets - 1)) &* shapeWays
     }
 
     /// A hash of a key's bytes: its length and its first, middle and last bytes. Equal keys have equal
@@ -185,17 +181,10 @@ struct JSONKeyCache: ~Copyable {
         let slot = entries + index
         let bit: UInt64 = 1 << UInt64(index & 63)
         let isOccupied = occupied[index >> 6] & bit != 0
-        if isOccupied, slot.pointee.length == length {
-            let offset = slot.pointee.offset
-            if length <= 8, start + 8 <= limit {
-                // The earlier occurrence starts before `start`, so eight bytes can be read there too.
-                let mask: UInt64 = length == 8 ? ~0 : (1 << UInt64(length * 8)) - 1
-                let a = UnsafeRawPointer(bytes + offset).loadUnaligned(as: UInt64.self)
-                let b = UnsafeRawPointer(bytes + start).loadUnaligned(as: UInt64.self)
-                if (a ^ b) & mask == 0 { return slot.pointee.string }
-            } else if memoryEqual(bytes + offset, bytes + start, length) {
-                return slot.pointee.string
-            }
+        if isOccupied, slot.pointee.length == length,
+            memoryEqual(bytes + slot.pointee.offset, bytes + start, length, readable: limit - start)
+        {
+            return slot.pointee.string
         }
         let string = JSONReader.plainString(bytes + start, count: length, isASCII: isASCII)
         if isOccupied {
@@ -208,18 +197,25 @@ struct JSONKeyCache: ~Copyable {
     }
 }
 
-/// Whether `count` bytes at `a` and `b` are equal.
+/// Whether the `count` bytes at `a` and at `b` are equal. `readable` is how many bytes can be read from
+/// `b` (and so from `a`, which is at or before `b` in the same input): when it is at least eight, short
+/// runs compare in one load.
 @inline(__always)
-func memoryEqual(_ a: UnsafePointer<UInt8>, _ b: UnsafePointer<UInt8>, _ count: Int) -> Bool {
-    var index = 0
-    while index + 8 <= count {
-        if UnsafeRawPointer(a + index).loadUnaligned(as: UInt64.self)
-            != UnsafeRawPointer(b + index).loadUnaligned(as: UInt64.self)
-        {
-            return false
-        }
-        index += 8
+func memoryEqual(_ a: UnsafePointer<UInt8>, _ b: UnsafePointer<UInt8>, _ count: Int, readable: Int = 0) -> Bool {
+    if count <= 8, readable >= 8 {
+        let mask: UInt64 = count == 8 ? ~0 : (1 << UInt64(count &* 8)) &- 1
+        return (JSONReader.loadWord(a) ^ JSONReader.loadWord(b)) & mask == 0
     }
+    if count >= 8 {
+        // Whole words, then the last eight bytes (overlapping the words already compared).
+        var index = 0
+        while index + 8 < count {
+            if JSONReader.loadWord(a + index) != JSONReader.loadWord(b + index) { return false }
+            index += 8
+        }
+        return JSONReader.loadWord(a + count - 8) == JSONReader.loadWord(b + count - 8)
+    }
+    var index = 0
     while index < count {
         if a[index] != b[index] { return false }
         index += 1

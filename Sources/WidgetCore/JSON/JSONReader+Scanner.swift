@@ -13,6 +13,24 @@ extension JSONReader {
         var escaped: Bool
     }
 
+    /// A 128-bit filter of key hashes: a key whose bit is not yet set cannot repeat an earlier key.
+    struct KeyFilter {
+        private var low: UInt64 = 0
+        private var high: UInt64 = 0
+
+        /// Sets the bit of `hash`; whether it was set already.
+        @inline(__always)
+        mutating func insert(_ hash: Int) -> Bool {
+            let bit: UInt64 = 1 << UInt64(hash >> 20 & 63)
+            if hash >> 26 & 1 == 0 {
+                defer { low |= bit }
+                return low & bit != 0
+            }
+            defer { high |= bit }
+            return high & bit != 0
+        }
+    }
+
     /// One pass over the bytes of a document. Containers collect their members on shared scratch stacks
     /// and move them into exactly sized storage when they close.
     struct Scanner: ~Copyable {
@@ -27,8 +45,8 @@ extension JSONReader {
         var values = JSONScratchStack<WidgetValue>(capacity: 64)
         var keys = JSONScratchStack<String>(capacity: 32)
         var keyRecords = JSONScratchStack<KeyRecord>(capacity: 32)
-        let keyCache = JSONKeyCache()
-        var unescaped: [UInt8] = []
+        var keyCache = JSONKeyCache()
+        var unescaped = JSONScratchStack<UInt8>(capacity: 64)
         // Incremental line counting for located reads.
         var countedOffset = 0
         var countedLine = 1
@@ -94,8 +112,12 @@ extension JSONReader {
 
         @inline(__always)
         mutating func skipWhitespace() {
-            // Most tokens follow each other directly, or after one space.
+            // Most tokens follow each other directly, or after one space (as values after ':').
             guard position < count, base[position] <= 0x20 else { return }
+            if base[position] == 0x20, position + 1 < count, base[position + 1] > 0x20 {
+                position += 1
+                return
+            }
             skipWhitespaceRun()
         }
 
@@ -223,15 +245,14 @@ extension JSONReader {
             let keyBase = keys.count
             let valueBase = values.count
             // An earlier object that began with the same key predicts the keys: while they follow its
-            // keys in order, each key is one compare against that object's bytes and cannot be a repeat.
-            var prediction: JSONKeyCache.Prediction? = nil
-            // How many leading members follow the prediction, or -1 once they do not.
-            var matched = -1
+            // keys in order, each key is one compare against that object's bytes, cannot be a repeat and
+            // is not pushed on `keys` (the prediction holds it).
+            var prediction = JSONKeyCache.Prediction(shape: .none, slot: -1)
+            var following = false
             // Otherwise repeated keys are found by comparing the cheap hashes of the keys read so far; an
             // object with more members than `linearKeySearchLimit` builds a dictionary from key to position.
             var index: [String: Int]? = nil
-            var seenLow: UInt64 = 0
-            var seenHigh: UInt64 = 0
+            var seen = KeyFilter()
             while true {
                 guard position < count else {
                     throw error("unexpected end of the document; expected a member name in quotes")
@@ -240,33 +261,28 @@ extension JSONReader {
                     throw error("unexpected \(describe(base[position])); expected a member name in quotes")
                 }
                 let keyOffset = position
-                let member = keys.count - keyBase
+                let member = values.count - valueBase
                 var predicted = false
-                var key: (string: String, hash: Int, escaped: Bool)
-                if member > 0, matched == member, let prediction, let expected = keyCache.record(member, of: prediction) {
-                    let end = position + 1 + expected.length
-                    if !expected.escaped, end < count, base[end] == UInt8(ascii: "\""),
-                        memoryEqual(base + expected.start, base + position + 1, expected.length)
-                    {
-                        key = (keyCache.key(member, of: prediction), expected.hash, false)
-                        position = end + 1
-                        predicted = true
-                    } else {
-                        key = try readKey()
-                    }
+                var key = ""
+                var record = KeyRecord(start: keyOffset + 1, length: 0, hash: 0, escaped: false)
+                if following, member < prediction.shape.records.count,
+                    predictedKey(prediction.shape.records[member], at: keyOffset + 1)
+                {
+                    position = keyOffset + prediction.shape.records[member].length + 2
+                    predicted = true
                 } else {
-                    key = try readKey()
-                }
-                let record = KeyRecord(
-                    start: keyOffset + 1,
-                    length: position - keyOffset - 2,
-                    hash: key.hash,
-                    escaped: key.escaped
-                )
-                if member == 0 {
-                    prediction = keyCache.prediction(startingWith: record, depth: depth, in: base)
-                    if prediction != nil {
-                        matched = 0
+                    if following {
+                        leave(prediction, after: member, keyBase: keyBase, filter: &seen)
+                        following = false
+                    }
+                    let read = try readKey()
+                    key = read.string
+                    record.length = position - keyOffset - 2
+                    record.hash = read.hash
+                    record.escaped = read.escaped
+                    if member == 0, let found = keyCache.prediction(startingWith: record, depth: depth, in: base) {
+                        prediction = found
+                        following = true
                         predicted = true
                     }
                 }
@@ -278,55 +294,33 @@ extension JSONReader {
                 position += 1
                 skipWhitespace()
                 if tracking {
-                    path.append(.key(key.string))
+                    path.append(.key(predicted ? prediction.shape.keys[member] : key))
                     map.recordKey(location(at: keyOffset), for: ValuePath(components: path))
                 }
                 let value = try readValue(depth: depth)
                 if tracking { path.removeLast() }
 
-                let existing: Int?
                 if predicted {
-                    existing = nil
-                    matched += 1
-                } else {
-                    if matched > 0 {
-                        // Leaving the prediction: the keys read so far join the hash filter.
-                        for earlier in keyBase..<keys.count {
-                            let hash = keyRecords[earlier].hash
-                            let bit: UInt64 = 1 << UInt64(hash >> 20 & 63)
-                            if hash >> 26 & 1 == 0 { seenLow |= bit } else { seenHigh |= bit }
-                        }
-                    }
-                    matched = -1
-                    // A key whose hash sets a bit not yet set in `seen` cannot repeat an earlier key.
-                    let bit: UInt64 = 1 << UInt64(record.hash >> 20 & 63)
-                    let seenBefore: Bool
-                    if record.hash >> 26 & 1 == 0 {
-                        seenBefore = seenLow & bit != 0
-                        seenLow |= bit
+                    values.push(value)
+                } else if let existing =
+                    if index != nil {
+                        index![key]
+                    } else if seen.insert(record.hash) {
+                        // Seen before by its hash: compare with the earlier keys.
+                        findKey(key, record, from: keyBase)
                     } else {
-                        seenBefore = seenHigh & bit != 0
-                        seenHigh |= bit
+                        nil
                     }
-                    existing =
-                        if index != nil {
-                            index![key.string]
-                        } else if seenBefore {
-                            findKey(key.string, record, from: keyBase)
-                        } else {
-                            nil
-                        }
-                }
-                if let existing {
+                {
                     values[valueBase + existing] = value
                 } else {
-                    keys.push(key.string)
+                    keys.push(key)
                     keyRecords.push(record)
                     values.push(value)
                     let members = keys.count - keyBase
                     if index != nil {
-                        index![key.string] = members - 1
-                    } else if matched < 0, members > Self.linearKeySearchLimit {
+                        index![keys[keys.count - 1]] = members - 1
+                    } else if members > Self.linearKeySearchLimit {
                         var built = [String: Int](minimumCapacity: members * 2)
                         for position in 0..<members { built[keys[keyBase + position]] = position }
                         index = built
@@ -344,18 +338,48 @@ extension JSONReader {
                     continue
                 }
                 if byte == UInt8(ascii: "}") {
+                    let members = values.count - valueBase
+                    if following {
+                        if members == prediction.shape.keys.count {
+                            // Exactly the predicted keys.
+                            keyCache.use(prediction.slot)
+                            return .object(
+                                WidgetObject(
+                                    uniqueKeys: prediction.shape.keys,
+                                    values: values.popArray(from: valueBase),
+                                    index: prediction.shape.index
+                                )
+                            )
+                        }
+                        leave(prediction, after: members, keyBase: keyBase, filter: &seen)
+                    }
                     let shape = keyCache.keys(
-                        popping: &keys, records: &keyRecords, from: keyBase, depth: depth,
-                        prediction: matched == keys.count - keyBase ? prediction : nil, index: index)
+                        popping: &keys, records: &keyRecords, from: keyBase, depth: depth, index: index)
                     return .object(
-                        WidgetObject(
-                            uniqueKeys: shape.keys,
-                            values: values.popArray(from: valueBase),
-                            index: shape.index
-                        )
+                        WidgetObject(uniqueKeys: shape.keys, values: values.popArray(from: valueBase), index: shape.index)
                     )
                 }
                 throw error("unexpected \(describe(byte)); expected ',' or '}' in an object", at: position - 1)
+            }
+        }
+
+        /// Whether the key at `start` is the predicted key `expected` (not escaped), by its bytes and
+        /// the closing quote after them.
+        @inline(__always)
+        func predictedKey(_ expected: KeyRecord, at start: Int) -> Bool {
+            !expected.escaped && start + expected.length < count
+                && memoryEqual(base + expected.start, base + start, expected.length + 1, readable: count - start)
+        }
+
+        /// Stops following `prediction` after its first `members` keys: they go on the key stacks and
+        /// into the hash filter, as keys read one by one would have.
+        mutating func leave(
+            _ prediction: JSONKeyCache.Prediction, after members: Int, keyBase: Int, filter: inout KeyFilter
+        ) {
+            for member in 0..<members {
+                keys.push(prediction.shape.keys[member])
+                keyRecords.push(prediction.shape.records[member])
+                _ = filter.insert(prediction.shape.records[member].hash)
             }
         }
 
@@ -390,29 +414,37 @@ extension JSONReader {
         @inline(__always)
         mutating func readNumber() throws(JSONSyntaxError) -> WidgetNumber {
             let start = position
-            if base[position] == UInt8(ascii: "-") { position += 1 }
-            guard isDigit(position) else { throw error("a number needs a digit after '-'") }
-            if base[position] == UInt8(ascii: "0") {
-                position += 1
-                if isDigit(position) { throw error("numbers cannot have leading zeros", at: start) }
+            var index = position
+            if base[index] == UInt8(ascii: "-") { index += 1 }
+            guard isDigit(index) else { throw error("a number needs a digit after '-'", at: index) }
+            if base[index] == UInt8(ascii: "0") {
+                index += 1
+                if isDigit(index) { throw error("numbers cannot have leading zeros", at: start) }
             } else {
-                while isDigit(position) { position += 1 }
+                index = skipDigits(from: index + 1)
             }
-            if position < count, base[position] == UInt8(ascii: ".") {
-                position += 1
-                guard isDigit(position) else { throw error("a number needs a digit after '.'") }
-                while isDigit(position) { position += 1 }
+            if index < count, base[index] == UInt8(ascii: ".") {
+                index += 1
+                guard isDigit(index) else { throw error("a number needs a digit after '.'", at: index) }
+                index = skipDigits(from: index + 1)
             }
-            if position < count, base[position] | 0x20 == UInt8(ascii: "e") {
-                position += 1
-                if position < count, base[position] == UInt8(ascii: "+") || base[position] == UInt8(ascii: "-") {
-                    position += 1
-                }
-                guard isDigit(position) else { throw error("a number needs a digit in its exponent") }
-                while isDigit(position) { position += 1 }
+            if index < count, base[index] | 0x20 == UInt8(ascii: "e") {
+                index += 1
+                if index < count, base[index] == UInt8(ascii: "+") || base[index] == UInt8(ascii: "-") { index += 1 }
+                guard isDigit(index) else { throw error("a number needs a digit in its exponent", at: index) }
+                index = skipDigits(from: index + 1)
             }
-            let text = UnsafeBufferPointer(start: base + start, count: position - start)
+            position = index
+            let text = UnsafeBufferPointer(start: base + start, count: index - start)
             return WidgetNumber(unchecked: String(checkedUTF8: text, isASCII: true))
+        }
+
+        /// The index of the first byte at or after `index` that is not a digit, or `count`.
+        @inline(__always)
+        func skipDigits(from index: Int) -> Int {
+            var index = index
+            while index < count, base[index] &- 48 < 10 { index += 1 }
+            return index
         }
 
         // MARK: Strings
@@ -476,39 +508,41 @@ extension JSONReader {
                 position = index + 1
                 return JSONReader.plainString(base + start, count: index - start, isASCII: isASCII)
             }
-            return try readEscapedString(from: start, plainUpTo: index)
+            return try readEscapedString(from: start, plainUpTo: index, isASCII: isASCII)
         }
 
         /// Reads the rest of a string that has escapes (or is broken) from `index`, the first byte after
-        /// the plain text that starts at `start`.
-        mutating func readEscapedString(from start: Int, plainUpTo index: Int) throws(JSONSyntaxError) -> String {
+        /// the plain text that starts at `start` (all ASCII when `isASCII`).
+        mutating func readEscapedString(
+            from start: Int, plainUpTo index: Int, isASCII: Bool
+        ) throws(JSONSyntaxError) -> String {
             var index = index
-            // Unescaped text collects in one buffer reused by every string of the document.
-            var buffer = unescaped
-            unescaped = []
-            defer {
-                buffer.removeAll(keepingCapacity: true)
-                unescaped = buffer
-            }
-            buffer.append(contentsOf: UnsafeBufferPointer(start: base + start, count: index - start))
+            var isASCII = isASCII
+            // Unescaped text collects on one stack reused by every string of the document.
+            unescaped.pop(from: 0)
+            unescaped.append(contentsOf: UnsafeBufferPointer(start: base + start, count: index - start))
             while index < count {
                 let byte = base[index]
                 switch byte {
                 case UInt8(ascii: "\""):
                     position = index + 1
-                    return String(decoding: buffer, as: UTF8.self)
+                    return unescaped.withElements(from: 0) { text in
+                        // Escapes make well-formed UTF-8: only the text between them needs checking.
+                        if isASCII || JSONReader.isValidUTF8(text) { return String(checkedUTF8: text, isASCII: isASCII) }
+                        return String(decoding: text, as: UTF8.self)
+                    }
                 case UInt8(ascii: "\\"):
                     index += 1
                     guard index < count else { break }
                     switch base[index] {
-                    case UInt8(ascii: "\""): buffer.append(0x22)
-                    case UInt8(ascii: "\\"): buffer.append(0x5C)
-                    case UInt8(ascii: "/"): buffer.append(0x2F)
-                    case UInt8(ascii: "b"): buffer.append(0x08)
-                    case UInt8(ascii: "f"): buffer.append(0x0C)
-                    case UInt8(ascii: "n"): buffer.append(0x0A)
-                    case UInt8(ascii: "r"): buffer.append(0x0D)
-                    case UInt8(ascii: "t"): buffer.append(0x09)
+                    case UInt8(ascii: "\""): unescaped.push(0x22)
+                    case UInt8(ascii: "\\"): unescaped.push(0x5C)
+                    case UInt8(ascii: "/"): unescaped.push(0x2F)
+                    case UInt8(ascii: "b"): unescaped.push(0x08)
+                    case UInt8(ascii: "f"): unescaped.push(0x0C)
+                    case UInt8(ascii: "n"): unescaped.push(0x0A)
+                    case UInt8(ascii: "r"): unescaped.push(0x0D)
+                    case UInt8(ascii: "t"): unescaped.push(0x09)
                     case UInt8(ascii: "u"):
                         var scalar = try readHex4(at: index + 1)
                         index += 4
@@ -522,7 +556,8 @@ extension JSONReader {
                         }
                         // A lone surrogate becomes U+FFFD.
                         let character = Unicode.Scalar(scalar) ?? "\u{FFFD}"
-                        appendUTF8(character, to: &buffer)
+                        if character.value >= 0x80 { isASCII = false }
+                        appendUTF8(character)
                     default:
                         throw error(
                             "invalid escape '\\\(Character(Unicode.Scalar(base[index])))' in a string",
@@ -533,8 +568,9 @@ extension JSONReader {
                 case 0..<0x20:
                     throw error("control character \(describe(byte)) in a string; escape it, e.g. \\n", at: index)
                 default:
-                    let next = scanPlainText(from: index + 1).end
-                    buffer.append(contentsOf: UnsafeBufferPointer(start: base + index, count: next - index))
+                    let (next, plainIsASCII) = scanPlainText(from: index + 1)
+                    if byte >= 0x80 || !plainIsASCII { isASCII = false }
+                    unescaped.append(contentsOf: UnsafeBufferPointer(start: base + index, count: next - index))
                     index = next
                 }
             }
@@ -542,23 +578,23 @@ extension JSONReader {
         }
 
         @inline(__always)
-        func appendUTF8(_ scalar: Unicode.Scalar, to buffer: inout [UInt8]) {
+        mutating func appendUTF8(_ scalar: Unicode.Scalar) {
             let value = scalar.value
             switch value {
             case 0..<0x80:
-                buffer.append(UInt8(value))
+                unescaped.push(UInt8(value))
             case 0x80..<0x800:
-                buffer.append(UInt8(0xC0 | value >> 6))
-                buffer.append(UInt8(0x80 | value & 0x3F))
+                unescaped.push(UInt8(0xC0 | value >> 6))
+                unescaped.push(UInt8(0x80 | value & 0x3F))
             case 0x800..<0x10000:
-                buffer.append(UInt8(0xE0 | value >> 12))
-                buffer.append(UInt8(0x80 | (value >> 6) & 0x3F))
-                buffer.append(UInt8(0x80 | value & 0x3F))
+                unescaped.push(UInt8(0xE0 | value >> 12))
+                unescaped.push(UInt8(0x80 | (value >> 6) & 0x3F))
+                unescaped.push(UInt8(0x80 | value & 0x3F))
             default:
-                buffer.append(UInt8(0xF0 | value >> 18))
-                buffer.append(UInt8(0x80 | (value >> 12) & 0x3F))
-                buffer.append(UInt8(0x80 | (value >> 6) & 0x3F))
-                buffer.append(UInt8(0x80 | value & 0x3F))
+                unescaped.push(UInt8(0xF0 | value >> 18))
+                unescaped.push(UInt8(0x80 | (value >> 12) & 0x3F))
+                unescaped.push(UInt8(0x80 | (value >> 6) & 0x3F))
+                unescaped.push(UInt8(0x80 | value & 0x3F))
             }
         }
 

@@ -31,6 +31,21 @@ struct JSONScratchStack<Element>: ~Copyable {
         set { base[index] = newValue }
     }
 
+    /// Pushes copies of `elements`.
+    @inline(__always)
+    mutating func append(contentsOf elements: UnsafeBufferPointer<Element>) {
+        guard let source = elements.baseAddress else { return }
+        while count + elements.count > capacity { grow() }
+        (base + count).initialize(from: source, count: elements.count)
+        count += elements.count
+    }
+
+    /// Calls `body` with the elements from `start` to the top.
+    @inline(__always)
+    func withElements<Result>(from start: Int, _ body: (UnsafeBufferPointer<Element>) -> Result) -> Result {
+        body(UnsafeBufferPointer(start: base + start, count: count - start))
+    }
+
     /// Moves the elements from `start` to the top into a new array, leaving `start` elements.
     @inline(__always)
     mutating func popArray(from start: Int) -> [Element] {
