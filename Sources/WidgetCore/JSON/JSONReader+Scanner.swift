@@ -194,8 +194,13 @@ extension JSONReader {
             guard position + length <= count else {
                 throw error("unexpected end of the document; expected '\(word)'", at: start)
             }
-            let pointer = word.utf8Start
-            for index in 0..<length where base[position + index] != pointer[index] {
+            // The literals have four or five letters: compare the first four and the last four.
+            let expected = UnsafeRawPointer(word.utf8Start)
+            let found = UnsafeRawPointer(base + position)
+            guard found.loadUnaligned(as: UInt32.self) == expected.loadUnaligned(as: UInt32.self),
+                found.loadUnaligned(fromByteOffset: length - 4, as: UInt32.self)
+                    == expected.loadUnaligned(fromByteOffset: length - 4, as: UInt32.self)
+            else {
                 throw error("invalid literal; expected '\(word)'", at: start)
             }
             position += length
@@ -244,78 +249,67 @@ extension JSONReader {
             }
             let keyBase = keys.count
             let valueBase = values.count
-            // An earlier object that began with the same key predicts the keys: while they follow its
-            // keys in order, each key is one compare against that object's bytes, cannot be a repeat and
-            // is not pushed on `keys` (the prediction holds it).
-            var prediction = JSONKeyCache.Prediction(shape: .none, slot: -1)
-            var following = false
+            var seen = KeyFilter()
+            try expectMemberName()
+            var keyOffset = position
+            var key = try readKey()
+            if let prediction = keyCache.prediction(startingWith: key.record, depth: depth, in: base) {
+                // An earlier object that began with the same key predicts the keys: while they follow its
+                // keys in order, each key is one compare against that object's bytes, cannot be a repeat
+                // and is not pushed on `keys` (the prediction holds it).
+                let predictedKeys = prediction.shape.keys
+                let predictedRecords = prediction.shape.records
+                var member = 0
+                while true {
+                    try readColon()
+                    if tracking { enterMember(predictedKeys[member], at: keyOffset) }
+                    values.push(try readValue(depth: depth))
+                    if tracking { path.removeLast() }
+                    member += 1
+                    if try readObjectSeparator() {
+                        if member == predictedKeys.count {
+                            keyCache.use(prediction.slot)
+                            return .object(
+                                WidgetObject(
+                                    uniqueKeys: predictedKeys,
+                                    values: values.popArray(from: valueBase),
+                                    index: prediction.shape.index
+                                )
+                            )
+                        }
+                        leave(prediction, after: member, filter: &seen)
+                        return closeObject(keyBase: keyBase, valueBase: valueBase, depth: depth, index: nil)
+                    }
+                    try expectMemberName()
+                    keyOffset = position
+                    guard member < predictedRecords.count, predictedKey(predictedRecords[member], at: keyOffset + 1) else { break }
+                    position = keyOffset + predictedRecords[member].length + 2
+                }
+                leave(prediction, after: member, filter: &seen)
+                key = try readKey()
+            }
             // Otherwise repeated keys are found by comparing the cheap hashes of the keys read so far; an
             // object with more members than `linearKeySearchLimit` builds a dictionary from key to position.
             var index: [String: Int]? = nil
-            var seen = KeyFilter()
             while true {
-                guard position < count else {
-                    throw error("unexpected end of the document; expected a member name in quotes")
-                }
-                guard base[position] == UInt8(ascii: "\"") else {
-                    throw error("unexpected \(describe(base[position])); expected a member name in quotes")
-                }
-                let keyOffset = position
-                let member = values.count - valueBase
-                var predicted = false
-                var key = ""
-                var record = KeyRecord(start: keyOffset + 1, length: 0, hash: 0, escaped: false)
-                if following, member < prediction.shape.records.count,
-                    predictedKey(prediction.shape.records[member], at: keyOffset + 1)
-                {
-                    position = keyOffset + prediction.shape.records[member].length + 2
-                    predicted = true
-                } else {
-                    if following {
-                        leave(prediction, after: member, keyBase: keyBase, filter: &seen)
-                        following = false
-                    }
-                    let read = try readKey()
-                    key = read.string
-                    record.length = position - keyOffset - 2
-                    record.hash = read.hash
-                    record.escaped = read.escaped
-                    if member == 0, let found = keyCache.prediction(startingWith: record, depth: depth, in: base) {
-                        prediction = found
-                        following = true
-                        predicted = true
-                    }
-                }
-                skipWhitespace()
-                guard position < count, base[position] == UInt8(ascii: ":") else {
-                    if position >= count { throw error("unexpected end of the document; expected ':'") }
-                    throw error("unexpected \(describe(base[position])); expected ':' after a member name")
-                }
-                position += 1
-                skipWhitespace()
-                if tracking {
-                    path.append(.key(predicted ? prediction.shape.keys[member] : key))
-                    map.recordKey(location(at: keyOffset), for: ValuePath(components: path))
-                }
+                try readColon()
+                if tracking { enterMember(key.string, at: keyOffset) }
                 let value = try readValue(depth: depth)
                 if tracking { path.removeLast() }
-
-                if predicted {
-                    values.push(value)
-                } else if let existing =
+                if let existing =
                     if index != nil {
-                        index![key]
-                    } else if seen.insert(record.hash) {
+                        index![key.string]
+                    } else if seen.insert(key.record.hash) {
                         // Seen before by its hash: compare with the earlier keys.
-                        findKey(key, record, from: keyBase)
+                        findKey(key.string, key.record, from: keyBase)
                     } else {
                         nil
                     }
                 {
                     values[valueBase + existing] = value
                 } else {
-                    keys.push(key)
-                    keyRecords.push(record)
+                    keys.push(key.string)
+                    keyRecords.push(key.record)
                     values.push(value)
                     let members = keys.count - keyBase
                     if index != nil {
@@ -326,41 +320,68 @@ extension JSONReader {
                         index = built
                     }
                 }
-
-                skipWhitespace()
-                guard position < count else {
-                    throw error("unexpected end of the document; expected ',' or '}' in an object")
+                if try readObjectSeparator() {
+                    return closeObject(keyBase: keyBase, valueBase: valueBase, depth: depth, index: index)
                 }
-                let byte = base[position]
-                position += 1
-                if byte == UInt8(ascii: ",") {
-                    skipWhitespace()
-                    continue
-                }
-                if byte == UInt8(ascii: "}") {
-                    let members = values.count - valueBase
-                    if following {
-                        if members == prediction.shape.keys.count {
-                            // Exactly the predicted keys.
-                            keyCache.use(prediction.slot)
-                            return .object(
-                                WidgetObject(
-                                    uniqueKeys: prediction.shape.keys,
-                                    values: values.popArray(from: valueBase),
-                                    index: prediction.shape.index
-                                )
-                            )
-                        }
-                        leave(prediction, after: members, keyBase: keyBase, filter: &seen)
-                    }
-                    let shape = keyCache.keys(
-                        popping: &keys, records: &keyRecords, from: keyBase, depth: depth, index: index)
-                    return .object(
-                        WidgetObject(uniqueKeys: shape.keys, values: values.popArray(from: valueBase), index: shape.index)
-                    )
-                }
-                throw error("unexpected \(describe(byte)); expected ',' or '}' in an object", at: position - 1)
+                try expectMemberName()
+                keyOffset = position
+                key = try readKey()
             }
+        }
+
+        /// Checks that a member name starts at `position`.
+        @inline(__always)
+        mutating func expectMemberName() throws(JSONSyntaxError) {
+            guard position < count else {
+                throw error("unexpected end of the document; expected a member name in quotes")
+            }
+            guard base[position] == UInt8(ascii: "\"") else {
+                throw error("unexpected \(describe(base[position])); expected a member name in quotes")
+            }
+        }
+
+        /// Reads the ':' after a member name and the white space around it.
+        @inline(__always)
+        mutating func readColon() throws(JSONSyntaxError) {
+            skipWhitespace()
+            guard position < count, base[position] == UInt8(ascii: ":") else {
+                if position >= count { throw error("unexpected end of the document; expected ':'") }
+                throw error("unexpected \(describe(base[position])); expected ':' after a member name")
+            }
+            position += 1
+            skipWhitespace()
+        }
+
+        /// Records where the member `key`, whose name starts at `keyOffset`, is, and makes it the current
+        /// path, for a located read.
+        mutating func enterMember(_ key: String, at keyOffset: Int) {
+            path.append(.key(key))
+            map.recordKey(location(at: keyOffset), for: ValuePath(components: path))
+        }
+
+        /// Reads the ',' or '}' after a member's value (and the white space after a ','); whether it was '}'.
+        @inline(__always)
+        mutating func readObjectSeparator() throws(JSONSyntaxError) -> Bool {
+            skipWhitespace()
+            guard position < count else {
+                throw error("unexpected end of the document; expected ',' or '}' in an object")
+            }
+            let byte = base[position]
+            position += 1
+            if byte == UInt8(ascii: ",") {
+                skipWhitespace()
+                return false
+            }
+            if byte == UInt8(ascii: "}") { return true }
+            throw error("unexpected \(describe(byte)); expected ',' or '}' in an object", at: position - 1)
+        }
+
+        /// The object of the members from `keyBase` and `valueBase` to the tops of the stacks, popping them.
+        mutating func closeObject(keyBase: Int, valueBase: Int, depth: Int, index: [String: Int]?) -> WidgetValue {
+            let shape = keyCache.keys(popping: &keys, records: &keyRecords, from: keyBase, depth: depth, index: index)
+            return .object(
+                WidgetObject(uniqueKeys: shape.keys, values: values.popArray(from: valueBase), index: shape.index)
+            )
         }
 
         /// Whether the key at `start` is the predicted key `expected` (not escaped), by its bytes and
@@ -373,9 +394,7 @@ extension JSONReader {
 
         /// Stops following `prediction` after its first `members` keys: they go on the key stacks and
         /// into the hash filter, as keys read one by one would have.
-        mutating func leave(
-            _ prediction: JSONKeyCache.Prediction, after members: Int, keyBase: Int, filter: inout KeyFilter
-        ) {
+        mutating func leave(_ prediction: JSONKeyCache.Prediction, after members: Int, filter: inout KeyFilter) {
             for member in 0..<members {
                 keys.push(prediction.shape.keys[member])
                 keyRecords.push(prediction.shape.records[member])
@@ -485,19 +504,20 @@ extension JSONReader {
 
         /// Reads an object key, sharing the storage of keys seen before when it has no escapes.
         @inline(__always)
-        mutating func readKey() throws(JSONSyntaxError) -> (string: String, hash: Int, escaped: Bool) {
+        mutating func readKey() throws(JSONSyntaxError) -> (string: String, record: KeyRecord) {
             let start = position + 1
             let (end, isASCII) = scanPlainText(from: start)
             if end < count, base[end] == UInt8(ascii: "\"") {
                 position = end + 1
                 let hash = JSONKeyCache.hash(base + start, count: end - start)
-                return (keyCache.string(base, from: start, to: end, isASCII: isASCII, hash: hash, limit: count), hash, false)
+                let string = keyCache.string(base, from: start, to: end, isASCII: isASCII, hash: hash, limit: count)
+                return (string, KeyRecord(start: start, length: end - start, hash: hash, escaped: false))
             }
             var string = try readString()
             let hash = string.withUTF8 { utf8 in
                 utf8.isEmpty ? 0 : JSONKeyCache.hash(utf8.baseAddress!, count: utf8.count)
             }
-            return (string, hash, true)
+            return (string, KeyRecord(start: start, length: position - start - 1, hash: hash, escaped: true))
         }
 
         @inline(__always)

@@ -22,12 +22,41 @@ extension JSONReader {
         guard let base = text.baseAddress else { return true }
         let count = text.count
         var index = 0
-        while index < count {
-            let lead = base[index]
+        // While four bytes can be read, a sequence's lead and continuation bytes are checked together
+        // against the bit patterns of its length (lowest byte first), then the ranges RFC 3629 excludes.
+        while index + 4 <= count {
+            let word = UInt32(littleEndian: UnsafeRawPointer(base + index).loadUnaligned(as: UInt32.self))
+            let lead = UInt8(truncatingIfNeeded: word)
+            let second = UInt8(truncatingIfNeeded: word >> 8)
             if lead < 0x80 {
                 index += 1
                 // Runs of ASCII eight bytes at a time.
                 while index + 8 <= count, loadWord(base + index) & 0x8080_8080_8080_8080 == 0 { index += 8 }
+            } else if word & 0xC0_C0F0 == 0x80_80E0 {
+                // 1110xxxx 10xxxxxx 10xxxxxx, not overlong (E0 80...9F) nor a surrogate (ED A0...BF).
+                if lead == 0xE0 || lead == 0xED {
+                    guard lead == 0xE0 ? second >= 0xA0 : second <= 0x9F else { return false }
+                }
+                index += 3
+            } else if word & 0xC0E0 == 0x80C0 {
+                // 110xxxxx 10xxxxxx, not overlong (C0, C1).
+                guard lead >= 0xC2 else { return false }
+                index += 2
+            } else if word & 0xC0C0_C0F8 == 0x8080_80F0 {
+                // 11110xxx 10xxxxxx 10xxxxxx 10xxxxxx, not overlong (F0 80...8F) nor above U+10FFFF.
+                guard lead <= 0xF4, (lead != 0xF0 || second >= 0x90), (lead != 0xF4 || second <= 0x8F) else {
+                    return false
+                }
+                index += 4
+            } else {
+                return false
+            }
+        }
+        // The last bytes one at a time.
+        while index < count {
+            let lead = base[index]
+            if lead < 0x80 {
+                index += 1
                 continue
             }
             switch lead {
@@ -37,21 +66,12 @@ extension JSONReader {
             case 0xE0...0xEF:
                 guard index + 2 < count else { return false }
                 let second = base[index + 1]
-                // E0 needs A0...BF (else overlong); ED needs 80...9F (else a surrogate).
                 let low: UInt8 = lead == 0xE0 ? 0xA0 : 0x80
                 let high: UInt8 = lead == 0xED ? 0x9F : 0xBF
                 guard second >= low, second <= high, base[index + 2] & 0xC0 == 0x80 else { return false }
                 index += 3
-            case 0xF0...0xF4:
-                guard index + 3 < count else { return false }
-                let second = base[index + 1]
-                // F0 needs 90...BF (else overlong); F4 needs 80...8F (else above U+10FFFF).
-                let low: UInt8 = lead == 0xF0 ? 0x90 : 0x80
-                let high: UInt8 = lead == 0xF4 ? 0x8F : 0xBF
-                guard second >= low, second <= high, base[index + 2] & 0xC0 == 0x80, base[index + 3] & 0xC0 == 0x80
-                else { return false }
-                index += 4
             default:
+                // Four-byte sequences cannot fit in the last three bytes.
                 return false
             }
         }
