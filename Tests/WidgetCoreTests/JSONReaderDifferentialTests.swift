@@ -75,14 +75,37 @@ struct JSONReaderDifferentialTests {
             0x41, 0x7F, 0x80, 0xBF, 0xC0, 0xC1, 0xC2, 0xDF, 0xE0, 0xE1, 0xEC, 0xED, 0xEE, 0xEF, 0xF0, 0xF1,
             0xF3, 0xF4, 0xF5, 0xFF, 0x9F, 0xA0, 0x8F, 0x90,
         ]
-        for _ in 0..<3_000 {
+        // Whole sequences too, valid and not, so that runs of them are read as runs: the edges of
+        // every length (U+0080, U+07FF, U+0800, U+D7FF, U+E000, U+FFFF, U+10000, U+10FFFF), CJK text,
+        // a surrogate (ED A0 80), overlong forms (E0 80 80, F0 80 80 80) and one above U+10FFFF.
+        let sequences: [[UInt8]] = [
+            [0xC2, 0x80], [0xDF, 0xBF], [0xE0, 0xA0, 0x80], [0xED, 0x9F, 0xBF], [0xEE, 0x80, 0x80],
+            [0xEF, 0xBF, 0xBF], [0xF0, 0x90, 0x80, 0x80], [0xF4, 0x8F, 0xBF, 0xBF], Array("東京タワー".utf8),
+            [0xED, 0xA0, 0x80], [0xE0, 0x80, 0x80], [0xF0, 0x80, 0x80, 0x80], [0xF4, 0x90, 0x80, 0x80],
+        ]
+        // Each sequence after 0 to 3 valid three-byte ones and before 0 to 8 ASCII bytes: every position
+        // within eight-byte steps.
+        var cases: [[UInt8]] = []
+        for sequence in sequences {
+            for before in 0...3 {
+                for after in 0...8 {
+                    cases.append(Array(repeating: [0xEE, 0x80, 0x80], count: before).flatMap { $0 } + sequence
+                        + Array(repeating: UInt8(ascii: "a"), count: after))
+                }
+            }
+        }
+        for _ in 0..<6_000 {
             var bytes: [UInt8] = []
             for _ in 0..<Int.random(in: 0..<24, using: &random) {
-                bytes.append(
-                    Int.random(in: 0..<3, using: &random) == 0
-                        ? UInt8.random(in: 0x20...0x7E, using: &random) : interesting.randomElement(using: &random)!)
+                switch Int.random(in: 0..<4, using: &random) {
+                case 0: bytes.append(UInt8.random(in: 0x20...0x7E, using: &random))
+                case 1: bytes.append(interesting.randomElement(using: &random)!)
+                default: bytes += sequences.randomElement(using: &random)!
+                }
             }
-            bytes = bytes.filter { $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") }
+            cases.append(bytes.filter { $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") })
+        }
+        for bytes in cases {
             let expected = String(decoding: bytes, as: UTF8.self)
             // As a value, as a key, and as a key again (then from the reader's cache of keys).
             let document = [UInt8(ascii: "[")] + quoted(bytes) + Array(#",{"#.utf8) + quoted(bytes)

@@ -38,6 +38,15 @@ extension JSONReader {
                     guard lead == 0xE0 ? second >= 0xA0 : second <= 0x9F else { return false }
                 }
                 index += 3
+                // Runs of them (most CJK text) two at a time, leaving E0 and ED leads to the check above.
+                while index + 8 <= count {
+                    let pair = loadWord(base + index)
+                    guard pair & 0xC0C0_F0C0_C0F0 == 0x8080_E080_80E0 else { break }
+                    let first = UInt8(truncatingIfNeeded: pair)
+                    let next = UInt8(truncatingIfNeeded: pair >> 24)
+                    guard first != 0xE0, first != 0xED, next != 0xE0, next != 0xED else { break }
+                    index += 6
+                }
             } else if word & 0xC0E0 == 0x80C0 {
                 // 110xxxxx 10xxxxxx, not overlong (C0, C1).
                 guard lead >= 0xC2 else { return false }
