@@ -257,35 +257,35 @@ extension JSONReader {
                 // An earlier object that began with the same key predicts the keys: while they follow its
                 // keys in order, each key is one compare against that object's bytes, cannot be a repeat
                 // and is not pushed on `keys` (the prediction holds it).
+                // Its values go straight into an array of the predicted size.
                 let predictedKeys = prediction.shape.keys
                 let predictedRecords = prediction.shape.records
-                var member = 0
+                var predictedValues: [WidgetValue] = []
+                predictedValues.reserveCapacity(predictedKeys.count)
                 while true {
                     try readColon()
-                    if tracking { enterMember(predictedKeys[member], at: keyOffset) }
-                    values.push(try readValue(depth: depth))
+                    if tracking { enterMember(predictedKeys[predictedValues.count], at: keyOffset) }
+                    predictedValues.append(try readValue(depth: depth))
                     if tracking { path.removeLast() }
-                    member += 1
+                    let member = predictedValues.count
                     if try readObjectSeparator() {
                         if member == predictedKeys.count {
                             keyCache.use(prediction.slot)
                             return .object(
                                 WidgetObject(
-                                    uniqueKeys: predictedKeys,
-                                    values: values.popArray(from: valueBase),
-                                    index: prediction.shape.index
-                                )
+                                    uniqueKeys: predictedKeys, values: predictedValues, index: prediction.shape.index)
                             )
                         }
-                        leave(prediction, after: member, filter: &seen)
+                        leave(prediction, after: member, filter: &seen, values: predictedValues)
                         return closeObject(keyBase: keyBase, valueBase: valueBase, depth: depth, index: nil)
                     }
                     try expectMemberName()
                     keyOffset = position
-                    guard member < predictedRecords.count, predictedKey(predictedRecords[member], at: keyOffset + 1) else { break }
+                    guard member < predictedRecords.count, predictedKey(predictedRecords[member], at: keyOffset + 1)
+                    else { break }
                     position = keyOffset + predictedRecords[member].length + 2
                 }
-                leave(prediction, after: member, filter: &seen)
+                leave(prediction, after: predictedValues.count, filter: &seen, values: predictedValues)
                 key = try readKey()
             }
             // Otherwise repeated keys are found by comparing the cheap hashes of the keys read so far; an
@@ -393,8 +393,11 @@ extension JSONReader {
         }
 
         /// Stops following `prediction` after its first `members` keys: they go on the key stacks and
-        /// into the hash filter, as keys read one by one would have.
-        mutating func leave(_ prediction: JSONKeyCache.Prediction, after members: Int, filter: inout KeyFilter) {
+        /// into the hash filter, and their `values` on the value stack, as members read one by one would have.
+        mutating func leave(
+            _ prediction: JSONKeyCache.Prediction, after members: Int, filter: inout KeyFilter, values read: [WidgetValue]
+        ) {
+            for value in read { values.push(value) }
             for member in 0..<members {
                 keys.push(prediction.shape.keys[member])
                 keyRecords.push(prediction.shape.records[member])
