@@ -97,6 +97,26 @@ extension JSONReader {
             return SourceLocation(line: countedLine, column: countedColumn)
         }
 
+        /// The error for the byte at `offset`, which is not `expected` (for example "a value").
+        @inline(never)
+        func unexpected(at offset: Int, expected: StaticString) -> JSONSyntaxError {
+            error("unexpected \(describe(base[offset])); expected \(expected)", at: offset)
+        }
+
+        /// The error for a literal (`true`, `false`, `null`) at `offset` that is cut short or misspelt.
+        @inline(never)
+        func literalError(_ word: StaticString, at offset: Int) -> JSONSyntaxError {
+            offset + word.utf8CodeUnitCount > count
+                ? error("unexpected end of the document; expected '\(word)'", at: offset)
+                : error("invalid literal; expected '\(word)'", at: offset)
+        }
+
+        /// The error for an array or object nested deeper than ``JSONReader/maximumDepth``.
+        @inline(never)
+        func tooDeep() -> JSONSyntaxError {
+            error("arrays and objects are nested deeper than \(JSONReader.maximumDepth) levels")
+        }
+
         func describe(_ byte: UInt8) -> String {
             switch byte {
             case 0x20...0x7E: "'\(Character(Unicode.Scalar(byte)))'"
@@ -119,6 +139,29 @@ extension JSONReader {
                 return
             }
             skipWhitespaceRun()
+        }
+
+        /// Skips the white space before a member or an element, and returns the indentation to expect
+        /// before the next one in the same container (`indent` is the one before this one).
+        @inline(__always)
+        mutating func skipIndentation(_ indent: Int) -> Int {
+            guard position < count, base[position] <= 0x20 else { return indent }
+            return skipIndentationRun(indent)
+        }
+
+        /// Skips white space from a byte that is white space. In a pretty-printed document that is a
+        /// line break and as many spaces as before the previous member or element of the same container
+        /// (`indent`): those are checked in one or two loads, without a search for their end.
+        mutating func skipIndentationRun(_ indent: Int) -> Int {
+            let start = position
+            if indent > 0, start + 17 <= count, base[start] == 0x0A, JSONReader.areSpaces(base + start + 1, indent),
+                base[start + 1 + indent] > 0x20
+            {
+                position = start + 1 + indent
+                return indent
+            }
+            skipWhitespace()
+            return base[start] == 0x0A && position - start - 1 <= 16 ? position - start - 1 : 0
         }
 
         /// Skips white space from a byte that may be white space, eight bytes at a time: the line breaks
@@ -182,8 +225,8 @@ extension JSONReader {
             case UInt8(ascii: "n"):
                 try expectWord("null")
                 return .null
-            case let byte:
-                throw error("unexpected \(describe(byte)); expected a value")
+            default:
+                throw unexpected(at: position, expected: "a value")
             }
         }
 
@@ -192,7 +235,7 @@ extension JSONReader {
             let start = position
             let length = word.utf8CodeUnitCount
             guard position + length <= count else {
-                throw error("unexpected end of the document; expected '\(word)'", at: start)
+                throw literalError(word, at: start)
             }
             // The literals have four or five letters: compare the first four and the last four.
             let expected = UnsafeRawPointer(word.utf8Start)
@@ -201,17 +244,18 @@ extension JSONReader {
                 found.loadUnaligned(fromByteOffset: length - 4, as: UInt32.self)
                     == expected.loadUnaligned(fromByteOffset: length - 4, as: UInt32.self)
             else {
-                throw error("invalid literal; expected '\(word)'", at: start)
+                throw literalError(word, at: start)
             }
             position += length
         }
 
         mutating func readArray(depth: Int) throws(JSONSyntaxError) -> WidgetValue {
             guard depth <= JSONReader.maximumDepth else {
-                throw error("arrays and objects are nested deeper than \(JSONReader.maximumDepth) levels")
+                throw tooDeep()
             }
             position += 1
-            skipWhitespace()
+            var indent = 0
+            indent = skipIndentation(indent)
             if position < count, base[position] == UInt8(ascii: "]") {
                 position += 1
                 return .array([])
@@ -229,20 +273,21 @@ extension JSONReader {
                 let byte = base[position]
                 position += 1
                 if byte == UInt8(ascii: ",") {
-                    skipWhitespace()
+                    indent = skipIndentation(indent)
                     continue
                 }
                 if byte == UInt8(ascii: "]") { return .array(values.popArray(from: valueBase)) }
-                throw error("unexpected \(describe(byte)); expected ',' or ']' in an array", at: position - 1)
+                throw unexpected(at: position - 1, expected: "',' or ']' in an array")
             }
         }
 
         mutating func readObject(depth: Int) throws(JSONSyntaxError) -> WidgetValue {
             guard depth <= JSONReader.maximumDepth else {
-                throw error("arrays and objects are nested deeper than \(JSONReader.maximumDepth) levels")
+                throw tooDeep()
             }
             position += 1
-            skipWhitespace()
+            var indent = 0
+            indent = skipIndentation(indent)
             if position < count, base[position] == UInt8(ascii: "}") {
                 position += 1
                 return .object(WidgetObject())
@@ -279,6 +324,7 @@ extension JSONReader {
                         leave(prediction, after: member, filter: &seen, values: predictedValues)
                         return closeObject(keyBase: keyBase, valueBase: valueBase, depth: depth, index: nil)
                     }
+                    indent = skipIndentation(indent)
                     try expectMemberName()
                     keyOffset = position
                     guard member < predictedRecords.count, predictedKey(predictedRecords[member], at: keyOffset + 1)
@@ -288,8 +334,26 @@ extension JSONReader {
                 leave(prediction, after: predictedValues.count, filter: &seen, values: predictedValues)
                 key = try readKey()
             }
-            // Otherwise repeated keys are found by comparing the cheap hashes of the keys read so far; an
-            // object with more members than `linearKeySearchLimit` builds a dictionary from key to position.
+            return try readMembers(
+                from: key, at: keyOffset, keyBase: keyBase, valueBase: valueBase, depth: depth, indent: indent,
+                filter: seen)
+        }
+
+        /// Reads an object's members from `key` (read, starting at `keyOffset`) one by one, after the
+        /// earlier ones (if any) from `keyBase` and `valueBase` on the stacks, whose key hashes are in
+        /// `filter`.
+        ///
+        /// Repeated keys are found by comparing the cheap hashes of the keys read so far; an object with
+        /// more members than `linearKeySearchLimit` builds a dictionary from key to position.
+        @inline(never)
+        mutating func readMembers(
+            from key: (string: String, record: KeyRecord), at keyOffset: Int, keyBase: Int, valueBase: Int,
+            depth: Int, indent: Int, filter: KeyFilter
+        ) throws(JSONSyntaxError) -> WidgetValue {
+            var key = key
+            var keyOffset = keyOffset
+            var indent = indent
+            var seen = filter
             var index: [String: Int]? = nil
             while true {
                 try readColon()
@@ -323,6 +387,7 @@ extension JSONReader {
                 if try readObjectSeparator() {
                     return closeObject(keyBase: keyBase, valueBase: valueBase, depth: depth, index: index)
                 }
+                indent = skipIndentation(indent)
                 try expectMemberName()
                 keyOffset = position
                 key = try readKey()
@@ -336,7 +401,7 @@ extension JSONReader {
                 throw error("unexpected end of the document; expected a member name in quotes")
             }
             guard base[position] == UInt8(ascii: "\"") else {
-                throw error("unexpected \(describe(base[position])); expected a member name in quotes")
+                throw unexpected(at: position, expected: "a member name in quotes")
             }
         }
 
@@ -346,7 +411,7 @@ extension JSONReader {
             skipWhitespace()
             guard position < count, base[position] == UInt8(ascii: ":") else {
                 if position >= count { throw error("unexpected end of the document; expected ':'") }
-                throw error("unexpected \(describe(base[position])); expected ':' after a member name")
+                throw unexpected(at: position, expected: "':' after a member name")
             }
             position += 1
             skipWhitespace()
@@ -359,7 +424,7 @@ extension JSONReader {
             map.recordKey(location(at: keyOffset), for: ValuePath(components: path))
         }
 
-        /// Reads the ',' or '}' after a member's value (and the white space after a ','); whether it was '}'.
+        /// Reads the ',' or '}' after a member's value; whether it was '}'.
         @inline(__always)
         mutating func readObjectSeparator() throws(JSONSyntaxError) -> Bool {
             skipWhitespace()
@@ -368,12 +433,9 @@ extension JSONReader {
             }
             let byte = base[position]
             position += 1
-            if byte == UInt8(ascii: ",") {
-                skipWhitespace()
-                return false
-            }
+            if byte == UInt8(ascii: ",") { return false }
             if byte == UInt8(ascii: "}") { return true }
-            throw error("unexpected \(describe(byte)); expected ',' or '}' in an object", at: position - 1)
+            throw unexpected(at: position - 1, expected: "',' or '}' in an object")
         }
 
         /// The object of the members from `keyBase` and `valueBase` to the tops of the stacks, popping them.

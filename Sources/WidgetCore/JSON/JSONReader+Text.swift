@@ -7,6 +7,16 @@ extension JSONReader {
         UInt64(littleEndian: UnsafeRawPointer(pointer).loadUnaligned(as: UInt64.self))
     }
 
+    /// Whether the `count` bytes at `start` (1 to 16, with 16 readable) are all spaces.
+    @inline(__always)
+    static func areSpaces(_ start: UnsafePointer<UInt8>, _ count: Int) -> Bool {
+        let spaces: UInt64 = 0x2020_2020_2020_2020
+        let first = loadWord(start) ^ spaces
+        if count <= 8 { return count == 8 ? first == 0 : first & ((1 << UInt64(count &* 8)) &- 1) == 0 }
+        let second = loadWord(start + 8) ^ spaces
+        return first == 0 && (count == 16 ? second == 0 : second & ((1 << UInt64((count &- 8) &* 8)) &- 1) == 0)
+    }
+
     /// The string of the `count` escape-free bytes at `start`, checked as UTF-8 only when they are not all
     /// ASCII; invalid UTF-8 becomes U+FFFD.
     @inline(__always)
