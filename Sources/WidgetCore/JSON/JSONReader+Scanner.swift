@@ -154,14 +154,14 @@ extension JSONReader {
         /// (`indent`): those are checked in one or two loads, without a search for their end.
         mutating func skipIndentationRun(_ indent: Int) -> Int {
             let start = position
-            if indent > 0, start + 17 <= count, base[start] == 0x0A, JSONReader.areSpaces(base + start + 1, indent),
-                base[start + 1 + indent] > 0x20
+            if indent > 0, start + indent + 17 <= count, base[start] == 0x0A,
+                JSONReader.areSpaces(base + start + 1, indent), base[start + 1 + indent] > 0x20
             {
                 position = start + 1 + indent
                 return indent
             }
             skipWhitespace()
-            return base[start] == 0x0A && position - start - 1 <= 16 ? position - start - 1 : 0
+            return base[start] == 0x0A && position - start - 1 <= 64 ? position - start - 1 : 0
         }
 
         /// Skips white space from a byte that may be white space, eight bytes at a time: the line breaks

@@ -7,10 +7,19 @@ extension JSONReader {
         UInt64(littleEndian: UnsafeRawPointer(pointer).loadUnaligned(as: UInt64.self))
     }
 
-    /// Whether the `count` bytes at `start` (1 to 16, with 16 readable) are all spaces.
+    /// Whether the `count` bytes at `start` (at least one, with sixteen readable, and eight more past
+    /// them) are all spaces.
     @inline(__always)
     static func areSpaces(_ start: UnsafePointer<UInt8>, _ count: Int) -> Bool {
         let spaces: UInt64 = 0x2020_2020_2020_2020
+        var start = start
+        var count = count
+        // Deep indentation: whole words of spaces first.
+        while count > 16 {
+            guard loadWord(start) == spaces else { return false }
+            start += 8
+            count -= 8
+        }
         let first = loadWord(start) ^ spaces
         if count <= 8 { return count == 8 ? first == 0 : first & ((1 << UInt64(count &* 8)) &- 1) == 0 }
         let second = loadWord(start + 8) ^ spaces
