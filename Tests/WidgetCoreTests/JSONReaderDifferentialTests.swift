@@ -119,6 +119,49 @@ struct JSONReaderDifferentialTests {
         func quoted(_ bytes: [UInt8]) -> [UInt8] { [UInt8(ascii: "\"")] + bytes + [UInt8(ascii: "\"")] }
     }
 
+    @Test func indentedDocumentsWithUnevenLinesReadTheSame() throws {
+        var generator = DocumentGenerator(seed: 0x1DE7)
+        var random = SeededGenerator(seed: 0x1DE7_1DE7)
+        for round in 0..<300 {
+            let value = generator.document().value
+            // Two-space indentation, deepened to four or eight spaces a level now and then (as in
+            // citm_catalog.json), with some lines changed: a space more or less, a tab, a carriage return,
+            // or a control character (which must be an error, as it is to JSONSerialization).
+            var lines = String(decoding: JSONWriter.data(value, style: .pretty), as: UTF8.self)
+                .split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+            let scale = [1, 1, 2, 4].randomElement(using: &random)!
+            var broken = false
+            for index in lines.indices {
+                let indentation = lines[index].prefix { $0 == " " }.count
+                var line = String(repeating: " ", count: indentation * scale) + lines[index].dropFirst(indentation)
+                if Int.random(in: 0..<10, using: &random) == 0 {
+                    // Most often right after the indentation the previous line had.
+                    let offset = Bool.random(using: &random)
+                        ? indentation * scale : Int.random(in: 0...indentation * scale, using: &random)
+                    let at = line.index(line.startIndex, offsetBy: offset)
+                    switch Int.random(in: 0..<5, using: &random) {
+                    case 0: line.insert(" ", at: at)
+                    case 1: if indentation > 0 { line.remove(at: line.startIndex) }
+                    case 2: line.insert("\t", at: at)
+                    case 3: line.insert("\r", at: at)
+                    default:
+                        line.insert("\u{1}", at: at)
+                        broken = true
+                    }
+                }
+                lines[index] = line
+            }
+            let data = Data(lines.joined(separator: "\n").utf8)
+            if broken {
+                #expect(throws: JSONSyntaxError.self, "round \(round)") { try JSONReader.read(data) }
+                #expect(throws: (any Error).self) { try JSONSerialization.jsonObject(with: data, options: .fragmentsAllowed) }
+            } else {
+                let same = try JSONReader.read(data).sameTree(as: value)
+                #expect(same, "round \(round): \(String(decoding: data.prefix(300), as: UTF8.self))")
+            }
+        }
+    }
+
     // MARK: - The benchmark documents
 
     @Test(arguments: ["twitter", "canada", "citm_catalog"])
