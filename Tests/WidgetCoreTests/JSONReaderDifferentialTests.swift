@@ -162,6 +162,33 @@ struct JSONReaderDifferentialTests {
         }
     }
 
+    @Test func deepChainsOfRepeatedObjectsReadAsWritten() throws {
+        // Chains of objects that all begin with "id", nested 120 deep, in several variants each repeated:
+        // objects at every sixteenth level share a set of four shapes, so the shapes of objects still being
+        // read fill it while nested objects of other shapes look for room.
+        var random = SeededGenerator(seed: 0xC4A1)
+        let variants: [[String]] = (0..<4).map { _ in
+            (0..<120).map { _ in ["a", "b", "c", "d", "e"].shuffled(using: &random).prefix(Int.random(in: 0...3, using: &random)).joined() }
+        }
+        var chains: [WidgetValue] = []
+        for chain in 0..<12 {
+            let variant = variants[chain % variants.count]
+            var value: WidgetValue = ["id": .number(WidgetNumber(chain)), "leaf": true]
+            for level in (0..<120).reversed() {
+                var object: WidgetObject = ["id": .number(WidgetNumber(level))]
+                for letter in variant[level] { object[String(letter)] = .string("\(letter)\(level)") }
+                object["child"] = value
+                value = .object(object)
+            }
+            chains.append(value)
+        }
+        let document = WidgetValue.array(chains)
+        for style in [JSONWriter.Style.compact, .pretty] {
+            let same = try JSONReader.read(JSONWriter.data(document, style: style)).sameTree(as: document)
+            #expect(same)
+        }
+    }
+
     // MARK: - The benchmark documents
 
     @Test(arguments: ["twitter", "canada", "citm_catalog"])

@@ -29,6 +29,9 @@ struct JSONKeyCache: ~Copyable {
     /// When each shape was last used (by ``clock``), to replace the least recently used of a set.
     private let lastUse: UnsafeMutablePointer<Int>
     private var clock = 0
+    /// How many objects being read follow each shape: such a shape is read in place (without copying its
+    /// arrays, which would retain and release them) and must not be replaced meanwhile.
+    private let pins: UnsafeMutablePointer<Int>
 
     /// The keys of an object, where they were in the input once the same keys have been seen twice
     /// (to predict the next object's keys without scanning them), and, when it has more members than
@@ -42,11 +45,6 @@ struct JSONKeyCache: ~Copyable {
         static var none: Shape { Shape(keys: [], records: [], index: nil) }
     }
 
-    /// The shape an object's first key predicts, and its slot.
-    struct Prediction {
-        var shape: Shape
-        var slot: Int
-    }
 
     init() {
         entries = .allocate(capacity: Self.slotCount)
@@ -56,6 +54,8 @@ struct JSONKeyCache: ~Copyable {
         shapes.initialize(repeating: .none, count: Self.shapeCount)
         lastUse = .allocate(capacity: Self.shapeCount)
         lastUse.initialize(repeating: 0, count: Self.shapeCount)
+        pins = .allocate(capacity: Self.shapeCount)
+        pins.initialize(repeating: 0, count: Self.shapeCount)
     }
 
     deinit {
@@ -71,17 +71,14 @@ struct JSONKeyCache: ~Copyable {
         shapes.deinitialize(count: Self.shapeCount)
         shapes.deallocate()
         lastUse.deallocate()
+        pins.deallocate()
     }
 
-    /// The shape of the most recent object at `depth`, seen at least twice, whose first key is the key
-    /// `first` (not escaped) at `first.start`, to predict the keys of an object that starts the same
-    /// way; `nil` when there is none.
+    /// The slot of the shape of the most recent object at `depth`, seen at least twice, whose first key
+    /// is the key `first` (not escaped) at `first.start`, to predict the keys of an object that starts the
+    /// same way; `nil` when there is none. While an object follows it, the shape is ``pin(_:)``ned.
     @inline(__always)
-    func prediction(
-        startingWith first: JSONReader.KeyRecord,
-        depth: Int,
-        in bytes: UnsafePointer<UInt8>
-    ) -> Prediction? {
+    func prediction(startingWith first: JSONReader.KeyRecord, depth: Int, in bytes: UnsafePointer<UInt8>) -> Int? {
         guard !first.escaped else { return nil }
         let set = Self.shapeSet(first.hash, depth: depth)
         var best = -1
@@ -92,8 +89,31 @@ struct JSONKeyCache: ~Copyable {
             else { continue }
             best = slot
         }
-        return best < 0 ? nil : Prediction(shape: shapes[best], slot: best)
+        return best < 0 ? nil : best
     }
+
+    /// Keeps the shape in `slot` from being replaced until ``unpin(_:)``.
+    @inline(__always)
+    func pin(_ slot: Int) { pins[slot] += 1 }
+
+    @inline(__always)
+    func unpin(_ slot: Int) { pins[slot] -= 1 }
+
+    /// The keys of the shape in `slot`.
+    @inline(__always)
+    func keys(of slot: Int) -> [String] { shapes[slot].keys }
+
+    /// The number of keys of the shape in `slot`.
+    @inline(__always)
+    func keyCount(of slot: Int) -> Int { shapes[slot].keys.count }
+
+    /// Where the shape in `slot` had its key number `member` in the input.
+    @inline(__always)
+    func record(_ member: Int, of slot: Int) -> JSONReader.KeyRecord { shapes[slot].records[member] }
+
+    /// The index of the shape in `slot`.
+    @inline(__always)
+    func index(of slot: Int) -> [String: Int]? { shapes[slot].index }
 
     /// Notes that an object had exactly the keys of the shape in `slot`.
     @inline(__always)
@@ -115,9 +135,9 @@ struct JSONKeyCache: ~Copyable {
     ) -> (keys: [String], index: [String: Int]?) {
         let count = keys.count - start
         let set = Self.shapeSet(records[start].hash, depth: depth)
-        var oldest = set
+        var oldest = -1
         for slot in set..<set + Self.shapeWays {
-            if lastUse[slot] < lastUse[oldest] { oldest = slot }
+            if pins[slot] == 0, oldest < 0 || lastUse[slot] < lastUse[oldest] { oldest = slot }
             guard shapes[slot].keys.count == count else { continue }
             var same = true
             for offset in 0..<count where shapes[slot].keys[offset] != keys[start + offset] {
@@ -126,7 +146,8 @@ struct JSONKeyCache: ~Copyable {
             }
             guard same else { continue }
             keys.pop(from: start)
-            // Seen twice: worth keeping where its keys are, to predict the next one.
+            // Seen twice: worth keeping where its keys are, to predict the next one. (A pinned shape
+            // predicts, so it has them already.)
             if shapes[slot].records.isEmpty {
                 shapes[slot].records = records.popArray(from: start)
             } else {
@@ -142,6 +163,8 @@ struct JSONKeyCache: ~Copyable {
             records: [],
             index: count > WidgetObject.indexThreshold ? (index ?? WidgetObject.makeIndex(popped)) : nil
         )
+        // Every shape of the set is being followed by an enclosing object: this one is not kept.
+        guard oldest >= 0 else { return (shape.keys, shape.index) }
         shapes[oldest] = shape
         use(oldest)
         return (shape.keys, shape.index)

@@ -298,40 +298,42 @@ extension JSONReader {
             try expectMemberName()
             var keyOffset = position
             var key = try readKey()
-            if let prediction = keyCache.prediction(startingWith: key.record, depth: depth, in: base) {
+            if let slot = keyCache.prediction(startingWith: key.record, depth: depth, in: base) {
                 // An earlier object that began with the same key predicts the keys: while they follow its
                 // keys in order, each key is one compare against that object's bytes, cannot be a repeat
-                // and is not pushed on `keys` (the prediction holds it).
-                // Its values go straight into an array of the predicted size.
-                let predictedKeys = prediction.shape.keys
-                let predictedRecords = prediction.shape.records
+                // and is not pushed on `keys` (the shape, read in place, holds it). The values go straight
+                // into an array of the predicted size.
+                keyCache.pin(slot)
+                defer { keyCache.unpin(slot) }
+                let predicted = keyCache.keyCount(of: slot)
                 var predictedValues: [WidgetValue] = []
-                predictedValues.reserveCapacity(predictedKeys.count)
+                predictedValues.reserveCapacity(predicted)
                 while true {
                     try readColon()
-                    if tracking { enterMember(predictedKeys[predictedValues.count], at: keyOffset) }
+                    if tracking { enterMember(keyCache.keys(of: slot)[predictedValues.count], at: keyOffset) }
                     predictedValues.append(try readValue(depth: depth))
                     if tracking { path.removeLast() }
                     let member = predictedValues.count
                     if try readObjectSeparator() {
-                        if member == predictedKeys.count {
-                            keyCache.use(prediction.slot)
+                        if member == predicted {
+                            keyCache.use(slot)
                             return .object(
                                 WidgetObject(
-                                    uniqueKeys: predictedKeys, values: predictedValues, index: prediction.shape.index)
+                                    uniqueKeys: keyCache.keys(of: slot), values: predictedValues,
+                                    index: keyCache.index(of: slot))
                             )
                         }
-                        leave(prediction, after: member, filter: &seen, values: predictedValues)
+                        leave(slot, after: member, filter: &seen, values: predictedValues)
                         return closeObject(keyBase: keyBase, valueBase: valueBase, depth: depth, index: nil)
                     }
                     indent = skipIndentation(indent)
                     try expectMemberName()
                     keyOffset = position
-                    guard member < predictedRecords.count, predictedKey(predictedRecords[member], at: keyOffset + 1)
+                    guard member < predicted, predictedKey(keyCache.record(member, of: slot), at: keyOffset + 1)
                     else { break }
-                    position = keyOffset + predictedRecords[member].length + 2
+                    position = keyOffset + keyCache.record(member, of: slot).length + 2
                 }
-                leave(prediction, after: predictedValues.count, filter: &seen, values: predictedValues)
+                leave(slot, after: predictedValues.count, filter: &seen, values: predictedValues)
                 key = try readKey()
             }
             return try readMembers(
@@ -454,16 +456,17 @@ extension JSONReader {
                 && memoryEqual(base + expected.start, base + start, expected.length + 1, readable: count - start)
         }
 
-        /// Stops following `prediction` after its first `members` keys: they go on the key stacks and
-        /// into the hash filter, and their `values` on the value stack, as members read one by one would have.
-        mutating func leave(
-            _ prediction: JSONKeyCache.Prediction, after members: Int, filter: inout KeyFilter, values read: [WidgetValue]
-        ) {
+        /// Stops following the shape in `slot` after its first `members` keys: they go on the key stacks
+        /// and into the hash filter, and their `values` on the value stack, as members read one by one
+        /// would have.
+        mutating func leave(_ slot: Int, after members: Int, filter: inout KeyFilter, values read: [WidgetValue]) {
             for value in read { values.push(value) }
+            let shapeKeys = keyCache.keys(of: slot)
             for member in 0..<members {
-                keys.push(prediction.shape.keys[member])
-                keyRecords.push(prediction.shape.records[member])
-                _ = filter.insert(prediction.shape.records[member].hash)
+                let record = keyCache.record(member, of: slot)
+                keys.push(shapeKeys[member])
+                keyRecords.push(record)
+                _ = filter.insert(record.hash)
             }
         }
 
