@@ -33,16 +33,21 @@ struct JSONKeyCache: ~Copyable {
     /// arrays, which would retain and release them) and must not be replaced meanwhile.
     private let pins: UnsafeMutablePointer<Int>
 
-    /// The keys of an object, where they were in the input once the same keys have been seen twice
-    /// (to predict the next object's keys without scanning them), and, when it has more members than
+    /// The keys of an object; once the same keys have been seen twice, their text (to predict the next
+    /// object's keys without scanning them: compared with this copy, the keys of the next object touch
+    /// only a few bytes of memory, not the whole of an earlier object); and, when it has more members than
     /// ``WidgetObject/indexThreshold``, the index from key to position that objects with those keys share.
     struct Shape {
         var keys: [String]
+        /// Where each key is in `text`.
         var records: [JSONReader.KeyRecord]
         var index: [String: Int]?
+        /// Each key as written and its closing quote, back to back, then eight bytes of padding; owned by
+        /// the cache.
+        var text: UnsafeMutableRawPointer?
 
         /// No shape: predicts nothing.
-        static var none: Shape { Shape(keys: [], records: [], index: nil) }
+        static var none: Shape { Shape(keys: [], records: [], index: nil, text: nil) }
     }
 
 
@@ -68,6 +73,7 @@ struct JSONKeyCache: ~Copyable {
         }
         entries.deallocate()
         occupied.deallocate()
+        for slot in 0..<Self.shapeCount { shapes[slot].text?.deallocate() }
         shapes.deinitialize(count: Self.shapeCount)
         shapes.deallocate()
         lastUse.deallocate()
@@ -75,7 +81,7 @@ struct JSONKeyCache: ~Copyable {
     }
 
     /// The slot of the shape of the most recent object at `depth`, seen at least twice, whose first key
-    /// is the key `first` (not escaped) at `first.start`, to predict the keys of an object that starts the
+    /// is the key `first` (not escaped), to predict the keys of an object that starts the
     /// same way; `nil` when there is none. While an object follows it, the shape is ``pin(_:)``ned.
     @inline(__always)
     func prediction(startingWith first: JSONReader.KeyRecord, depth: Int, in bytes: UnsafePointer<UInt8>) -> Int? {
@@ -85,7 +91,7 @@ struct JSONKeyCache: ~Copyable {
         for slot in set..<set + Self.shapeWays {
             guard let earlier = shapes[slot].records.first, earlier.hash == first.hash, !earlier.escaped,
                 earlier.length == first.length, best < 0 || lastUse[slot] > lastUse[best],
-                memoryEqual(bytes + earlier.start, bytes + first.start, first.length)
+                memoryEqual(earlier.text, first.text, first.length)
             else { continue }
             best = slot
         }
@@ -150,6 +156,7 @@ struct JSONKeyCache: ~Copyable {
             // predicts, so it has them already.)
             if shapes[slot].records.isEmpty {
                 shapes[slot].records = records.popArray(from: start)
+                shapes[slot].text = Self.copyText(of: &shapes[slot].records)
             } else {
                 records.pop(from: start)
             }
@@ -165,9 +172,27 @@ struct JSONKeyCache: ~Copyable {
         )
         // Every shape of the set is being followed by an enclosing object: this one is not kept.
         guard oldest >= 0 else { return (shape.keys, shape.index) }
+        shapes[oldest].text?.deallocate()
         shapes[oldest] = shape
         use(oldest)
         return (shape.keys, shape.index)
+    }
+
+    /// A copy of the text of the keys `records` point to, each followed by its closing quote, pointing
+    /// `records` to it.
+    private static func copyText(of records: inout [JSONReader.KeyRecord]) -> UnsafeMutableRawPointer {
+        var size = 8
+        for record in records { size += record.length + 1 }
+        let text = UnsafeMutableRawPointer.allocate(byteCount: size, alignment: 8)
+        var offset = 0
+        for index in records.indices {
+            let length = records[index].length + 1
+            (text + offset).copyMemory(from: records[index].text, byteCount: length)
+            records[index].text = UnsafePointer((text + offset).assumingMemoryBound(to: UInt8.self))
+            offset += length
+        }
+        (text + offset).initializeMemory(as: UInt8.self, repeating: 0, count: 8)
+        return text
     }
 
     /// The first slot of the set of shapes of objects at `depth` whose first key has the hash `hash`.

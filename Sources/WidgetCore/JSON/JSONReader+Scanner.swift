@@ -3,10 +3,11 @@ import Foundation
 // MARK: - Scanner
 
 extension JSONReader {
-    /// The position and hash of an object key in the input, for finding repeated keys without comparing
-    /// strings.
+    /// Where an object key is written, and its hash, for finding repeated keys without comparing strings.
     struct KeyRecord {
-        var start: Int
+        /// The key as written (escapes included): in the input, or in the text of a shape
+        /// (``JSONKeyCache/Shape``), followed by its closing quote and at least seven more readable bytes.
+        var text: UnsafePointer<UInt8>
         var length: Int
         /// ``JSONKeyCache/hash(_:count:)`` of the key's UTF-8 text (after unescaping).
         var hash: Int
@@ -303,6 +304,8 @@ extension JSONReader {
                 // keys in order, each key is one compare against that object's bytes, cannot be a repeat
                 // and is not pushed on `keys` (the shape, read in place, holds it). The values go straight
                 // into an array of the predicted size.
+                // Pinned until the object is read: the stacks may hold its keys' records, which point
+                // into its text.
                 keyCache.pin(slot)
                 defer { keyCache.unpin(slot) }
                 let predicted = keyCache.keyCount(of: slot)
@@ -335,6 +338,9 @@ extension JSONReader {
                 }
                 leave(slot, after: predictedValues.count, filter: &seen, values: predictedValues)
                 key = try readKey()
+                return try readMembers(
+                    from: key, at: keyOffset, keyBase: keyBase, valueBase: valueBase, depth: depth, indent: indent,
+                    filter: seen)
             }
             return try readMembers(
                 from: key, at: keyOffset, keyBase: keyBase, valueBase: valueBase, depth: depth, indent: indent,
@@ -453,7 +459,7 @@ extension JSONReader {
         @inline(__always)
         func predictedKey(_ expected: KeyRecord, at start: Int) -> Bool {
             !expected.escaped && start + expected.length < count
-                && memoryEqual(base + expected.start, base + start, expected.length + 1, readable: count - start)
+                && memoryEqual(expected.text, base + start, expected.length + 1, readable: count - start)
         }
 
         /// Stops following the shape in `slot` after its first `members` keys: they go on the key stacks
@@ -481,7 +487,7 @@ extension JSONReader {
                     if record.escaped || other.escaped {
                         if keys[member] == key { return member - keyBase }
                     } else if other.length == record.length,
-                        memoryEqual(base + other.start, base + record.start, record.length)
+                        memoryEqual(other.text, record.text, record.length)
                     {
                         return member - keyBase
                     }
@@ -579,13 +585,13 @@ extension JSONReader {
                 position = end + 1
                 let hash = JSONKeyCache.hash(base + start, count: end - start)
                 let string = keyCache.string(base, from: start, to: end, isASCII: isASCII, hash: hash, limit: count)
-                return (string, KeyRecord(start: start, length: end - start, hash: hash, escaped: false))
+                return (string, KeyRecord(text: base + start, length: end - start, hash: hash, escaped: false))
             }
             var string = try readString()
             let hash = string.withUTF8 { utf8 in
                 utf8.isEmpty ? 0 : JSONKeyCache.hash(utf8.baseAddress!, count: utf8.count)
             }
-            return (string, KeyRecord(start: start, length: position - start - 1, hash: hash, escaped: true))
+            return (string, KeyRecord(text: base + start, length: position - start - 1, hash: hash, escaped: true))
         }
 
         @inline(__always)
