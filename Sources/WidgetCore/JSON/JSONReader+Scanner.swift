@@ -14,6 +14,35 @@ extension JSONReader {
         var escaped: Bool
     }
 
+    /// The white space expected before the members or elements of a container, learnt from the one
+    /// before: in a pretty-printed document, a line break and as many spaces.
+    struct Indentation {
+        /// The number of bytes of the line break and spaces; zero when none are expected.
+        var length: Int
+        /// Which bits of the first sixteen bytes they take up (as two little-endian words).
+        var low: UInt64
+        var high: UInt64
+
+        static let none = Indentation(length: 0, low: 0, high: 0)
+
+        private init(length: Int, low: UInt64, high: UInt64) {
+            self.length = length
+            self.low = low
+            self.high = high
+        }
+
+        /// A line break and `spaces` spaces (up to 64; none expected past that).
+        init(spaces: Int) {
+            guard spaces <= 64 else {
+                self = .none
+                return
+            }
+            length = spaces + 1
+            low = length >= 8 ? ~0 : (1 << UInt64(length * 8)) - 1
+            high = length >= 16 ? ~0 : length <= 8 ? 0 : (1 << UInt64((length - 8) * 8)) - 1
+        }
+    }
+
     /// A 128-bit filter of key hashes: a key whose bit is not yet set cannot repeat an earlier key.
     struct KeyFilter {
         private var low: UInt64 = 0
@@ -143,26 +172,36 @@ extension JSONReader {
         }
 
         /// Skips the white space before a member or an element, and returns the indentation to expect
-        /// before the next one in the same container (`indent` is the one before this one).
+        /// before the next one in the same container (`indentation` is the one before this one).
         @inline(__always)
-        mutating func skipIndentation(_ indent: Int) -> Int {
-            guard position < count, base[position] <= 0x20 else { return indent }
-            return skipIndentationRun(indent)
+        mutating func skipIndentation(_ indentation: Indentation) -> Indentation {
+            guard position < count, base[position] <= 0x20 else { return indentation }
+            let start = position
+            // A line break and up to fifteen spaces: two masked words.
+            if indentation.length > 0, indentation.length <= 16, start + 17 <= count,
+                (JSONReader.loadWord(base + start) ^ 0x2020_2020_2020_200A) & indentation.low == 0,
+                (JSONReader.loadWord(base + start + 8) ^ 0x2020_2020_2020_2020) & indentation.high == 0,
+                base[start + indentation.length] > 0x20
+            {
+                position = start + indentation.length
+                return indentation
+            }
+            return skipIndentationRun(indentation)
         }
 
-        /// Skips white space from a byte that is white space. In a pretty-printed document that is a
-        /// line break and as many spaces as before the previous member or element of the same container
-        /// (`indent`): those are checked in one or two loads, without a search for their end.
-        mutating func skipIndentationRun(_ indent: Int) -> Int {
+        /// Skips white space from a byte that is white space, checking deeper indentation than
+        /// ``skipIndentation(_:)`` does word by word, and learns the indentation from it.
+        mutating func skipIndentationRun(_ indentation: Indentation) -> Indentation {
             let start = position
-            if indent > 0, start + indent + 17 <= count, base[start] == 0x0A,
-                JSONReader.areSpaces(base + start + 1, indent), base[start + 1 + indent] > 0x20
+            let spaces = indentation.length - 1
+            if spaces > 15, start + spaces + 17 <= count, base[start] == 0x0A,
+                JSONReader.areSpaces(base + start + 1, spaces), base[start + 1 + spaces] > 0x20
             {
-                position = start + 1 + indent
-                return indent
+                position = start + 1 + spaces
+                return indentation
             }
             skipWhitespace()
-            return base[start] == 0x0A && position - start - 1 <= 64 ? position - start - 1 : 0
+            return base[start] == 0x0A ? Indentation(spaces: position - start - 1) : .none
         }
 
         /// Skips white space from a byte that may be white space, eight bytes at a time: the line breaks
@@ -255,8 +294,7 @@ extension JSONReader {
                 throw tooDeep()
             }
             position += 1
-            var indent = 0
-            indent = skipIndentation(indent)
+            var indent = skipIndentation(.none)
             if position < count, base[position] == UInt8(ascii: "]") {
                 position += 1
                 return .array([])
@@ -287,8 +325,7 @@ extension JSONReader {
                 throw tooDeep()
             }
             position += 1
-            var indent = 0
-            indent = skipIndentation(indent)
+            var indent = skipIndentation(.none)
             if position < count, base[position] == UInt8(ascii: "}") {
                 position += 1
                 return .object(WidgetObject())
@@ -356,7 +393,7 @@ extension JSONReader {
         @inline(never)
         mutating func readMembers(
             from key: (string: String, record: KeyRecord), at keyOffset: Int, keyBase: Int, valueBase: Int,
-            depth: Int, indent: Int, filter: KeyFilter
+            depth: Int, indent: Indentation, filter: KeyFilter
         ) throws(JSONSyntaxError) -> WidgetValue {
             var key = key
             var keyOffset = keyOffset
@@ -504,7 +541,7 @@ extension JSONReader {
             index < count && base[index] &- 48 < 10
         }
 
-        @inline(__always)
+        @inline(never)
         mutating func readNumber() throws(JSONSyntaxError) -> WidgetNumber {
             let start = position
             var index = position
