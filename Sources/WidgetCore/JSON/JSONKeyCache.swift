@@ -50,7 +50,6 @@ struct JSONKeyCache: ~Copyable {
         static var none: Shape { Shape(keys: [], records: [], index: nil, text: nil) }
     }
 
-
     init() {
         entries = .allocate(capacity: Self.slotCount)
         occupied = .allocate(capacity: Self.slotCount / 64)

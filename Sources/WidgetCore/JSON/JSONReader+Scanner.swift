@@ -5,8 +5,8 @@ import Foundation
 extension JSONReader {
     /// Where an object key is written, and its hash, for finding repeated keys without comparing strings.
     struct KeyRecord {
-        /// The key as written (escapes included): in the input, or in the text of a shape
-        /// (``JSONKeyCache/Shape``), followed by its closing quote and at least seven more readable bytes.
+        /// The key as written (escapes included), followed by its closing quote: in the input, or in the
+        /// text of a shape (``JSONKeyCache/Shape``), which is padded so that a word can be read at any key.
         var text: UnsafePointer<UInt8>
         var length: Int
         /// ``JSONKeyCache/hash(_:count:)`` of the key's UTF-8 text (after unescaping).
@@ -62,7 +62,8 @@ extension JSONReader {
     }
 
     /// One pass over the bytes of a document. Containers collect their members on shared scratch stacks
-    /// and move them into exactly sized storage when they close.
+    /// and move them into exactly sized storage when they close; an object that follows a predicted shape
+    /// puts its values straight into an array of that shape's size.
     struct Scanner: ~Copyable {
         /// Objects with up to this many members find repeated keys by a linear search of key hashes.
         static let linearKeySearchLimit = 64
@@ -338,11 +339,10 @@ extension JSONReader {
             var key = try readKey()
             if let slot = keyCache.prediction(startingWith: key.record, depth: depth, in: base) {
                 // An earlier object that began with the same key predicts the keys: while they follow its
-                // keys in order, each key is one compare against that object's bytes, cannot be a repeat
-                // and is not pushed on `keys` (the shape, read in place, holds it). The values go straight
-                // into an array of the predicted size.
-                // Pinned until the object is read: the stacks may hold its keys' records, which point
-                // into its text.
+                // shape in order, each key is one compare against the shape's copy of its text, cannot be a
+                // repeat and is not pushed on `keys` (the shape, read in place, holds it). The values go
+                // straight into an array of the predicted size. The shape stays pinned until the object is
+                // read: after a key that differs, the stacks hold records that point into its text.
                 keyCache.pin(slot)
                 defer { keyCache.unpin(slot) }
                 let predicted = keyCache.keyCount(of: slot)
