@@ -40,6 +40,19 @@ struct SeedWidgetsTests {
         try Data(contentsOf: SeedAPIs.fixtures.appendingPathComponent("000-featured-artworks/images/\(number).png"))
     }
 
+    /// Each seed has one folder a newcomer can find: a definition, a README, and a row in `Examples/README.md`.
+    @Test func everySeedHasAFolderWithItsDefinitionAReadmeAndARowInTheExamplesReadme() throws {
+        let names = try FileManager.default.contentsOfDirectory(atPath: SeedAPIs.seeds.path).sorted()
+        #expect(Set(names.map { String($0.prefix(3)) }) == ["000", "001", "002", "003", "004"], "\(names)")
+        let index = try String(contentsOf: Widgetd.packageRoot.appendingPathComponent("Examples/README.md"), encoding: .utf8)
+        for name in names {
+            let files = try FileManager.default.contentsOfDirectory(atPath: SeedAPIs.seeds.appendingPathComponent(name).path)
+            #expect(files.contains("README.md"), "\(name) has no README.md")
+            #expect(files.contains { $0.hasSuffix(".json") }, "\(name) has no definition")
+            #expect(index.contains("| `seeds/\(name)/` |"), "Examples/README.md has no row for seeds/\(name)/")
+        }
+    }
+
     // MARK: - Seed 000: Featured Artworks
 
     /// The image tokens the app would take: the default image's, or the lowest position's without one.
@@ -56,6 +69,7 @@ struct SeedWidgetsTests {
 
         let snapshot = try out.json("featured-artworks.json")
         #expect(snapshot["status"] == "fresh")
+        SnapshotLog.show("000 featured artworks, fresh", snapshot)
         let targets = apis.targets()
         let feeds = targets.filter { $0.hasPrefix("/artsy-public.s3.amazonaws.com/") }
         #expect(feeds.count == 1)
@@ -117,6 +131,7 @@ struct SeedWidgetsTests {
 
         let snapshot = try out.json("latest-articles.json")
         #expect(snapshot["status"] == "fresh")
+        SnapshotLog.show("000 latest articles, fresh", snapshot)
         let entries = try #require(snapshot["entries"]?.array)
         #expect(entries.count == 1)
         #expect(entries.first?["url"] == "https://www.artsy.net/news")
@@ -164,6 +179,7 @@ struct SeedWidgetsTests {
         let snapshot = try out.json("joke-of-the-day.json")
         #expect(snapshot["status"] == "fresh")
         #expect(snapshot["entries"]?[0]?["content"] == Self.joke)
+        SnapshotLog.show("003 joke of the day, fresh", snapshot)
         let documents = "/firestore.googleapis.com/v1/projects/mr-funny-jokes/databases/(default)/documents/"
         let lookups = apis.targets().filter { $0.hasPrefix("/firestore.googleapis.com/") }.map { $0.removingPercentEncoding ?? $0 }
         #expect(lookups.count == 2)
@@ -186,6 +202,7 @@ struct SeedWidgetsTests {
         #expect(snapshot["status"] == "placeholder")
         #expect(snapshot["entries"]?[0]?["content"]?["setup"] == "Open Mr. Funny Jokes to get started!")
         #expect(snapshot["error"]?.string?.contains("503") == true, "\(snapshot)")
+        SnapshotLog.show("003 joke of the day, Firestore down before the first joke: placeholder", snapshot)
 
         apis.fail(with: 0)
         _ = try await apis.run("003-joke-of-the-day", out: out)
@@ -197,6 +214,7 @@ struct SeedWidgetsTests {
         #expect(snapshot["status"] == "cached")
         #expect(snapshot["entries"]?[0]?["content"]?["punchline"] == "Because they make up everything!")
         #expect(snapshot["error"]?.string?.contains("503") == true, "\(snapshot)")
+        SnapshotLog.show("003 joke of the day, Firestore down after a joke: cached", snapshot)
     }
 
     @Test func aDayWithoutADailyJokeShowsAKeptJokeOrThePlaceholderOnAFreshInstall() async throws {
@@ -213,6 +231,7 @@ struct SeedWidgetsTests {
         ])
         #expect(snapshot["error"]?.string?.hasPrefix("inputs.daily: ") == true, "\(snapshot)")
         #expect(snapshot["error"]?.string?.hasSuffix(" answered 404 Not Found") == true, "\(snapshot)")
+        SnapshotLog.show("003 joke of the day, no daily joke (404) on a fresh install: placeholder", snapshot)
 
         // With a joke kept from an earlier day, that joke is served instead.
         try apis.play("")
@@ -225,6 +244,7 @@ struct SeedWidgetsTests {
         #expect(snapshot["entries"]?[0]?["content"] == Self.joke)
         #expect(snapshot["error"]?.string?.hasPrefix("inputs.daily: ") == true, "\(snapshot)")
         #expect(snapshot["error"]?.string?.hasSuffix(" answered 404 Not Found") == true, "\(snapshot)")
+        SnapshotLog.show("003 joke of the day, no daily joke (404) after a kept joke: cached", snapshot)
         // Only the daily lookup was tried: there was no joke id to fetch.
         let jokes = apis.targets().filter { $0.contains("/documents/jokes/") }
         #expect(jokes.count == 1)
@@ -260,6 +280,7 @@ struct SeedWidgetsTests {
         #expect(content["totalPnL"]?.number?.decimal == Decimal(string: "16287.325"))
         #expect(content["totalPnLPercentage"]?.number?.description == "31.76")
         #expect(content["realizedPnL"]?.number?.description == "1250.75")
+        SnapshotLog.show("004 portfolio, fresh, with a zero cost basis (ARB) and a delisted coin", snapshot)
 
         let generated = try #require(Self.date(snapshot["generatedAt"]))
         #expect(Self.date(snapshot["nextRefreshAt"]) == generated.addingTimeInterval(15 * 60))
@@ -280,6 +301,7 @@ struct SeedWidgetsTests {
             "holdings": [], "totalValue": 0, "totalCost": 0, "totalPnL": 0, "realizedPnL": 0, "currency": "usd",
             "totalPnLPercentage": 0,
         ])
+        SnapshotLog.show("004 portfolio, empty", snapshot)
         #expect(apis.targets().filter { $0.hasPrefix("/api.coingecko.com/") } == [])
     }
 
@@ -295,6 +317,7 @@ struct SeedWidgetsTests {
         #expect(snapshot["status"] == "placeholder")
         #expect(snapshot["entries"]?[0]?["content"] == ["holdings": [], "message": "Add coins in Bitpal to see your portfolio."])
         #expect(snapshot["error"]?.string?.hasPrefix("inputs.holdings: ") == true, "\(snapshot)")
+        SnapshotLog.show("004 portfolio, no holdings file: prompt", snapshot)
     }
 
     @Test func portfolioServesTheLastGoodValuesAsCachedWhenCoinGeckoFails() async throws {
@@ -313,6 +336,7 @@ struct SeedWidgetsTests {
         #expect(cached["entries"] == good["entries"])
         #expect(cached["lastSuccessAt"] == good["lastSuccessAt"])
         #expect(cached["error"]?.string?.contains("503") == true, "\(cached)")
+        SnapshotLog.show("004 portfolio, CoinGecko down: cached", cached)
     }
 
     @Test func portfolioPricesOlderThanAnHourAreMarkedStale() async throws {
@@ -338,5 +362,6 @@ struct SeedWidgetsTests {
         #expect(stale["lastSuccessAt"] == "2026-11-22T15:00:00Z")
         #expect(stale["generatedAt"] == "2026-11-22T16:01:00Z")
         #expect(stale["error"]?.string?.contains("503") == true, "\(stale)")
+        SnapshotLog.show("004 portfolio, prices over an hour old: stale", stale)
     }
 }

@@ -174,6 +174,7 @@ struct SeedWidgetsEndToEndTests {
         #expect(torrents[6]["errorString"] == "Tracker gave HTTP response code 404 (Not Found)")
         #expect(torrents[6]["error"] == 2)
         #expect(torrents[0]["errorString"] == "")
+        SnapshotLog.show("001 BitDream, a server fresh", home)
 
         let seedbox = try fixture.json("bitdream.seedbox.json")
         #expect(seedbox["status"] == "fresh")
@@ -228,6 +229,7 @@ struct SeedWidgetsEndToEndTests {
         let error = try #require(seedbox["error"]?.string)
         #expect(error.hasPrefix("source: 127.0.0.1:") && error.hasSuffix("answered 401 Unauthorized to session-stats; check the Transmission username and password"), "\(error)")
         #expect(!error.contains("not-the-password"))
+        SnapshotLog.show("001 BitDream, a server without a snapshot: configuration prompt", seedbox)
     }
 
     @Test func aServerSnapshotOlderThanTenMinutesIsMarkedStale() async throws {
@@ -236,7 +238,7 @@ struct SeedWidgetsEndToEndTests {
         let good = try fixture.json("bitdream.home.json")
         #expect(good["status"] == "fresh")
 
-        // The app's widget counts a snapshot older than its 10-minute refresh interval as stale.
+        // The definition counts a snapshot older than 10 minutes (two missed 5-minute refreshes) as stale.
         fixture.fail(with: 503)
         fixture.clock.advance(by: 10 * 60)
         #expect(try await fixture.run(seed: "001-bitdream").code == 1)
@@ -248,6 +250,7 @@ struct SeedWidgetsEndToEndTests {
             #expect(stale["status"] == "stale", "\(name)")
             #expect(stale["lastSuccessAt"] == "2026-11-22T16:05:00Z", "\(name)")
             #expect(stale["error"]?.string?.contains("503 Service Unavailable") == true, "\(stale)")
+            SnapshotLog.show("001 BitDream, \(name) over ten minutes old: stale", stale)
         }
         #expect(try fixture.json("bitdream.home.json")["entries"] == good["entries"])
     }
@@ -290,6 +293,7 @@ struct SeedWidgetsEndToEndTests {
         #expect(runways[4]["note"] == "the tailwind of 10.3 kt exceeds the 10 kt limit")
         #expect(runways[1]["note"] == nil)
         #expect(snapshot["nextRefreshAt"] == "2026-11-22T16:20:00Z")
+        SnapshotLog.show("002 SF50 runways, fresh; N/A where a tailwind is over the limit", snapshot)
     }
 
     @Test func aStationWithoutAReportShowsTheAirportAndRunwaysWithoutPerformance() async throws {
@@ -320,6 +324,7 @@ struct SeedWidgetsEndToEndTests {
             ],
             "message": "Weather is unavailable for EDDT; runways are shown without performance.",
         ])
+        SnapshotLog.show("002 SF50 runways, weather unavailable (204)", snapshot)
     }
 
     @Test(arguments: ["", "null\n"])
@@ -338,5 +343,6 @@ struct SeedWidgetsEndToEndTests {
         let definition = try JSONReader.read(Data(contentsOf: Self.seeds.appendingPathComponent("002-sf50-runways/sf50-runways.json")))
         #expect(snapshot["entries"]?[0]?["content"] == definition["placeholder"])
         #expect(snapshot["entries"]?[0]?["content"]?["message"] == "Select an airport in SF50 Runways to see takeoff performance.")
+        SnapshotLog.show("002 SF50 runways, no airport (\(airport.isEmpty ? "empty file" : "null"))", snapshot)
     }
 }
