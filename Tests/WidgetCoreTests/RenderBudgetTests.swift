@@ -55,4 +55,21 @@ struct RenderBudgetTests {
         #expect(context.renderBudget.bytes == RenderBudget.defaultBytes)
         #expect(context.templateScope().budget === context.renderBudget)
     }
+
+    /// Rendering has no clock of its own: it stops when its refresh is cancelled (at the refresh's deadline
+    /// or a stop), before the next filter, instead of keeping a core busy for nothing.
+    @Test func aCancelledRefreshStopsRenderingAtTheNextFilter() async throws {
+        let template = try Template("{{ (1..99999) | join | size }}")
+        let scope = TemplateScope()
+        #expect(try template.render(scope) == 588_887)
+        let task = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            return Result { () throws(ExpressionError) -> WidgetValue in try template.render(scope) }
+        }
+        guard case .failure(let error) = await task.value else {
+            Issue.record("a cancelled render finished")
+            return
+        }
+        #expect(error.description.hasPrefix("stopped: its refresh was cancelled"), "\(error)")
+    }
 }

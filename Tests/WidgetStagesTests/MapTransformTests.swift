@@ -35,6 +35,17 @@ struct MapTransformTests {
 
     // MARK: - Shape
 
+    /// A refresh stopped at its deadline stops mapping at the next item, with nothing left running.
+    @Test func aCancelledRefreshStopsBeforeTheNextItem() async throws {
+        let transform = try map(["fields": ["n": "{{ item }}"]])
+        let context = self.context
+        let task = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            return try await transform.transform([1, 2, 3], context: context)
+        }
+        await #expect(throws: CancellationError.self) { try await task.value }
+    }
+
     @Test func buildsTheFieldsOfEachItem() async throws {
         let items: WidgetValue = [["title": "  One ", "n": 1], ["title": "Two", "n": 2]]
         let result = try await map(["fields": ["title": "{{ title | strip }}", "label": "#{{ n }}"]]).transform(items, context: context)

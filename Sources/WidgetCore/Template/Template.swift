@@ -171,6 +171,9 @@ public struct Template: Sendable, Hashable, CustomStringConvertible {
         // Each call is read where it is: a copy of it would count a reference to each of its parts.
         let calls = output.calls
         for index in calls.indices {
+            // Rendering has no time limit of its own: it stops when its refresh is cancelled, at the
+            // refresh's deadline or when the daemon stops, before the next filter.
+            if Task.isCancelled { throw Template.cancelled }
             var arguments: [WidgetValue]
             if let literals = calls[index].literalArguments {
                 arguments = literals
@@ -195,6 +198,12 @@ public struct Template: Sendable, Hashable, CustomStringConvertible {
         }
         return value
     }
+
+    /// The error a render stopped by cancellation throws.
+    static let cancelled = ExpressionError(
+        "stopped: its refresh was cancelled (the deadline passed or widgetd is stopping)",
+        hint: "raise the definition's \"deadline\" if it needs longer"
+    )
 
     /// Two templates are equal when they have the same source text.
     public static func == (lhs: Template, rhs: Template) -> Bool {

@@ -5,8 +5,9 @@ import Synchronization
 ///
 /// A task group would wait for its child to return even after cancelling it; a stage stuck in a system
 /// call or a loop that does not check for cancellation would then hold the caller, and the daemon with
-/// it. Here the work runs in a task of its own: at the deadline (or when the caller is cancelled) it is
-/// cancelled and the caller returns at once; whatever the work still does afterwards is ignored.
+/// it. Here the work runs in a task of its own, on a thread of its own (a ``ThreadExecutor``): at the
+/// deadline (or when the caller is cancelled) it is cancelled and the caller returns at once; whatever the
+/// work still does afterwards is ignored, and the stages stop it at their next cancellation check.
 enum Deadline {
     /// The deadline passed before the work finished.
     struct Exceeded: Error, Sendable {}
@@ -17,7 +18,9 @@ enum Deadline {
         within limit: Duration, _ operation: @escaping @Sendable () async throws -> T
     ) async throws -> T {
         let outcome = Outcome<T>()
-        let work = Task { try await operation() }
+        // On a thread of its own: a stage that keeps a core busy until the deadline does not hold one of the
+        // few threads every other task needs.
+        let work = Task(executorPreference: ThreadExecutor()) { try await operation() }
         // A Dispatch timer, not a sleeping task: a cancelled `Task.sleep` leaves its wake-up queued until
         // the time it was asked for (about 750 bytes for the whole deadline, a minute by default, for
         // every refresh); a cancelled timer source is gone at once.

@@ -1,5 +1,7 @@
 import Dispatch
 import Foundation
+import Synchronization
+import WidgetStages
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -32,6 +34,27 @@ enum SignalHandling {
     /// How long a stop may take before the process ends without waiting for the rest.
     static let stopGrace = 1.5
 
+    /// Whether ``exitAfterGrace()`` has started its thread.
+    private static let graceStarted = Atomic(false)
+
+    /// Ends the process ``stopGrace`` seconds from now unless it ended by itself first: whatever a stage
+    /// or the network library is doing, a stop is over soon. Snapshots are replaced atomically, so an
+    /// interrupted write loses only itself; the programs of `command` transforms are killed first.
+    ///
+    /// The wait is on a thread of its own, not on a dispatch queue or a task: those share threads with the
+    /// work that may be what makes the stop slow.
+    static func exitAfterGrace() {
+        guard !graceStarted.exchange(true, ordering: .relaxed) else { return }
+        let thread = Thread {
+            Thread.sleep(forTimeInterval: stopGrace)
+            StandardStream.error.write("widgetd: the stop took longer than \(stopGrace) s; exiting now\n")
+            RunningPrograms.killAll()
+            _exit(0)
+        }
+        thread.name = "widgetd.stop"
+        thread.start()
+    }
+
     static func run(_ daemon: WidgetDaemon, watching folder: String, ready: () -> Void) async throws {
         let queue = DispatchQueue(label: "widgetd.signals")
         let pipe = try SignalPipe.install(UnixSignal.all.map(\.rawValue))
@@ -43,12 +66,7 @@ enum SignalHandling {
                 switch UnixSignal(rawValue: number) {
                 case .terminate, .interrupt:
                     task.cancel()
-                    // Whatever a stage or the network library is doing, the process ends soon: snapshots
-                    // are replaced atomically, so an interrupted write loses only itself.
-                    queue.asyncAfter(deadline: .now() + SignalHandling.stopGrace) {
-                        StandardStream.error.write("widgetd: the stop took longer than \(SignalHandling.stopGrace) s; exiting now\n")
-                        _exit(0)
-                    }
+                    SignalHandling.exitAfterGrace()
                 case .hangup: Task { await daemon.reloadDefinitions() }
                 case .user1: Task { await daemon.checkReloadRequests() }
                 default: break

@@ -151,7 +151,10 @@ public struct ChooseTransform: Transformer {
         if case .array(let items) = value {
             var result: [WidgetValue] = []
             result.reserveCapacity(items.count)
-            for (index, item) in items.enumerated() { result.append(try apply(item, place: "item \(index)")) }
+            for (index, item) in items.enumerated() {
+                try Task.checkCancellation()
+                result.append(try apply(item, place: "item \(index)"))
+            }
             return .array(result)
         }
         return try apply(value, place: "the value")

@@ -236,10 +236,14 @@ public struct CommandTransform: Transformer {
 final class ProcessGroup: Sendable {
     private let state = Mutex<(pid: pid_t?, killed: Bool)>((nil, false))
 
+    /// The groups of the programs running now, for ``RunningPrograms/killAll()``.
+    fileprivate static let running = Mutex<Set<pid_t>>([])
+
     /// Records the program's pid. A kill that came first is applied now.
     func started(_ pid: pid_t) {
         state.withLock { state in
             state.pid = pid
+            ProcessGroup.running.withLock { _ = $0.insert(pid) }
             if state.killed { killGroup(pid) }
         }
     }
@@ -261,11 +265,28 @@ final class ProcessGroup: Sendable {
 
     /// Called just before the program is reaped: no signal is sent to its group after this.
     func end() {
-        state.withLock { $0.pid = nil }
+        state.withLock { state in
+            if let pid = state.pid { ProcessGroup.running.withLock { _ = $0.remove(pid) } }
+            state.pid = nil
+        }
     }
 
     /// Whether ``kill()`` was called: the program did not end on its own.
     var wasKilled: Bool { state.withLock { $0.killed } }
+}
+
+/// The programs the `command` transform has running.
+public enum RunningPrograms {
+    /// Kills every program the `command` transform started and has not reaped yet, with everything in
+    /// its process group: for a process about to end without waiting for its refreshes, so that it leaves
+    /// nothing running behind it.
+    public static func killAll() {
+        // A group leaves this set before its program is reaped, under this lock: no signal can reach a
+        // process that was given the id of a reaped one.
+        ProcessGroup.running.withLock { groups in
+            for group in groups { killGroup(group) }
+        }
+    }
 }
 
 /// SIGKILL to the process group `group`.

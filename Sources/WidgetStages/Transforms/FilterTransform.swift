@@ -44,6 +44,7 @@ public struct FilterTransform: Transformer {
         var scope = context.templateScope()
         var kept: [WidgetValue] = []
         for (index, item) in items.enumerated() {
+            try Task.checkCancellation()
             scope.item = item
             do {
                 if try test.passes(item, root: value, scope: scope) { kept.append(item) }

@@ -71,7 +71,11 @@ public struct MapTransform: Transformer {
         if case .array(let items) = value {
             var result: [WidgetValue] = []
             result.reserveCapacity(items.count)
-            for (index, item) in items.enumerated() { result.append(try apply(item, index: index)) }
+            for (index, item) in items.enumerated() {
+                // A refresh stopped at its deadline stops here, not after the last item.
+                try Task.checkCancellation()
+                result.append(try apply(item, index: index))
+            }
             return .array(result)
         }
         return try apply(value, index: nil)

@@ -29,6 +29,7 @@ extension TestHTTPRoute {
     /// | `/file/<name>` | the file `<name>` of `root` (404 when missing or outside it) |
     /// | `/stall?seconds=S` | 200 announcing 100 bytes, then nothing until the client hangs up or S seconds pass (default 30) |
     /// | `/not-http` | an SSH server's greeting instead of HTTP, then the hang-up |
+    /// | `/slow-headers?count=N&interval=S` | a status line, then N header fields (default 1000), one every S seconds (default 0.5), then a 2-byte body: slowloris |
     /// | `/header-flood?count=N` | 200 with N header fields of 64 bytes (default 100000) before a 2-byte body |
     /// | `/gzip?bytes=N` | 200 `Content-Encoding: gzip` of `{"padding": "xxx…"}` with N `x` (default 1000): a body far smaller than what it inflates to |
     /// | `/secret/<s>/<route>` | `/<route>` (query kept) when the request's `Authorization`, if any, is `Bearer <s>` and its body, if any, contains `<s>`; else 403 |
@@ -155,6 +156,20 @@ extension TestHTTPRoute {
             },
             TestHTTPRoute(nil, "/not-http") { _ in
                 .raw { connection in try connection.write("SSH-2.0-OpenSSH_9.6\r\n") }
+            },
+            // Slowloris from the server's side: a status line, then one header line every `interval`
+            // seconds, `count` of them, before the body.
+            TestHTTPRoute(nil, "/slow-headers") { request in
+                let count = try request.integer("count", default: 1000)
+                let interval = try request.number("interval", default: 0.5)
+                return .raw { connection in
+                    try connection.write("HTTP/1.1 200 OK\r\n")
+                    for index in 0..<count {
+                        try connection.pause(interval)
+                        try connection.write("X-Slow-\(index): y\r\n")
+                    }
+                    try connection.write("Content-Length: 2\r\n\r\n{}")
+                }
             },
             TestHTTPRoute(nil, "/header-flood") { request in
                 let count = try request.integer("count", default: 100_000)
