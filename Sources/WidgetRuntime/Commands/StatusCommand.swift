@@ -140,7 +140,8 @@ public struct StatusCommand: WidgetCommand {
         }
         let free = UInt64(stats.f_bavail) * UInt64(stats.f_frsize)
         if free < 1 << 20 {
-            return "the file system is full (\(free) bytes free); snapshots cannot be written until space is freed"
+            let state = free == 0 ? "full" : "nearly full (\(free) bytes free)"
+            return "the file system is \(state); snapshots cannot be written until space is freed"
         }
         return nil
     }
