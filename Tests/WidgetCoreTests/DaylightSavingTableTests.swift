@@ -202,8 +202,8 @@ struct DaylightSavingTableTests {
             let rows = Self.rows.filter { $0.zone == zone }
             #expect(rows.contains { if case .at = $0.rule { true } else { false } }, "\(zone): at")
             #expect(rows.contains { if case .every = $0.rule { true } else { false } }, "\(zone): every")
-            #expect(rows.contains { if case .cron(let text) = $0.rule { text.hasPrefix("30 * ") || text.hasPrefix("15 * ") || text.hasPrefix("45 * ") || text.hasPrefix("0 * ") } else { false } }, "\(zone): hourly cron")
-            #expect(rows.contains { if case .cron(let text) = $0.rule { !text.contains(" * * * ") } else { false } }, "\(zone): daily cron")
+            #expect(rows.contains { if case .cron(let cron) = $0.rule, case let text = cron.text { text.hasPrefix("30 * ") || text.hasPrefix("15 * ") || text.hasPrefix("45 * ") || text.hasPrefix("0 * ") } else { false } }, "\(zone): hourly cron")
+            #expect(rows.contains { if case .cron(let cron) = $0.rule, case let text = cron.text { !text.contains(" * * * ") } else { false } }, "\(zone): daily cron")
         }
     }
 }

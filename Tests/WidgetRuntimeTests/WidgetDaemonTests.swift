@@ -149,6 +149,91 @@ struct WidgetDaemonTests {
         try await task.value
     }
 
+    // MARK: - Staleness
+
+    /// Data that passes its `staleAfter` is rewritten `stale` at that second, not at the next refresh: the
+    /// loop sleeps until then, and wakes then without fetching.
+    @Test func aSnapshotTurnsStaleAtTheSecondItsDataPassesStaleAfter() async throws {
+        try config.write("news.json", Self.definition(key: "news", every: "2h", staleAfter: "90m"))
+        source.set("news", json: #"{"headline": "first"}"#)
+        let daemon = makeDaemon()
+        var reports = daemon.refreshes.makeAsyncIterator()
+        let task = Task { try await daemon.run() }
+
+        let first = try #require(await reports.next())
+        #expect(first.snapshot.status == .fresh)
+        await clock.waitForSleeper()
+        let staleMoment = start.addingTimeInterval(90 * 60)
+        #expect(clock.earliestDeadline == staleMoment)
+
+        // A second before: still fresh.
+        clock.advance(to: staleMoment.addingTimeInterval(-1))
+        await clock.waitForSleeper()
+        #expect(store.snapshot(for: "news")?.status == .fresh)
+
+        // At the second: stale, written then, with its data and next refresh unchanged and nothing fetched.
+        clock.advance(to: staleMoment)
+        await clock.waitForSleeper()
+        let stale = try #require(store.snapshot(for: "news"))
+        #expect(stale.status == .stale)
+        #expect(stale.generatedAt == staleMoment)
+        #expect(stale.lastSuccessAt == start)
+        #expect(stale.nextRefreshAt == start.addingTimeInterval(7_200))
+        #expect(stale.entries.map(\.content) == [["headline": "first"]])
+        #expect(source.fetchCount("news") == 1)
+        let index = try JSONReader.read(try Data(contentsOf: store.indexFile))
+        #expect(index["widgets"]?[0]?["status"] == "stale")
+        #expect(logs.records.contains { $0.event == "stale" && $0.widget == "news" })
+        #expect(clock.earliestDeadline == start.addingTimeInterval(7_200))
+
+        // The next refresh makes it fresh again, and the next stale moment is 90 minutes after it.
+        clock.advance(to: start.addingTimeInterval(7_200))
+        let second = try #require(await reports.next())
+        #expect(second.snapshot.status == .fresh)
+        await clock.waitForSleeper()
+        #expect(clock.earliestDeadline == start.addingTimeInterval(7_200 + 90 * 60))
+
+        task.cancel()
+        try await task.value
+    }
+
+    /// A `cached` snapshot (the source failed) turns stale on time too, between two retries.
+    @Test func aCachedSnapshotTurnsStaleBetweenRetries() async throws {
+        try config.write("news.json", Self.definition(key: "news", every: "1h", staleAfter: "65m"))
+        source.set("news", json: #"{"headline": "kept"}"#)
+        let daemon = makeDaemon()
+        var reports = daemon.refreshes.makeAsyncIterator()
+        let task = Task { try await daemon.run() }
+        _ = try #require(await reports.next())
+        await clock.waitForSleeper()
+
+        source.fail("news", message: "the server answered 503")
+        clock.advance(to: start.addingTimeInterval(3_600))
+        #expect(try #require(await reports.next()).snapshot.status == .cached)
+        await clock.waitForSleeper()
+        // Retries at +30 s, +1 m, +2 m, +4 m after the hour; the data turns stale at 65 minutes, between
+        // the retry at 1:03:30 and the one at 1:07:30.
+        var retries = 0
+        while let next = clock.earliestDeadline, next < start.addingTimeInterval(65 * 60) {
+            clock.advance(to: next)
+            #expect(try #require(await reports.next()).snapshot.status == .cached)
+            retries += 1
+            await clock.waitForSleeper()
+        }
+        #expect(retries == 3)
+        #expect(clock.earliestDeadline == start.addingTimeInterval(65 * 60))
+        clock.advance(to: start.addingTimeInterval(65 * 60))
+        await clock.waitForSleeper()
+        let stale = try #require(store.snapshot(for: "news"))
+        #expect(stale.status == .stale)
+        #expect(stale.generatedAt == start.addingTimeInterval(65 * 60))
+        #expect(stale.error == "source: the server answered 503")
+        #expect(stale.entries.map(\.content) == [["headline": "kept"]])
+
+        task.cancel()
+        try await task.value
+    }
+
     // MARK: - Faults
 
     @Test func failingWidgetNeverStopsAnotherAndRetriesOnItsOwn() async throws {

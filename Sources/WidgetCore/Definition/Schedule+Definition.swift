@@ -100,7 +100,7 @@ extension Schedule: Decodable, DescribedOptions {
         if let text = try members.string(.cron, what: "\"cron\"") {
             switch Result(catching: { () throws(ExpressionError) in try CronExpression(text) }) {
             case .success(let cron):
-                rule = .cron(text)
+                rule = .cron(cron)
                 if cron.shortestGapInMinutes < Self.frequentLimit.seconds / 60, !allowFrequent {
                     try members.report(.cron, "\"\(text)\" fires more often than every 5 minutes; add \"allowFrequent\": true if the source allows it, or use e.g. \"*/5 * * * *\"")
                 }

@@ -8,8 +8,8 @@ public struct Schedule: Sendable, Hashable {
         case every(WidgetDuration)
         /// At these local times of day in the widget's zone.
         case at([TimeOfDay])
-        /// A five-field cron expression (or a macro such as `@daily`) in the widget's zone.
-        case cron(String)
+        /// A five-field cron expression (or a macro such as `@daily`) in the widget's zone, parsed once.
+        case cron(CronExpression)
         /// After the date of the timeline's last entry.
         case atEnd
         /// Only when asked (`widgetd reload`), or at start-up when stale or missing.

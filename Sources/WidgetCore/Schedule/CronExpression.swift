@@ -278,3 +278,16 @@ extension Calendar {
         return date(from: exact) ?? found
     }
 }
+
+extension CronExpression: ExpressibleByStringLiteral {
+    /// A cron expression written in the program: `let rule: Schedule.Rule = .cron("0 */4 * * *")`.
+    /// Definitions are read with ``init(_:)``, which says what is wrong; an invalid literal is a mistake
+    /// in the program and stops it.
+    public init(stringLiteral text: String) {
+        do {
+            try self.init(text)
+        } catch {
+            preconditionFailure("invalid cron expression literal '\(text)': \(error)")
+        }
+    }
+}

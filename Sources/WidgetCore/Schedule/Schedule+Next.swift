@@ -31,8 +31,8 @@ extension Schedule {
                 dayStart = calendar.startOfDay(for: following)
             }
             return nil
-        case .cron(let text):
-            return (try? CronExpression(text))?.nextDate(after: date, calendar: calendar)
+        case .cron(let expression):
+            return expression.nextDate(after: date, calendar: calendar)
         case .atEnd:
             guard let lastEntryDate else { return nil }
             return lastEntryDate > date ? lastEntryDate : nil
@@ -52,11 +52,6 @@ extension Schedule {
     /// A stable delay in `0..<jitter` for `id`: the same for the same widget on every run and machine.
     public func jitterOffset(for id: String) -> TimeInterval {
         guard let jitter, jitter.seconds > 0 else { return 0 }
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in id.utf8 {
-            hash ^= UInt64(byte)
-            hash = hash &* 0x100_0000_01b3
-        }
-        return TimeInterval(hash % UInt64(jitter.seconds))
+        return TimeInterval(StableHash.fnv1a(id.utf8) % UInt64(jitter.seconds))
     }
 }

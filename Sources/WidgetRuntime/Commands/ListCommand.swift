@@ -48,8 +48,7 @@ public struct ListCommand: WidgetCommand {
         for widget in result.widgets.sorted(by: { $0.id < $1.id }) {
             let definition = widget.definition
             let source = ListCommand.describe(definition.source)
-            let next = states[widget.id]?.nextDueAt
-                ?? definition.schedule.nextRefresh(after: now, timeZone: definition.timeZone)
+            let next = states[widget.id]?.nextDueAt ?? definition.refreshPolicy.nextRefresh(after: now)
             rows.append([
                 widget.id, source, definition.parser.typeName, definition.schedule.summary,
                 next.map(Timestamp.string) ?? "-",

@@ -53,21 +53,13 @@ public struct NextCommand: WidgetCommand {
         }
         let definition = widget.definition
         let zone = definition.timeZone
-        var cursor = from ?? environment.clock.now()
-        let jitter = definition.schedule.jitterOffset(for: id)
         var lines = ["\(id): \(definition.schedule.summary) (\(zone.identifier))"]
-        for _ in 0..<count {
-            guard let next = definition.schedule.nextRefresh(after: cursor, timeZone: zone) else {
-                if lines.count == 1 {
-                    lines.append(
-                        "  no scheduled refresh: \(definition.schedule.summary) runs only at start-up when stale and on 'widgetd reload'"
-                    )
-                }
-                break
-            }
-            let due = next.addingTimeInterval(jitter)
+        let times = definition.refreshPolicy.upcoming(after: from ?? environment.clock.now(), count: count)
+        if times.isEmpty {
+            lines.append("  no scheduled refresh: \(definition.schedule.summary) runs only at start-up when stale and on 'widgetd reload'")
+        }
+        for due in times {
             lines.append("  \(NextCommand.local(due, zone))  \(Timestamp.string(due))")
-            cursor = next
         }
         environment.print(lines.joined(separator: "\n"))
         return 0

@@ -166,8 +166,9 @@ public final class WidgetDaemon: Sendable {
         var running = RunningRefreshes(limit: max(1, configuration.maximumConcurrentRefreshes))
         while !Task.isCancelled {
             startDue(&book, running: &running)
+            markStale(&book, running: running)
             // With refreshes under way the loop waits for them too: it is not idle.
-            let wakeAt = running.isFull ? nil : book.earliestDue
+            let wakeAt = [running.isFull ? nil : book.earliestDue, book.staleAt.earliest].compactMap { $0 }.min()
             let mail = await mailbox.wait(until: wakeAt, clock: configuration.clock, busy: !running.isEmpty)
             if Task.isCancelled { break }
             if !mail.finished.isEmpty { record(mail.finished, in: &book, running: &running) }
@@ -243,6 +244,36 @@ public final class WidgetDaemon: Sendable {
         }
         // No free place: these wait for the next one, still due.
         for widget in due { book.dueAt[widget.id] = now }
+    }
+
+    /// Rewrites as `stale` the snapshots whose data turned stale by now, at the moment it did rather than
+    /// at the next refresh (which may be an interval away, or a day for a spent budget). A widget whose
+    /// refresh is under way is left to it: the refresh writes `stale` itself if it fails.
+    private func markStale(_ book: inout Book, running: RunningRefreshes) {
+        let now = configuration.clock.now()
+        let ids = book.staleAt.popDue(at: now).filter { !running.contains($0) }
+        guard !ids.isEmpty else { return }
+        let store = configuration.store
+        var marked = 0
+        for id in ids {
+            guard var snapshot = store.snapshot(for: id), snapshot.status == .fresh || snapshot.status == .cached else { continue }
+            snapshot.status = .stale
+            snapshot.generatedAt = now
+            do {
+                try store.write(snapshot)
+                book.snapshots[id] = Book.summary(of: snapshot)
+                book.unwritten[id] = nil
+                marked += 1
+                configuration.log(LogRecord(
+                    .notice, "stale", "\(id): stale, its last good data is from \(snapshot.lastSuccessAt.map(Timestamp.string) ?? "-")",
+                    widget: id, status: Snapshot.Status.stale.rawValue, next: snapshot.nextRefreshAt))
+            } catch {
+                book.writeFailures[id, default: 0] += 1
+                book.unwritten[id] = "\(error)"
+                configuration.log(LogRecord(.error, "write-failed", "\(id): stale, but it was not written — \(error)", widget: id, error: "\(error)"))
+            }
+        }
+        if marked > 0 { book.writeIndexAndMetrics(now: now, log: configuration.log) }
     }
 
     /// Takes in finished refreshes (their tasks wrote their files), flushes the folders once, then writes
@@ -503,6 +534,9 @@ extension WidgetDaemon {
         let store: SnapshotStore
         var widgets: [String: WidgetPipeline] = [:]
         var dueAt = DueQueue()
+        /// When each widget's snapshot, served `fresh` or `cached`, turns `stale` (its last good data passes
+        /// `staleAfter`): the daemon wakes then and rewrites it, without waiting for the next refresh.
+        var staleAt = DueQueue()
         /// When each widget's last manual refresh (`widgetd reload`) was asked for.
         var manualRefreshAt: [String: Date] = [:]
         /// Each widget's last snapshot without its entries: the index and the metrics need only its
@@ -546,12 +580,9 @@ extension WidgetDaemon {
             if isNew { keep(state, for: id, savedOnDisk: true) }
             assetReferences[id] = Book.assetPaths(in: [snapshot?.value, state.value])
             if let snapshot { snapshots[id] = Book.summary(of: snapshot) }
-            var stale = snapshot == nil || state.lastSuccessAt == nil
-            if let staleAfter = widget.definition.staleAfter, let last = state.lastSuccessAt,
-                now.timeIntervalSince(last) > staleAfter.timeInterval
-            {
-                stale = true
-            }
+            let policy = widget.definition.refreshPolicy
+            let stale = snapshot == nil || state.lastSuccessAt == nil || policy.isStale(lastSuccessAt: state.lastSuccessAt, at: now)
+            watchStaleness(of: id, status: snapshot?.status, lastSuccessAt: state.lastSuccessAt, policy: policy)
             if stale || !startup {
                 dueAt[id] = now
             } else if let next = state.nextDueAt {
@@ -559,6 +590,15 @@ extension WidgetDaemon {
             } else {
                 dueAt[id] = nil
             }
+        }
+
+        /// Wakes the daemon when the data of a snapshot served `fresh` or `cached` turns stale.
+        mutating func watchStaleness(of id: String, status: Snapshot.Status?, lastSuccessAt: Date?, policy: RefreshPolicy) {
+            guard status == .fresh || status == .cached else {
+                staleAt[id] = nil
+                return
+            }
+            staleAt[id] = policy.staleAt(lastSuccessAt: lastSuccessAt)
         }
 
         /// Keeps `state` as the widget's, without its cached fetch values when they are saved on disk.
@@ -584,6 +624,7 @@ extension WidgetDaemon {
         mutating func remove(_ id: String) {
             widgets[id] = nil
             dueAt[id] = nil
+            staleAt[id] = nil
             manualRefreshAt[id] = nil
             snapshots[id] = nil
             states[id] = nil
@@ -621,6 +662,9 @@ extension WidgetDaemon {
                 assetsChanged = true
             }
             dueAt[id] = outcome.state.nextDueAt
+            if case .done = written {
+                watchStaleness(of: id, status: snapshot.status, lastSuccessAt: outcome.state.lastSuccessAt, policy: widget.definition.refreshPolicy)
+            }
             refreshCounts[id, default: [:]][snapshot.status, default: 0] += 1
             let seconds = Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
             lastDurations[id] = seconds

@@ -71,15 +71,12 @@ public struct WidgetRefresher: Sendable {
     ///   - respectBudget: whether `maxPerDay` may stop the refresh.
     public func refresh(_ pipeline: WidgetPipeline, state: WidgetState, now: Date, respectBudget: Bool = true) async -> Outcome {
         let definition = pipeline.definition
+        let policy = definition.refreshPolicy
         var state = state
-        let day = WidgetRefresher.localDay(now, timeZone: definition.timeZone)
-        if state.budgetDay != day {
-            state.budgetDay = day
-            state.budgetUsed = 0
-        }
-        if respectBudget, state.budgetUsed >= definition.schedule.maxPerDay {
-            let next = WidgetRefresher.startOfNextDay(after: now, timeZone: definition.timeZone)
-                .addingTimeInterval(definition.schedule.jitterOffset(for: definition.id))
+        state.budgetUsed = policy.refreshesToday(used: state.budgetUsed, day: state.budgetDay, at: now)
+        state.budgetDay = policy.budgetDay(now)
+        if respectBudget, policy.budgetIsSpent(used: state.budgetUsed, day: state.budgetDay, at: now) {
+            let next = policy.budgetRenews(after: now)
             let message = "the daily budget of \(definition.schedule.maxPerDay) refreshes is used up; the next refresh waits until \(Timestamp.string(next))"
             state.nextDueAt = next
             let error = PipelineError(stage: "schedule", kind: .fetcher, underlying: StageError(message))
@@ -100,7 +97,7 @@ public struct WidgetRefresher: Sendable {
             var kept = entries.map(\.content)
             for item in state.fallbackItems where !kept.contains(item) { kept.append(item) }
             state.fallbackItems = Array(kept.prefix(definition.fallback.keep))
-            var next = nextScheduled(definition, after: now, lastEntryDate: entries.last?.date)
+            var next = policy.nextRefresh(after: now, lastEntryDate: entries.last?.date)
             if let earliest = result.earliestNextFetch, let scheduled = next, scheduled < earliest { next = earliest }
             state.nextDueAt = next
             let snapshot = Snapshot(
@@ -114,7 +111,7 @@ public struct WidgetRefresher: Sendable {
         } catch {
             state.lastError = error.description
             state.consecutiveFailures += 1
-            let next = retryTime(definition, failures: state.consecutiveFailures, after: now, retryAfter: error.retryAfter)
+            let next = policy.retryTime(failures: state.consecutiveFailures, after: now, retryAfter: error.retryAfter)
             state.nextDueAt = next
             let snapshot = fallbackSnapshot(pipeline, state: state, now: now, error: error.description, next: next)
             return Outcome(snapshot: snapshot, state: state, error: error, ran: true)
@@ -160,10 +157,7 @@ public struct WidgetRefresher: Sendable {
                 lastSuccessAt: nil, nextRefreshAt: next, entries: entries, error: error
             )
         }
-        var stale = false
-        if let staleAfter = definition.staleAfter {
-            stale = now.timeIntervalSince(lastSuccessAt) > staleAfter.timeInterval
-        }
+        let stale = definition.refreshPolicy.isStale(lastSuccessAt: lastSuccessAt, at: now)
         let entries: [TimelineEntry]
         switch definition.fallback.pick {
         case .latest:
@@ -185,31 +179,7 @@ public struct WidgetRefresher: Sendable {
         )
     }
 
-    // MARK: - Timing
-
-    /// The next scheduled refresh after `now`, jitter included.
-    public func nextScheduled(_ definition: WidgetDefinition, after now: Date, lastEntryDate: Date?) -> Date? {
-        definition.schedule.nextRefresh(after: now, timeZone: definition.timeZone, lastEntryDate: lastEntryDate)
-            .map { $0.addingTimeInterval(definition.schedule.jitterOffset(for: definition.id)) }
-    }
-
-    /// When to retry after `failures` failures in a row: 30 s doubling, capped at the schedule's interval,
-    /// and never before the source's `Retry-After` (itself capped at 24 h).
-    public func retryTime(_ definition: WidgetDefinition, failures: Int, after now: Date, retryAfter: Double?) -> Date? {
-        if case .never = definition.schedule.rule, retryAfter == nil { return nil }
-        let cap = definition.schedule.typicalInterval(after: now, timeZone: definition.timeZone)
-        var delay = min(30 * pow(2, Double(min(failures, 20) - 1)), max(30, cap))
-        if let retryAfter { delay = max(delay, min(retryAfter, 86_400)) }
-        return now.addingTimeInterval(delay)
-    }
-
-    /// `yyyy-MM-dd` of `date` in `timeZone`.
-    public static func localDay(_ date: Date, timeZone: TimeZone) -> String {
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = timeZone
-        let parts = calendar.dateComponents([.year, .month, .day], from: date)
-        return String(format: "%04d-%02d-%02d", parts.year!, parts.month!, parts.day!)
-    }
+    // MARK: - Days
 
     /// Days since 1970-01-01 of the local date of `date` in `timeZone`.
     public static func dayNumber(_ date: Date, timeZone: TimeZone) -> Int {
@@ -220,13 +190,5 @@ public struct WidgetRefresher: Sendable {
         utc.timeZone = TimeZone(identifier: "UTC")!
         let midnight = utc.date(from: DateComponents(year: parts.year, month: parts.month, day: parts.day))!
         return Int((midnight.timeIntervalSince1970 / 86_400).rounded(.down))
-    }
-
-    /// The start of the local day after `date`'s.
-    public static func startOfNextDay(after date: Date, timeZone: TimeZone) -> Date {
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = timeZone
-        let start = calendar.startOfDay(for: date)
-        return calendar.date(byAdding: .day, value: 1, to: start) ?? date.addingTimeInterval(86_400)
     }
 }
