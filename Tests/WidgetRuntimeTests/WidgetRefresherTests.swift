@@ -12,6 +12,27 @@ struct WidgetRefresherTests {
 
     let start = TestWidgets.date("2026-11-22T15:00:00Z")
 
+    // MARK: - Secrets
+
+    /// Whatever stage fails and however it words it, the widget's secrets are masked before the error
+    /// reaches the snapshot or the state: a stage that echoes a two-character secret included.
+    @Test func everyErrorLosesTheWidgetsSecretsWhateverItsStage() async throws {
+        let widget = try TestWidgets.pipeline(
+            """
+            {"inputs": {"auth": {"url": "https://api.example.com/?key={{ env.SHORT }}", "when": "{{ false }}"}},
+             "source": {"type": "memory", "key": "news"}, "parser": "json", "timeline": "single"}
+            """, file: "widgets.d/news.json")
+        #expect(widget.definition.secretUses == [Template.SecretUse(namespace: .env, name: .literal("SHORT"))])
+        let source = InMemorySource()
+        source.fail("news", message: "the server said ab, and YWI= in base64")
+        var refresher = TestWidgets.refresher(source)
+        refresher.secrets = SecretStore(environment: ["SHORT": "ab"])
+        let outcome = await refresher.refresh(widget, state: WidgetState(), now: start)
+        #expect(outcome.snapshot.error == "source: the server said ***, and *** in base64")
+        #expect(outcome.state.lastError == "source: the server said ***, and *** in base64")
+        #expect(outcome.error?.description == "source: the server said ***, and *** in base64")
+    }
+
     // MARK: - Status
 
     @Test func successfulRefreshIsFreshWithTheNewEntriesAndTheNextScheduledTime() async throws {
@@ -50,7 +71,7 @@ struct WidgetRefresherTests {
         let outcome = await refresher.refresh(widget, state: good.state, now: later)
 
         #expect(outcome.ran)
-        #expect(outcome.error?.stage == "source")
+        #expect(outcome.error?.stage == .source)
         let snapshot = outcome.snapshot
         #expect(snapshot.status == .cached)
         #expect(snapshot.error == "source: the feed is down")

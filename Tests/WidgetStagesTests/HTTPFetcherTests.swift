@@ -60,17 +60,17 @@ struct HTTPFetcherTests {
         let payload = try await fetcher(["url": url(server, "/json?size=2")]).fetch(context: context())
         #expect(payload.contentType == "application/json")
         #expect(payload.origin == "http://127.0.0.1:\(server.port)/json")
-        #expect(payload.metadata["status"] == "200")
+        #expect(payload.status == 200)
         let value = try JSONReader.read(payload.data)
         #expect(value["count"] == 2)
         #expect(value["items"]?[1]?["score"]?.number?.text == "2.5")
     }
 
-    @Test func validatorsArePassedOnAsMetadata() async throws {
+    @Test func validatorsArePassedOnWithThePayload() async throws {
         let server = try startServer()
         let payload = try await fetcher(["url": url(server, "/etag")]).fetch(context: context())
-        #expect(payload.metadata["etag"] == "\"v1\"")
-        #expect(payload.metadata["last-modified"] == "Sun, 06 Nov 1994 08:49:37 GMT")
+        #expect(payload.validators.etag == "\"v1\"")
+        #expect(payload.validators.lastModified == "Sun, 06 Nov 1994 08:49:37 GMT")
     }
 
     @Test func theDeclaredCharsetReachesThePayload() async throws {
@@ -253,7 +253,7 @@ struct HTTPFetcherTests {
     @Test func redirectsBeyondMaxRedirectsFail() async throws {
         let server = try startServer()
         let followed = try await fetcher(["url": url(server, "/redirect/2"), "maxRedirects": 2]).fetch(context: context())
-        #expect(followed.metadata["status"] == "200")
+        #expect(followed.status == 200)
         let error = await #expect(throws: StageError.self) {
             _ = try await fetcher(["url": url(server, "/redirect/2"), "maxRedirects": 1]).fetch(context: context())
         }

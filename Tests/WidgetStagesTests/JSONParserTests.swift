@@ -73,7 +73,7 @@ struct JSONParserTests {
             #expect(error?.message == #"https://api.example.com/v1/items sent an empty body where JSON was expected; if that means "no data", add "empty": "null" to the parser to read it as null"#)
         }
         var noContent = payload("")
-        noContent.metadata["status"] = "204"
+        noContent.status = 204
         let error = #expect(throws: StageError.self) { _ = try parser().parse(noContent, context: context) }
         #expect(error?.message.hasPrefix("https://api.example.com/v1/items sent an empty body (HTTP 204) where JSON was expected") == true)
     }
@@ -81,7 +81,7 @@ struct JSONParserTests {
     @Test func emptyNullReadsAnEmptyBodyAsNullAndEverythingElseAsUsual() throws {
         let parser = try parser(["empty": "null"])
         var noContent = payload("")
-        noContent.metadata["status"] = "204"
+        noContent.status = 204
         #expect(try parser.parse(noContent, context: context) == .null)
         #expect(try parser.parse(payload("\n  \n"), context: context) == .null)
         #expect(try parser.parse(payload("[]"), context: context) == [])

@@ -169,7 +169,7 @@ struct WidgetPipelineTests {
             _ = try await run(widget, source)
         } throws: { error in
             guard let error = error as? PipelineError else { return false }
-            return error.stage == "parser" && error.kind == .parser
+            return error.stage == .parser && error.stage.description == "parser" && error.kind == .parser
                 && error.description.hasPrefix("parser: the payload from memory:news is not valid JSON: line 1, column 11: ")
         }
     }
@@ -207,7 +207,7 @@ struct WidgetPipelineTests {
             _ = try await run(widget, source)
         } throws: { error in
             guard let error = error as? PipelineError else { return false }
-            return error.stage == "transforms[0] (map)" && error.kind == .transformer
+            return error.stage == .transform(index: 0, type: "map") && error.stage.description == "transforms[0] (map)" && error.kind == .transformer
                 && error.description.hasPrefix("transforms[0] (map): the \"ratio\" field failed on item 1: ")
         }
     }
@@ -225,7 +225,7 @@ struct WidgetPipelineTests {
             _ = try await run(widget, source)
         } throws: { error in
             guard let error = error as? PipelineError else { return false }
-            return error.stage == "timeline" && error.kind == .timeline && error.description.hasPrefix("timeline: ")
+            return error.stage == .timeline && error.kind == .timeline && error.description.hasPrefix("timeline: ")
         }
     }
 

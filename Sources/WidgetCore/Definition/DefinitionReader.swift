@@ -132,6 +132,8 @@ extension DefinitionReader {
         /// The file's bytes, to locate problems and to place columns inside strings with escapes.
         let source: Data
         var diagnostics: [Diagnostic] = []
+        /// The secrets the sources of the document being read use.
+        var secretUses: Set<Template.SecretUse> = []
         /// Where every key and value starts, read from `source` when the first problem is reported.
         private var locations: SourceMap?
 
@@ -211,8 +213,9 @@ extension DefinitionReader {
             if document.id == nil, !DefinitionReader.isValidID(id) {
                 report(.root, "the file name gives the id \"\(id)\", which is not valid; rename the file or add an \"id\" key; \(DefinitionReader.idRule)")
             }
+            secretUses = []
             checkTemplates(value, at: .root, instances: document.instances?.map { ($0.id, $0.params) } ?? [(nil, [:])])
-            let base = WidgetDefinition(
+            var base = WidgetDefinition(
                 id: id, title: document.title, timeZone: document.timeZone ?? reader.defaultTimeZone, inputs: document.inputs,
                 // Without a readable source (reported) the other stages are still checked.
                 source: document.source?.stage ?? StageSpec(typeName: "", path: ValuePath.root.appending("source")),
@@ -221,6 +224,7 @@ extension DefinitionReader {
                 deadline: document.deadline, fallback: document.fallback, placeholder: document.placeholder, file: file,
                 fingerprint: WidgetDefinition.fingerprint(of: value)
             )
+            base.secretUses = secretUses.sorted { "\($0.namespace).\($0.name)" < "\($1.namespace).\($1.name)" }
             guard let instances = document.instances else { return [base] }
             return instances.compactMap { instance in
                 var definition = base
@@ -289,6 +293,7 @@ extension DefinitionReader {
             // Inside a source every template is read: a computed name ([params.x]) could reach a secret too.
             let (uses, problems) = template.secretUses
             for problem in problems { report(path, problem) }
+            secretUses.formUnion(uses)
             var reported: Set<String> = []
             for use in uses {
                 for instance in instances {

@@ -49,6 +49,16 @@ public struct WidgetDefinition: Sendable {
     /// A fingerprint of the definition as written (128 bits), to notice changes on reload without keeping
     /// the whole document.
     public var fingerprint: String
+    /// The secrets (`{{ env.NAME }}`, `{{ secret.NAME }}`) its sources read, names from `params` included:
+    /// their values are masked in every error of its refreshes (``redact(_:secrets:)``).
+    public var secretUses: [Template.SecretUse] = []
+
+    /// `text` with the value of every secret this widget's sources read replaced by `***`, whatever its
+    /// length and in the forms the secret-keeping filters give it: the one place where a refresh's error
+    /// loses its secrets, before it reaches a snapshot, a log line or `status`.
+    public func redact(_ text: String, secrets: SecretStore) -> String {
+        secretUses.isEmpty ? text : secrets.mask(text, uses: secretUses, params: params)
+    }
 
     public init(
         id: String,

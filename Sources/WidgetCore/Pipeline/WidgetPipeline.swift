@@ -81,7 +81,13 @@ public struct WidgetPipeline: Sendable {
                 var decoder = decoder
                 decoder.hintKeys = spec.ownerKeys
                 let stage = try registry.makeStage(kind, typeName: spec.typeName, options: .object(spec.options), decoder: decoder)
-                return stage as? S
+                guard let typed = stage as? S else {
+                    // The registry files stages by kind, so this is a stage type registered under a kind it
+                    // does not conform to: said, not dropped.
+                    report(OptionsError(path: .root, message: "the stage type \"\(spec.typeName)\" (\(String(describing: Swift.type(of: stage)))) is registered as a \(kind.rawValue) but is not one; register it with the kind of its protocol"), spec.typePath)
+                    return nil
+                }
+                return typed
             } catch {
                 report(error, spec.path)
                 return nil
@@ -145,7 +151,7 @@ public struct WidgetPipeline: Sendable {
         var context = context
         context.params = definition.params
         for (index, input) in inputs.enumerated() {
-            let stage = "inputs.\(input.name)"
+            let stage = PipelineStage.input(input.name)
             guard try Self.passes(definition.inputs[index].when, stage: stage, context: context) else {
                 context.inputs[input.name] = .null
                 continue
@@ -156,20 +162,19 @@ public struct WidgetPipeline: Sendable {
             context.inputs[input.name] = value
         }
         var value = WidgetValue.null
-        if try Self.passes(definition.sourceWhen, stage: "source", context: context) {
+        if try Self.passes(definition.sourceWhen, stage: .source, context: context) {
             value = try await fetchAndParse(
-                "source", fetcher, parser, parserKey: Self.key(of: definition.parser), context: context, cache: cache, result: &result)
+                .source, fetcher, parser, parserKey: Self.key(of: definition.parser), context: context, cache: cache, result: &result)
         }
         for (index, transformer) in transformers.enumerated() {
-            let name = "transforms[\(index)] (\(type(of: transformer).typeName))"
             let input = value
-            value = try await attempt(name, .transformer) { try await transformer.transform(input, context: context) }
+            value = try await attempt(.transform(index: index, type: type(of: transformer).typeName), .transformer) { try await transformer.transform(input, context: context) }
         }
         return (value, context)
     }
 
     private func fetchAndParse(
-        _ stage: String,
+        _ stage: PipelineStage,
         _ fetcher: any Fetcher,
         _ parser: any Parser,
         parserKey: String,
@@ -179,37 +184,37 @@ public struct WidgetPipeline: Sendable {
     ) async throws(PipelineError) -> WidgetValue {
         var context = context
         // A value parsed by another parser (the definition changed) is not what this one would give.
-        let cached = cache[stage].flatMap { $0.validators["parser"] == parserKey ? $0 : nil }
-        context.validators = cached?.validators ?? [:]
+        let key = stage.description
+        let cached = cache[key].flatMap { $0.validators.parser == parserKey ? $0 : nil }
+        context.validators = cached?.validators ?? FetchValidators()
         let fetchContext = context
         let started = ContinuousClock.now
         let payload = try await attempt(stage, .fetcher) { try await fetcher.fetch(context: fetchContext) }
         let elapsed = ContinuousClock.now - started
         result.fetchSeconds += Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
         result.fetchBytes += payload.data.count
-        if let maxAge = payload.metadata["max-age"].flatMap(Double.init), maxAge > 0 {
+        if let maxAge = payload.maxAge, maxAge > 0 {
             let earliest = context.now.addingTimeInterval(min(maxAge, 86_400))
             result.earliestNextFetch = max(result.earliestNextFetch ?? earliest, earliest)
         }
-        if payload.metadata["status"] == "304" {
+        if payload.notModified {
             guard let cached else {
                 throw PipelineError(
                     stage: stage, kind: .fetcher,
                     underlying: StageError("\(payload.origin) answered 304 Not Modified to a request that had no validators")
                 )
             }
-            result.cache[stage] = cached
-            result.notModified.append(stage)
+            result.cache[key] = cached
+            result.notModified.append(key)
             return cached.value
         }
-        let value = try await attempt(stage == "source" ? "parser" : "\(stage).parser", .parser) {
+        let value = try await attempt(stage.parsing, .parser) {
             try parser.parse(payload, context: fetchContext)
         }
-        // `request` is the fetcher's fingerprint of the request the validators belong to.
-        var validators = payload.metadata.filter { ["etag", "last-modified", "request"].contains($0.key) }
-        if validators["etag"] != nil || validators["last-modified"] != nil {
-            validators["parser"] = parserKey
-            result.cache[stage] = CachedFetch(validators: validators, value: value)
+        var validators = payload.validators
+        if !validators.isEmpty {
+            validators.parser = parserKey
+            result.cache[key] = CachedFetch(validators: validators, value: value)
         }
         return value
     }
@@ -217,13 +222,13 @@ public struct WidgetPipeline: Sendable {
     /// Whether a source with the test `when` is to be fetched: always without one; otherwise when the
     /// template, rendered without secrets, passes (``WidgetValue/passesTest``).
     ///
-    /// - Throws: ``PipelineError`` for `STAGE.when` when the template fails.
-    static func passes(_ when: Template?, stage: String, context: StageContext) throws(PipelineError) -> Bool {
+    /// - Throws: ``PipelineError`` for the fetch's test stage (`STAGE.when`) when the template fails.
+    static func passes(_ when: Template?, stage: PipelineStage, context: StageContext) throws(PipelineError) -> Bool {
         guard let when else { return true }
         do {
             return try when.render(context.templateScope()).passesTest
         } catch {
-            throw PipelineError(stage: "\(stage).when", kind: .fetcher, underlying: error)
+            throw PipelineError(stage: stage.test, kind: .fetcher, underlying: error)
         }
     }
 
@@ -239,7 +244,7 @@ public struct WidgetPipeline: Sendable {
         do {
             entries = try timeline.entries(for: value, context: context)
         } catch {
-            throw PipelineError(stage: "timeline", kind: .timeline, underlying: error)
+            throw PipelineError(stage: .timeline, kind: .timeline, underlying: error)
         }
         let spec = definition.timeline
         if let limit = spec.limit, entries.count > limit { entries = Array(entries.prefix(limit)) }
@@ -260,14 +265,14 @@ public struct WidgetPipeline: Sendable {
                     entries[index].url = text.isEmpty ? nil : text
                 }
             } catch {
-                throw PipelineError(stage: "timeline", kind: .timeline, underlying: error)
+                throw PipelineError(stage: .timeline, kind: .timeline, underlying: error)
             }
         }
         return entries
     }
 
     private func attempt<T>(
-        _ stage: String,
+        _ stage: PipelineStage,
         _ kind: StageKind,
         _ body: () async throws -> T
     ) async throws(PipelineError) -> T {
@@ -301,13 +306,13 @@ public struct PipelineResult: Sendable {
     }
 }
 
-/// A fetch's validators (`etag`, `last-modified`, and the fetcher's fingerprint of the request as
-/// `request`), the parser that read the payload (`parser`), and the value it parsed to.
+/// A fetch's validators (with the request they belong to and the parser that read the payload) and the
+/// value it parsed to.
 public struct CachedFetch: Sendable, Hashable {
-    public var validators: [String: String]
+    public var validators: FetchValidators
     public var value: WidgetValue
 
-    public init(validators: [String: String], value: WidgetValue) {
+    public init(validators: FetchValidators, value: WidgetValue) {
         self.validators = validators
         self.value = value
     }
@@ -315,8 +320,9 @@ public struct CachedFetch: Sendable, Hashable {
 
 /// A refresh that failed, naming the stage: `source: 127.0.0.1:8123 answered 503 Service Unavailable`.
 public struct PipelineError: Error, Sendable, CustomStringConvertible {
-    /// The stage, as a definition would name it: `source`, `inputs.daily`, `parser`, `transforms[1] (map)`.
-    public var stage: String
+    /// The stage, which its description names as a definition would: `source`, `inputs.daily`, `parser`,
+    /// `transforms[1] (map)`.
+    public var stage: PipelineStage
     public var kind: StageKind
     /// The stage's own message.
     public var message: String
@@ -325,7 +331,7 @@ public struct PipelineError: Error, Sendable, CustomStringConvertible {
     /// Whether the refresh was cancelled rather than failed.
     public var isCancellation: Bool
 
-    public init(stage: String, kind: StageKind, underlying: any Error) {
+    public init(stage: PipelineStage, kind: StageKind, underlying: any Error) {
         self.stage = stage
         self.kind = kind
         isCancellation = underlying is CancellationError

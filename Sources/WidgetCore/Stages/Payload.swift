@@ -10,21 +10,40 @@ public struct Payload: Sendable, Hashable {
     public var charset: String?
     /// Where the bytes came from, safe to show: a URL without secrets, or a file path.
     public var origin: String
-    /// Validators and facts for caching: `etag`, `last-modified`, `status`, `max-age`, `retry-after`.
-    public var metadata: [String: String]
+    /// The HTTP status the body came with; nil for sources that are not HTTP.
+    public var status: Int?
+    /// What to ask with next time whether the data changed (see ``FetchValidators``).
+    public var validators: FetchValidators
+    /// Whether the source answered "not modified" to the validators it was given: there is no body, and
+    /// the last parsed value stands.
+    public var notModified: Bool
+    /// How long the source says its answer stays fresh (HTTP's `Cache-Control: max-age` less `Age`), in
+    /// seconds: the next fetch waits at least that long.
+    public var maxAge: Double?
 
     public init(
         data: Data,
         contentType: String? = nil,
         charset: String? = nil,
         origin: String,
-        metadata: [String: String] = [:]
+        status: Int? = nil,
+        validators: FetchValidators = FetchValidators(),
+        notModified: Bool = false,
+        maxAge: Double? = nil
     ) {
         self.data = data
         self.contentType = contentType
         self.charset = charset
         self.origin = origin
-        self.metadata = metadata
+        self.status = status
+        self.validators = validators
+        self.notModified = notModified
+        self.maxAge = maxAge
+    }
+
+    /// A source's answer that nothing changed since the validators it was given.
+    public static func notModified(origin: String, status: Int? = nil) -> Payload {
+        Payload(data: Data(), origin: origin, status: status, notModified: true)
     }
 
     /// The body as text, decoded with the declared charset (UTF-8 by default, invalid bytes replaced).

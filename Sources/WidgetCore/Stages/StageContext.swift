@@ -25,10 +25,10 @@ public struct StageContext: Sendable {
     public var assetsDirectory: URL?
     /// Shared services of the runtime (an HTTP client, say), by type.
     public var resources: StageResources
-    /// Validators from the last successful fetch of the stage being run (`etag`, `last-modified`): an
-    /// HTTP fetcher sends them as `If-None-Match` and `If-Modified-Since`, and answers a 304 with a payload
-    /// whose `metadata["status"]` is `"304"`; the pipeline then reuses the last parsed value.
-    public var validators: [String: String] = [:]
+    /// Validators from the last successful fetch of the stage being run: an HTTP fetcher sends them as
+    /// `If-None-Match` and `If-Modified-Since`, and answers a 304 with ``Payload/notModified(origin:status:)``;
+    /// the pipeline then reuses the last parsed value.
+    public var validators = FetchValidators()
     /// Where a stage reports what it did, one line at a time (never secrets).
     public var log: @Sendable (String) -> Void
     /// What the templates of this refresh may produce together (see ``RenderBudget``); every scope made

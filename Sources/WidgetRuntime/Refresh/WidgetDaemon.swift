@@ -669,7 +669,11 @@ extension WidgetDaemon {
             let seconds = Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
             lastDurations[id] = seconds
             if let error = outcome.error {
-                let stage = error.stage == "schedule" ? "schedule" : error.stage == WidgetRefresher.deadlineStage ? "deadline" : error.kind.rawValue
+                let stage = switch error.stage {
+                case .budget: "schedule"
+                case .deadline: "deadline"
+                default: error.kind.rawValue
+                }
                 failures[id, default: [:]][stage, default: 0] += 1
             }
             if let seconds = outcome.fetchSeconds { fetchSeconds[id] = seconds }

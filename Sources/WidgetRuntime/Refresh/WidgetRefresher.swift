@@ -79,7 +79,7 @@ public struct WidgetRefresher: Sendable {
             let next = policy.budgetRenews(after: now)
             let message = "the daily budget of \(definition.schedule.maxPerDay) refreshes is used up; the next refresh waits until \(Timestamp.string(next))"
             state.nextDueAt = next
-            let error = PipelineError(stage: "schedule", kind: .fetcher, underlying: StageError(message))
+            let error = PipelineError(stage: .budget, kind: .fetcher, underlying: StageError(message))
             let snapshot = fallbackSnapshot(pipeline, state: state, now: now, error: error.description, next: next)
             return Outcome(snapshot: snapshot, state: state, error: error, ran: false)
         }
@@ -109,6 +109,9 @@ public struct WidgetRefresher: Sendable {
                 fetchBytes: result.fetchBytes
             )
         } catch {
+            // Whatever stage failed, and however it worded it, no secret of the widget's goes further.
+            var error = error
+            error.message = definition.redact(error.message, secrets: secrets)
             state.lastError = error.description
             state.consecutiveFailures += 1
             let next = policy.retryTime(failures: state.consecutiveFailures, after: now, retryAfter: error.retryAfter)
@@ -134,16 +137,13 @@ public struct WidgetRefresher: Sendable {
             throw error
         } catch is Deadline.Exceeded {
             throw PipelineError(
-                stage: WidgetRefresher.deadlineStage, kind: .fetcher,
+                stage: .deadline, kind: .fetcher,
                 underlying: StageError(
                     "stopped at its \(deadline) deadline; the last good data stays (set \"deadline\" in the definition to allow longer)"))
         } catch {
-            throw PipelineError(stage: WidgetRefresher.deadlineStage, kind: .fetcher, underlying: CancellationError())
+            throw PipelineError(stage: .deadline, kind: .fetcher, underlying: CancellationError())
         }
     }
-
-    /// The stage a refresh stopped at its deadline names.
-    public static let deadlineStage = "refresh"
 
     // MARK: - Fallback
 

@@ -43,8 +43,7 @@ public struct WidgetState: Sendable, Hashable {
         object["budgetUsed"] = .number(WidgetNumber(budgetUsed))
         var cache = WidgetObject()
         for (stage, fetch) in fetchCache.sorted(by: { $0.key < $1.key }) {
-            let validators = WidgetObject(fetch.validators.sorted { $0.key < $1.key }.map { ($0.key, WidgetValue.string($0.value)) })
-            cache[stage] = ["validators": .object(validators), "value": fetch.value]
+            cache[stage] = ["validators": WidgetState.value(of: fetch.validators), "value": fetch.value]
         }
         object["fetchCache"] = .object(cache)
         return .object(object)
@@ -62,9 +61,24 @@ public struct WidgetState: Sendable, Hashable {
         budgetUsed = value["budgetUsed"]?.number?.int ?? 0
         for (stage, entry) in value["fetchCache"]?.object ?? [:] {
             guard let validators = entry["validators"]?.object, let cached = entry["value"] else { continue }
-            var pairs: [String: String] = [:]
-            for (name, text) in validators { if let text = text.string { pairs[name] = text } }
-            fetchCache[stage] = CachedFetch(validators: pairs, value: cached)
+            fetchCache[stage] = CachedFetch(validators: WidgetState.validators(from: validators), value: cached)
         }
+    }
+
+    /// Validators as saved: `{"etag": …, "last-modified": …, "parser": …, "request": …}`, the members
+    /// there are, in that order.
+    static func value(of validators: FetchValidators) -> WidgetValue {
+        let members: [(String, String?)] = [
+            ("etag", validators.etag), ("last-modified", validators.lastModified), ("parser", validators.parser),
+            ("request", validators.request),
+        ]
+        return .object(WidgetObject(members.compactMap { name, text in text.map { (name, WidgetValue.string($0)) } }))
+    }
+
+    /// Validators read back from what ``value(of:)`` saved.
+    static func validators(from object: WidgetObject) -> FetchValidators {
+        FetchValidators(
+            etag: object["etag"]?.string, lastModified: object["last-modified"]?.string,
+            request: object["request"]?.string, parser: object["parser"]?.string)
     }
 }

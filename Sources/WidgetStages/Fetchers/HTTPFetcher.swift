@@ -177,12 +177,12 @@ public struct HTTPFetcher: Fetcher {
         // validators would be meaningless.
         let fingerprint = requestFingerprint(context: context)
         var sentValidators = false
-        if context.validators["request"] == fingerprint {
-            if let etag = context.validators["etag"] {
+        if context.validators.request == fingerprint {
+            if let etag = context.validators.etag {
                 request.headers.replaceOrAdd(name: "If-None-Match", value: etag)
                 sentValidators = true
             }
-            if let modified = context.validators["last-modified"] {
+            if let modified = context.validators.lastModified {
                 request.headers.replaceOrAdd(name: "If-Modified-Since", value: modified)
                 sentValidators = true
             }
@@ -195,24 +195,23 @@ public struct HTTPFetcher: Fetcher {
             response = try await send(retry, http: http)
         }
         if response.status == 304, sentValidators {
-            return Payload(data: Data(), origin: origin(of: request, context: context), metadata: ["status": "304"])
+            return .notModified(origin: origin(of: request, context: context), status: 304)
         }
         guard response.isSuccess else {
             let reason = HTTPURLResponse.localizedString(forStatusCode: response.status).capitalized
             let retryAfter = [429, 503].contains(response.status) ? response.retryAfter(now: context.now) : nil
             throw StageError("\(request.hostDescription) answered \(response.status) \(reason)", retryAfter: retryAfter)
         }
-        var metadata = ["status": "\(response.status)"]
-        if let etag = response.headers["ETag"] { metadata["etag"] = etag }
-        if let modified = response.headers["Last-Modified"] { metadata["last-modified"] = modified }
-        if metadata["etag"] != nil || metadata["last-modified"] != nil { metadata["request"] = fingerprint }
-        if let maxAge = HTTPFetcher.freshness(response) { metadata["max-age"] = "\(maxAge)" }
+        var validators = FetchValidators(etag: response.headers["ETag"], lastModified: response.headers["Last-Modified"])
+        if !validators.isEmpty { validators.request = fingerprint }
         return Payload(
             data: response.body,
             contentType: response.contentType,
             charset: response.charset,
             origin: origin(of: request, context: context),
-            metadata: metadata
+            status: response.status,
+            validators: validators,
+            maxAge: HTTPFetcher.freshness(response).map(Double.init)
         )
     }
 

@@ -75,7 +75,7 @@ public struct JSONParser: Parser {
             case .null:
                 return .null
             case .error:
-                let status = payload.metadata["status"].flatMap(Int.init).map { " (HTTP \($0))" } ?? ""
+                let status = payload.status.map { " (HTTP \($0))" } ?? ""
                 throw StageError(
                     "\(payload.origin) sent an empty body\(status) where JSON was expected; if that means \"no data\", add \"empty\": \"null\" to the parser to read it as null"
                 )

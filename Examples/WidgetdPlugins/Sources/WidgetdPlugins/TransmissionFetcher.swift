@@ -112,7 +112,7 @@ public struct TransmissionFetcher: Fetcher {
             contentType: "application/json",
             charset: "utf-8",
             origin: session.safeURL,
-            metadata: ["status": "200"]
+            status: 200
         )
     }
 

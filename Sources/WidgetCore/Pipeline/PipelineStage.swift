@@ -1,0 +1,55 @@
+/// A step of a widget's refresh, as its errors name it (`source: …`, `transforms[1] (map): …`) and as its
+/// fetch cache is keyed (`source`, `inputs.NAME`).
+public enum PipelineStage: Sendable, Hashable, CustomStringConvertible {
+    /// The source's fetch: `source`.
+    case source
+    /// The source's `when` test: `source.when`.
+    case sourceTest
+    /// The parser of the source's payload: `parser`.
+    case parser
+    /// A named input's fetch: `inputs.NAME`.
+    case input(String)
+    /// A named input's `when` test: `inputs.NAME.when`.
+    case inputTest(String)
+    /// A named input's parser: `inputs.NAME.parser`.
+    case inputParser(String)
+    /// A transform, by its place in `transforms` and its type: `transforms[1] (map)`.
+    case transform(index: Int, type: String)
+    /// The timeline, with `relevance`, `url` and `limit`: `timeline`.
+    case timeline
+    /// Not run because the widget's daily budget (`maxPerDay`) is spent: `schedule`.
+    case budget
+    /// Stopped at the refresh's `deadline`: `refresh`.
+    case deadline
+
+    public var description: String {
+        switch self {
+        case .source: "source"
+        case .sourceTest: "source.when"
+        case .parser: "parser"
+        case .input(let name): "inputs.\(name)"
+        case .inputTest(let name): "inputs.\(name).when"
+        case .inputParser(let name): "inputs.\(name).parser"
+        case .transform(let index, let type): "transforms[\(index)] (\(type))"
+        case .timeline: "timeline"
+        case .budget: "schedule"
+        case .deadline: "refresh"
+        }
+    }
+
+    /// The stage of a fetch's `when` test.
+    var test: PipelineStage {
+        switch self {
+        case .input(let name): .inputTest(name)
+        default: .sourceTest
+        }
+    }
+
+    /// The stage that parses a fetch's payload.
+    var parsing: PipelineStage {
+        switch self {
+        case .input(let name): .inputParser(name)
+        default: .parser
+        }
+    }
+}
