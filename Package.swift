@@ -9,10 +9,9 @@ let package = Package(
         .library(name: "WidgetCore", targets: ["WidgetCore"]),
         .library(name: "WidgetStages", targets: ["WidgetStages"]),
         .library(name: "WidgetRuntime", targets: ["WidgetRuntime"]),
+        .library(name: "WidgetCommands", targets: ["WidgetCommands"]),
         .library(name: "WidgetTesting", targets: ["WidgetTesting"]),
         .executable(name: "widgetd", targets: ["widgetd"]),
-        .executable(name: "widgetd-bench", targets: ["WidgetBenchmarks"]),
-        .executable(name: "widgetd-fuzz", targets: ["WidgetFuzz"]),
     ],
     targets: [
         // The value type, JSON, JSONPath, templates, the stage protocols, the registry, the definition
@@ -20,27 +19,33 @@ let package = Package(
         .target(name: "WidgetCore"),
         // The built-in stages: HTTP and file sources, parsers, transforms, timelines.
         .target(name: "WidgetStages", dependencies: ["WidgetCore"]),
-        // Loading definitions from a folder, the refresh runner, the snapshot store, the commands.
+        // Loading definitions from a folder, the refresh runner, the daemon, the snapshot store, logs.
         .target(name: "WidgetRuntime", dependencies: ["WidgetCore", "WidgetStages"]),
+        // The command line (`run`, `validate`, `list`, …, its argument parser) and the process around the
+        // daemon: signals, systemd notifications. A plugin package's executable calls it with its stages.
+        .target(name: "WidgetCommands", dependencies: ["WidgetCore", "WidgetStages", "WidgetRuntime"]),
         // Helpers for plugin authors: a stage harness, stage conformance checks, an in-process HTTP test
         // server, an in-memory fetcher, a manual clock.
         .target(name: "WidgetTesting", dependencies: ["WidgetCore", "WidgetStages", "WidgetRuntime"]),
-        .executableTarget(name: "widgetd", dependencies: ["WidgetRuntime"], plugins: ["BuildInfoPlugin"]),
+        .executableTarget(name: "widgetd", dependencies: ["WidgetRuntime", "WidgetCommands"], plugins: ["BuildInfoPlugin"]),
         // Records the git commit the executable is built from, for `widgetd --version`.
         .plugin(name: "BuildInfoPlugin", capability: .buildTool(), path: "Sources/BuildInfoPlugin"),
+        // `swift run -c release widgetd-bench [SUITE]`: an executable of this package only, not a product.
         .executableTarget(
-            name: "WidgetBenchmarks",
+            name: "widgetd-bench",
             dependencies: ["WidgetCore", "WidgetStages", "WidgetRuntime", "WidgetTesting"],
+            path: "Sources/WidgetBenchmarks",
             // twitter.json, canada.json and citm_catalog.json, the standard JSON benchmark documents.
             resources: [.copy("Documents")]
         ),
-        .executableTarget(name: "WidgetFuzz", dependencies: ["WidgetCore", "WidgetStages"]),
+        // The libFuzzer entry (`.ci/fuzz`): an executable of this package only, not a product.
+        .executableTarget(name: "widgetd-fuzz", dependencies: ["WidgetCore", "WidgetStages"], path: "Sources/WidgetFuzz"),
         .testTarget(name: "WidgetCoreTests", dependencies: ["WidgetCore", "WidgetTesting"]),
         .testTarget(name: "WidgetStagesTests", dependencies: ["WidgetCore", "WidgetStages", "WidgetTesting"]),
         .testTarget(name: "WidgetTestingTests", dependencies: ["WidgetCore", "WidgetStages", "WidgetTesting"]),
         .testTarget(
             name: "WidgetRuntimeTests",
-            dependencies: ["WidgetCore", "WidgetStages", "WidgetRuntime", "WidgetTesting"]
+            dependencies: ["WidgetCore", "WidgetStages", "WidgetRuntime", "WidgetCommands", "WidgetTesting"]
         ),
     ]
 )

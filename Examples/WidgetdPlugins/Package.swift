@@ -30,6 +30,7 @@ let package = Package(
                 .product(name: "WidgetCore", package: "widgetd"),
                 .product(name: "WidgetStages", package: "widgetd"),
                 .product(name: "WidgetRuntime", package: "widgetd"),
+                .product(name: "WidgetCommands", package: "widgetd"),
             ]
         ),
         .testTarget(
@@ -39,6 +40,7 @@ let package = Package(
                 .product(name: "WidgetCore", package: "widgetd"),
                 .product(name: "WidgetStages", package: "widgetd"),
                 .product(name: "WidgetRuntime", package: "widgetd"),
+                .product(name: "WidgetCommands", package: "widgetd"),
                 .product(name: "WidgetTesting", package: "widgetd"),
             ]
         ),

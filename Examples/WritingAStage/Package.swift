@@ -16,6 +16,7 @@ let package = Package(
                 .product(name: "WidgetCore", package: "widgetd"),
                 .product(name: "WidgetStages", package: "widgetd"),
                 .product(name: "WidgetRuntime", package: "widgetd"),
+                .product(name: "WidgetCommands", package: "widgetd"),
             ]
         ),
         .testTarget(

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import WidgetCommands
 import WidgetRuntime
 
 /// Where the definitions and the output go when no option says: `WIDGETD_CONFIG`/`WIDGETD_OUT`, then

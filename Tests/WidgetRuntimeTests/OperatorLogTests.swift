@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import WidgetCommands
 import WidgetCore
 import WidgetRuntime
 import WidgetTesting

@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import WidgetCommands
 import WidgetCore
 import WidgetRuntime
 import WidgetStages

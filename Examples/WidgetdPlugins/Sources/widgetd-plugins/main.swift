@@ -1,4 +1,5 @@
 import Foundation
+import WidgetCommands
 import WidgetCore
 import WidgetRuntime
 import WidgetStages

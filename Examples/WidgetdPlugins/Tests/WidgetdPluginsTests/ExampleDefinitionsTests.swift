@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import Testing
+import WidgetCommands
 import WidgetCore
 import WidgetRuntime
 import WidgetStages

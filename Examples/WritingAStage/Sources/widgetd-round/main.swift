@@ -1,5 +1,6 @@
 // Sources/widgetd-round/main.swift
 import Foundation
+import WidgetCommands
 import WidgetCore
 import WidgetRuntime
 import WidgetStages

@@ -1,3 +1,4 @@
+import WidgetRuntime
 import WidgetCore
 
 /// `widgetd version` (also `widgetd --version`): the release, the build's commit and the Swift compiler.

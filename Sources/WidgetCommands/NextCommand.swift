@@ -1,3 +1,4 @@
+import WidgetRuntime
 public import Foundation
 import WidgetCore
 

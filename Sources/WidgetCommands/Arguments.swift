@@ -1,3 +1,4 @@
+import WidgetRuntime
 import WidgetCore
 
 /// The arguments of one command, consumed as the command reads its options.

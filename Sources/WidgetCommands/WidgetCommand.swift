@@ -1,3 +1,4 @@
+public import WidgetRuntime
 public import Foundation
 public import WidgetCore
 import WidgetStages

@@ -1,3 +1,4 @@
+import WidgetRuntime
 import Dispatch
 import Foundation
 import Synchronization

@@ -1,3 +1,4 @@
+import WidgetRuntime
 import WidgetCore
 
 /// The `widgetd` command line: finds the subcommand, reads its options and runs it.
@@ -36,7 +37,11 @@ public enum WidgetCommandLine {
     }
 
     /// Runs the command line `arguments` (without the program name) and returns the exit code.
+    ///
+    /// The first call also sets the process up for widgetd: SIGPIPE is ignored (a reader that goes away
+    /// must not end the daemon), and freed response bodies go back to the system.
     public static func main(_ arguments: some Sequence<String>, environment: CommandEnvironment) async -> Int32 {
+        ProcessSetup.done
         var words = Array(arguments)
         guard let name = words.first else {
             environment.printError(help)

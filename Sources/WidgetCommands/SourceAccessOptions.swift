@@ -1,3 +1,4 @@
+import WidgetRuntime
 import WidgetCore
 import WidgetStages
 

@@ -1,3 +1,4 @@
+public import WidgetRuntime
 import Foundation
 import WidgetCore
 import WidgetStages

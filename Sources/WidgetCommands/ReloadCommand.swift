@@ -1,3 +1,4 @@
+import WidgetRuntime
 import Foundation
 import WidgetCore
 #if canImport(Glibc)

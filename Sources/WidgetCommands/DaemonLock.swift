@@ -1,3 +1,4 @@
+import WidgetRuntime
 import Foundation
 #if canImport(Glibc)
 import Glibc
