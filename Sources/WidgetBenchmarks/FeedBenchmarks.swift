@@ -31,14 +31,14 @@ func runFeedBenchmarks() {
             against: "bare XMLParser pass", { FeedBenchmarkDocument.barePass(data) },
             bytes: data.count, iterations: 40)
     else { return }
-    let dates = Benchmarks.measure(name: "FeedDate.parse, \(FeedBenchmarkDocument.dates.count) dates", iterations: 40) {
-        FeedBenchmarkDocument.dates.reduce(0) { $0 + (FeedDate.parse($1) == nil ? 0 : 1) }
+    let dates = Benchmarks.measure(name: "InternetDate.parse, \(FeedBenchmarkDocument.dates.count) dates", iterations: 40) {
+        FeedBenchmarkDocument.dates.reduce(0) { $0 + (InternetDate.parse($1) == nil ? 0 : 1) }
     }
 
     emit(String(format: "  bare XMLParser pass   %8.2f ms  %10.0f items/s", bare.fastest * 1000, 500 / bare.fastest))
     emit(String(format: "  feed parser           %8.2f ms  %10.0f items/s", ours.fastest * 1000, 500 / ours.fastest))
     emit(String(format: "  ratio (items/s ours / bare)  %.2f  (goal ≥ 0.70; by median %.2f)", bare.fastest / ours.fastest, bare.median / ours.median))
-    emit(String(format: "  FeedDate.parse        %8.0f ns per date", dates.fastest * 1e9 / Double(FeedBenchmarkDocument.dates.count)))
+    emit(String(format: "  InternetDate.parse    %8.0f ns per date", dates.fastest * 1e9 / Double(FeedBenchmarkDocument.dates.count)))
 }
 
 /// The benchmark's input.

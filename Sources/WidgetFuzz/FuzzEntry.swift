@@ -32,7 +32,7 @@ private let fuzzDocument: WidgetValue = {
 /// | 2 | `JSONPathFilter(_:)`, then `matches` on each value of the fixed document |
 /// | 3 | `Template(_:)`, then `render` with the fixed document's members as variables |
 /// | 4 | `FeedParser().read` (the raw bytes: RSS, Atom or JSON Feed), then the value of the result |
-/// | 5 | `FeedDate.parse` (the bytes as text), then `FeedDate.iso8601` of the date found |
+/// | 5 | `InternetDate.parse` (the bytes as text), then `InternetDate.iso8601` of the date found |
 ///
 /// Cases 4 and 5 are compiled in fuzzing builds where this target depends on `WidgetStages`; their seeds
 /// are in `Tests/Fixtures/fuzz-corpus` with the others. Any other first byte is ignored. Errors thrown for bad input are expected; only crashes, hangs and
@@ -82,7 +82,7 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         }
     case 5:
         let text = String(decoding: payload, as: UTF8.self)
-        if let date = FeedDate.parse(text) { _ = FeedDate.iso8601(date) }
+        if let date = InternetDate.parse(text) { _ = InternetDate.iso8601(date) }
     #endif
     default:
         break

@@ -105,17 +105,15 @@ extension WidgetDefinition {
     public static func fingerprint(of value: WidgetValue) -> String {
         var hash = Fingerprint()
         hash.add(value: value)
-        return String(hash.first, radix: 16) + String(hash.second, radix: 16)
+        return hash.hash.hexDigest
     }
 
-    /// FNV-1a and FNV-1, fed the same bytes.
+    /// A walk through a value that tags each value's kind and ends each string, into ``StableHash/Wide``.
     private struct Fingerprint {
-        var first: UInt64 = 0xcbf2_9ce4_8422_2325
-        var second: UInt64 = 0x6c62_272e_07bb_0142
+        var hash = StableHash.Wide()
 
         mutating func add(byte: UInt8) {
-            first = (first ^ UInt64(byte)) &* 0x100_0000_01b3
-            second = (second &* 0x100_0000_01b3) ^ UInt64(byte)
+            hash.add(byte)
         }
 
         mutating func add(text: String) {

@@ -9,12 +9,9 @@
 public enum StableHash {
     /// FNV-1a, 64 bits.
     public static func fnv1a(_ bytes: some Sequence<UInt8>) -> UInt64 {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in bytes {
-            hash ^= UInt64(byte)
-            hash = hash &* 0x100_0000_01b3
-        }
-        return hash
+        var hash = Wide()
+        for byte in bytes { hash.add(byte) }
+        return hash.first
     }
 
     /// FNV-1a followed by the 64-bit finalizer of MurmurHash3: inputs that differ in one byte get
@@ -27,5 +24,33 @@ public enum StableHash {
         hash = hash &* 0xc4ce_b9fe_1a85_ec53
         hash ^= hash >> 33
         return hash
+    }
+
+    /// FNV-1a and FNV-1 side by side over bytes given one at a time: two unrelated 64-bit hashes of the
+    /// same input, 128 bits together, for fingerprints that must not collide by chance (a definition's
+    /// fingerprint, compared on every reload).
+    ///
+    /// ```swift
+    /// var hasher = StableHash.Wide()
+    /// for byte in "{\"a\":1}".utf8 { hasher.add(byte) }
+    /// hasher.hexDigest   // 32 hexadecimal digits at most
+    /// ```
+    public struct Wide: Sendable {
+        /// The FNV-1a half.
+        public private(set) var first: UInt64 = 0xcbf2_9ce4_8422_2325
+        /// The FNV-1 half (multiply, then xor), from FNV-1's own offset basis.
+        public private(set) var second: UInt64 = 0x6c62_272e_07bb_0142
+
+        /// An empty hash.
+        public init() {}
+
+        /// Feeds one byte.
+        public mutating func add(_ byte: UInt8) {
+            first = (first ^ UInt64(byte)) &* 0x100_0000_01b3
+            second = (second &* 0x100_0000_01b3) ^ UInt64(byte)
+        }
+
+        /// The two halves in hexadecimal, without leading zeros, first then second.
+        public var hexDigest: String { String(first, radix: 16) + String(second, radix: 16) }
     }
 }

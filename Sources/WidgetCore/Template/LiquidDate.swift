@@ -12,7 +12,9 @@ enum LiquidDate {
         case .number(let number):
             return plausible(number.double)
         case .string(let text):
-            if let date = isoDateTime(text) { return date }
+            // A date that names its zone (ISO 8601, RFC 822 and HTTP's forms) is read by the internet-date
+            // reader; the rest, written dates in the widget's zone, below.
+            if let date = InternetDate.parseZoned(text) { return date }
             let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines).lowercased()
             if trimmed.isEmpty { return nil }
             if trimmed == "now" || trimmed == "today" { return context.now }
@@ -25,76 +27,16 @@ enum LiquidDate {
         }
     }
 
-    /// The most common input read at once: an ISO 8601 date-time with its zone,
-    /// `yyyy-mm-ddThh:mm:ss[.fraction](Z|±hh:mm)`, in years 1600–9999; `nil` for anything else (which
-    /// ``parse(_:timeZone:now:)`` reads).
-    static func isoDateTime(_ text: String) -> Date? {
-        let utf8 = text.utf8
-        // At most nanoseconds, and a short zone.
-        guard utf8.count >= 20, utf8.count <= 35 else { return nil }
-        return utf8.withContiguousStorageIfAvailable { bytes -> Date? in
-            func number(_ start: Int, _ count: Int) -> Int? {
-                var value = 0
-                for index in start..<start + count {
-                    let digit = Int(bytes[index]) - 48
-                    guard digit >= 0, digit <= 9 else { return nil }
-                    value = value * 10 + digit
-                }
-                return value
-            }
-            guard bytes[4] == 0x2D, bytes[7] == 0x2D, bytes[10] == 0x54 || bytes[10] == 0x74 || bytes[10] == 0x20,
-                bytes[13] == 0x3A, bytes[16] == 0x3A,
-                let year = number(0, 4), let month = number(5, 2), let day = number(8, 2), let hour = number(11, 2),
-                let minute = number(14, 2), let second = number(17, 2),
-                year >= 1600, (1...12).contains(month), day >= 1, day <= CivilDate.daysInMonth(year: year, month: month),
-                hour < 24, minute < 60, second < 60
-            else { return nil }
-            var index = 19
-            var nanoseconds = 0
-            if bytes[index] == 0x2E || bytes[index] == 0x2C {
-                index += 1
-                let start = index
-                while index < bytes.count, bytes[index] >= 0x30, bytes[index] <= 0x39, index - start < 9 {
-                    nanoseconds = nanoseconds * 10 + Int(bytes[index] - 0x30)
-                    index += 1
-                }
-                guard index > start else { return nil }
-                for _ in (index - start)..<9 { nanoseconds *= 10 }
-            }
-            guard index < bytes.count else { return nil }
-            var offset = 0
-            switch bytes[index] {
-            case 0x5A, 0x7A:
-                index += 1
-            case 0x2B, 0x2D:
-                guard index + 6 == bytes.count, bytes[index + 3] == 0x3A, let hours = number(index + 1, 2),
-                    let minutes = number(index + 4, 2), hours < 24, minutes < 60
-                else { return nil }
-                offset = (hours * 3600 + minutes * 60) * (bytes[index] == 0x2D ? -1 : 1)
-                index += 6
-            default:
-                return nil
-            }
-            guard index == bytes.count else { return nil }
-            let days = CivilDate.days(year: year, month: month, day: day)
-            let seconds = days * 86_400 + hour * 3600 + minute * 60 + second - offset
-            return Date(timeIntervalSince1970: Double(seconds) + Double(nanoseconds) / 1e9)
-        } ?? nil
-    }
-
     /// A timestamp within ±3 million years of 1970, or `nil`.
     private static func plausible(_ seconds: Double) -> Date? {
         seconds.isFinite && abs(seconds) < 1e14 ? Date(timeIntervalSince1970: seconds) : nil
     }
 
-    private static let monthNames = [
-        "january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
-        "november", "december",
-    ]
     private static let weekdayNames = ["sunday", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday"]
-    private static let zoneOffsets: [String: Int] = [
-        "z": 0, "utc": 0, "gmt": 0, "ut": 0, "est": -5, "edt": -4, "cst": -6, "cdt": -5, "mst": -7, "mdt": -6,
-        "pst": -8, "pdt": -7, "cet": 1, "cest": 2, "bst": 1,
+    /// The zone names a written date may end with; their offsets are ``InternetDate``'s. (Not every name
+    /// that reader knows: in free text, military letters and `at` are words, not zones.)
+    private static let zoneNames: Set<String> = [
+        "z", "utc", "gmt", "ut", "est", "edt", "cst", "cdt", "mst", "mdt", "pst", "pdt", "cet", "cest", "bst",
     ]
 
     /// Reads a lower-cased date text; zone-less dates are in `timeZone`.
@@ -178,11 +120,11 @@ enum LiquidDate {
                     guard hasTime, hour <= 12 else { return nil }
                     if word == "am", hour == 12 { hour = 0 }
                     if word == "pm", hour < 12 { hour += 12 }
-                } else if let hours = zoneOffsets[word] {
-                    offset = hours * 3600
+                } else if zoneNames.contains(word), let seconds = InternetDate.zoneOffset(named: word) {
+                    offset = seconds
                 } else if word == "t" {
                     continue
-                } else if word.count >= 3, let position = monthNames.firstIndex(where: { $0.hasPrefix(word) }) {
+                } else if word.count >= 3, let position = InternetDate.monthNames.firstIndex(where: { $0.hasPrefix(word) }) {
                     month = position + 1
                 } else if word.count >= 3, weekdayNames.contains(where: { $0.hasPrefix(word) }) {
                     continue
@@ -517,46 +459,5 @@ enum LiquidDate {
             let mm = minutes < 10 ? "0\(minutes)" : "\(minutes)"
             return sign + hh + (colons ? ":" : "") + mm
         }
-    }
-}
-
-/// Proleptic Gregorian dates as days since 1970-01-01 and back (the civil-from-days algorithms of
-/// Howard Hinnant's date library), for years from 1600 on.
-enum CivilDate {
-    /// 1600-01-01T00:00:00 and 10000-01-01T00:00:00, in seconds since 1970.
-    static let year1600 = Double(days(year: 1600, month: 1, day: 1) * 86_400)
-    static let year10000 = Double(days(year: 10000, month: 1, day: 1) * 86_400)
-
-    static func isLeap(_ year: Int) -> Bool { year % 4 == 0 && (year % 100 != 0 || year % 400 == 0) }
-
-    static func daysInMonth(year: Int, month: Int) -> Int {
-        switch month {
-        case 2: isLeap(year) ? 29 : 28
-        case 4, 6, 9, 11: 30
-        default: 31
-        }
-    }
-
-    /// Days from 1970-01-01 to the date (negative before); `year` at least 1.
-    static func days(year: Int, month: Int, day: Int) -> Int {
-        let y = month <= 2 ? year - 1 : year
-        let era = y / 400
-        let yearOfEra = y - era * 400
-        let dayOfYear = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        return era * 146_097 + dayOfEra - 719_468
-    }
-
-    /// The date `days` after 1970-01-01, for dates from 0001-03-01 on.
-    static func date(days: Int) -> (year: Int, month: Int, day: Int) {
-        let z = days + 719_468
-        let era = z / 146_097
-        let dayOfEra = z - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let shifted = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * shifted + 2) / 5 + 1
-        let month = shifted < 10 ? shifted + 3 : shifted - 9
-        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
     }
 }

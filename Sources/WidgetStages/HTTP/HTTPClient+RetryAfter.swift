@@ -1,4 +1,5 @@
 public import Foundation
+import WidgetCore
 
 extension HTTPClient {
     /// The longest delay ``retryAfter(_:now:)`` returns: 24 hours.
@@ -23,28 +24,8 @@ extension HTTPClient {
             guard let seconds = Double(text) else { return nil }
             return min(seconds, maximumRetryAfter)
         }
-        guard let date = httpDate(text, now: now) else { return nil }
+        // An HTTP date, read by the one internet-date reader (RFC 850's two-digit years: 00–89 are 2000–2089).
+        guard let date = InternetDate.parse(text) else { return nil }
         return min(max(0, date.timeIntervalSince(now)), maximumRetryAfter)
-    }
-
-    /// Parses the three HTTP date forms; RFC 850's two-digit years fall within the 50 years before `now`
-    /// and the 50 after, as RFC 9110 asks.
-    static func httpDate(_ text: String, now: Date) -> Date? {
-        let collapsed = text.split(separator: " ", omittingEmptySubsequences: true).joined(separator: " ")
-        let formats = [
-            "EEE, dd MMM yyyy HH:mm:ss zzz",  // IMF-fixdate
-            "EEEE, dd-MMM-yy HH:mm:ss zzz",  // RFC 850
-            "EEE MMM d HH:mm:ss yyyy",  // asctime
-        ]
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "GMT")
-        formatter.isLenient = false
-        formatter.twoDigitStartDate = now.addingTimeInterval(-50 * 365.25 * 24 * 3600)
-        for format in formats {
-            formatter.dateFormat = format
-            if let date = formatter.date(from: collapsed) { return date }
-        }
-        return nil
     }
 }

@@ -16,12 +16,18 @@ public import WidgetCore
 public struct FeedDocument: Sendable, Hashable {
     /// `rss0.9x`, `rss1.0`, `rss2.0`, `atom0.3`, `atom1.0` or `jsonfeed1.x`.
     public var format: String = ""
+    /// The feed's title, entities decoded; markup removed when the feed gives HTML.
     public var title: String?
+    /// The feed's web page, absolute.
     public var link: String?
     public var description: String?
+    /// When the feed last changed, as an ISO 8601 instant: `lastBuildDate`, Atom `updated` or
+    /// `dcterms:modified`, else the channel's `pubDate` or `dc:date`.
     public var updated: String?
+    /// The items, in the feed's order.
     public var items: [FeedItem] = []
 
+    /// An empty document: no format, no fields, no items.
     public init() {}
 
     /// The feed as a value (see the type's discussion for the shape).
@@ -39,13 +45,17 @@ public struct FeedDocument: Sendable, Hashable {
 
 /// One item (RSS) or entry (Atom, JSON Feed) of a ``FeedDocument``.
 public struct FeedItem: Sendable, Hashable {
+    /// The RSS guid, Atom id, RSS 1.0 `rdf:about` or JSON Feed id; `nil` when the feed gives none.
     public var id: String?
+    /// The item's title, entities decoded; markup removed when the feed gives HTML.
     public var title: String?
+    /// The item's web page, absolute.
     public var link: String?
     /// An ISO 8601 instant.
     public var published: String?
     /// An ISO 8601 instant.
     public var updated: String?
+    /// The Atom author's name (else e-mail), or RSS `author`, `dc:creator` or `itunes:author`.
     public var author: String?
     /// Plain text: markup removed, entities decoded.
     public var summary: String?
@@ -53,11 +63,16 @@ public struct FeedItem: Sendable, Hashable {
     public var content: String?
     /// The URL of the item's picture: a thumbnail, an image enclosure or the first `<img>` of the content.
     public var image: String?
+    /// The category names or terms (JSON Feed `tags`), in order.
     public var categories: [String] = []
+    /// The attached files: RSS enclosures, Atom `rel="enclosure"` links, `media:content` and JSON Feed
+    /// attachments.
     public var enclosures: [FeedEnclosure] = []
 
+    /// An empty item: every field `nil` or empty.
     public init() {}
 
+    /// The item as an object with every key present; a missing string is `null`.
     public var value: WidgetValue {
         func string(_ text: String?) -> WidgetValue { text.map(WidgetValue.string) ?? .null }
         var object = WidgetObject()
@@ -78,17 +93,21 @@ public struct FeedItem: Sendable, Hashable {
 
 /// A file attached to a feed item: a podcast episode, a picture.
 public struct FeedEnclosure: Sendable, Hashable {
+    /// The file's URL, absolute.
     public var url: String
+    /// The media type, such as `audio/mpeg`, when the feed says.
     public var type: String?
     /// The size in bytes, when the feed says.
     public var length: Int?
 
+    /// An enclosure at `url`, with its type and size when known.
     public init(url: String, type: String? = nil, length: Int? = nil) {
         self.url = url
         self.type = type
         self.length = length
     }
 
+    /// The enclosure as `{url, type, length}`, with `null` for what the feed does not say.
     public var value: WidgetValue {
         var object = WidgetObject()
         object.appendUnchecked(key: "url", value: .string(url))

@@ -1,4 +1,5 @@
 import Foundation
+import WidgetCore
 
 /// Repairs the faults real feeds have that stop a conforming XML parser, before parsing:
 /// HTML entities XML does not declare (`&nbsp;`, `&eacute;`), bare ampersands (`Q&A`), a byte-order mark

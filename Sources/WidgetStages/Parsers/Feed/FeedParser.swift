@@ -11,7 +11,7 @@ import FoundationXML
 /// `{format, title, link, description, updated, items}` whose items are
 /// `{id, title, link, published, updated, author, summary, content, image, categories, enclosures}`
 /// (see ``FeedDocument``):
-/// - Dates are ISO 8601 instants in UTC, read by ``FeedDate`` (RFC 822 in its variants, RFC 3339).
+/// - Dates are ISO 8601 instants in UTC, read by ``InternetDate`` (RFC 822 in its variants, RFC 3339).
 /// - `title` and `author` have their HTML entities decoded (also inside CDATA); `summary` is plain text,
 ///   markup removed; `content` is the item's HTML as given (`content:encoded`, Atom `content`,
 ///   `content_html`).
@@ -47,6 +47,7 @@ public struct FeedParser: Parser {
 
     public init(options: Options) {}
 
+    /// A feed parser; it has no options.
     public init() {}
 
     public func parse(_ payload: Payload, context: StageContext) throws -> WidgetValue {

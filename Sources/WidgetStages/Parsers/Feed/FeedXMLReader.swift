@@ -1,4 +1,5 @@
 import Foundation
+import WidgetCore
 #if canImport(FoundationXML)
 import FoundationXML
 #endif
@@ -394,9 +395,9 @@ struct FeedXMLState {
         text.withUnsafeBufferPointer { HTMLText.decodeEntities(UnsafeBufferPointer(rebasing: $0[HTMLText.trimmedRange($0)])) }
     }
 
-    /// The text of the current element as an ISO 8601 instant, or `nil` (``FeedDate/normalize(_:)``).
+    /// The text of the current element as an ISO 8601 instant, or `nil` (``InternetDate/normalize(_:)``).
     private var dateText: String? {
-        text.withUnsafeBufferPointer(FeedDate.parse).map { FeedDate.iso8601(Date(timeIntervalSince1970: $0)) }
+        text.withUnsafeBufferPointer(InternetDate.parse).map { InternetDate.iso8601(Date(timeIntervalSince1970: $0)) }
     }
 
     mutating func end(_ name: String, namespaceURI: String?) {

@@ -39,8 +39,8 @@ enum JSONFeedReader {
             }
             item.link = resolve(fields["url"]?.string) ?? resolve(fields["external_url"]?.string)
             item.title = fields["title"]?.string
-            item.published = fields["date_published"]?.string.flatMap(FeedDate.normalize)
-            item.updated = fields["date_modified"]?.string.flatMap(FeedDate.normalize)
+            item.published = fields["date_published"]?.string.flatMap(InternetDate.normalize)
+            item.updated = fields["date_modified"]?.string.flatMap(InternetDate.normalize)
             item.author = author(fields) ?? feedAuthor
             let html = fields["content_html"]?.string
             let text = fields["content_text"]?.string

@@ -4,7 +4,7 @@ import WidgetCore
 
 @testable import WidgetStages
 
-struct FeedDateTests {
+struct InternetDateTests {
     @Test(arguments: [
         ("Tue, 10 Jun 2003 04:00:00 GMT", "2003-06-10T04:00:00Z"),
         ("10 Jun 2003 04:00:00 GMT", "2003-06-10T04:00:00Z"),
@@ -38,7 +38,7 @@ struct FeedDateTests {
         ("1969-12-31T23:59:59Z", "1969-12-31T23:59:59Z"),
     ])
     func readsEveryDateShapeAsAnInstant(input: String, expected: String) {
-        #expect(FeedDate.normalize(input) == expected)
+        #expect(InternetDate.normalize(input) == expected)
     }
 
     @Test(arguments: [
@@ -46,7 +46,7 @@ struct FeedDateTests {
         "Tue, 10 Foo 2003 04:00:00 GMT", "2003-06-10T25:00:00Z", "10 Jun 2003 04:00:00 +99", "2003-06-10T04:00:00Zjunk",
     ])
     func rejectsWhatIsNoDate(input: String) {
-        #expect(FeedDate.parse(input) == nil)
+        #expect(InternetDate.parse(input) == nil)
     }
 
     @Test func fuzzSeedsAreFeedsAndDates() throws {
@@ -58,7 +58,7 @@ struct FeedDateTests {
             let bytes = [UInt8](try Data(contentsOf: file))
             switch bytes.first {
             case 4: _ = try FeedParser().read(Payload(data: Data(bytes.dropFirst()), origin: file.lastPathComponent))
-            case 5: #expect(FeedDate.parse(String(decoding: bytes.dropFirst(), as: UTF8.self)) != nil, "\(file.lastPathComponent)")
+            case 5: #expect(InternetDate.parse(String(decoding: bytes.dropFirst(), as: UTF8.self)) != nil, "\(file.lastPathComponent)")
             default: break  // the other parsers' seeds, replayed by their own tests
             }
         }
@@ -67,7 +67,35 @@ struct FeedDateTests {
     @Test func agreesWithFoundationOnRFC3339() throws {
         let formatter = ISO8601DateFormatter()
         for text in ["2026-11-22T05:00:03Z", "1999-01-01T00:00:00+14:00", "2100-03-01T23:59:59-12:00"] {
-            #expect(FeedDate.parse(text) == formatter.date(from: text))
+            #expect(InternetDate.parse(text) == formatter.date(from: text))
         }
+    }
+}
+
+/// What the one internet-date reader does for HTTP and Liquid besides feeds.
+struct InternetDateForHTTPAndLiquidTests {
+    @Test func asctimeAndRFC850AreReadAsHTTPAllows() {
+        #expect(InternetDate.normalize("Sun Nov  6 08:49:37 1994") == "1994-11-06T08:49:37Z")
+        #expect(InternetDate.normalize("Sunday, 06-Nov-94 08:49:37 GMT") == "1994-11-06T08:49:37Z")
+        #expect(InternetDate.normalize("Sun, 06 Nov 1994 08:49:37 GMT") == "1994-11-06T08:49:37Z")
+        // A time before the year without seconds is no asctime.
+        #expect(InternetDate.parse("Nov 6 08:49 1994") == nil)
+    }
+
+    @Test func parseZonedReadsOnlyDatesThatNameTheirZone() {
+        #expect(InternetDate.parseZoned("2016-03-14T10:00:00+01:00") == InternetDate.parse("2016-03-14T09:00:00Z"))
+        #expect(InternetDate.parseZoned("Mon, 14 Mar 2016 10:00:00 EST") == InternetDate.parse("2016-03-14T15:00:00Z"))
+        #expect(InternetDate.parseZoned("2016-03-14T10:00:00") == nil)
+        #expect(InternetDate.parseZoned("Mon, 14 Mar 2016 10:00:00") == nil)
+        #expect(InternetDate.parseZoned("2016-03-14") == nil)
+    }
+
+    @Test func zoneNamesHaveOneTable() {
+        #expect(InternetDate.zoneOffset(named: "GMT") == 0)
+        #expect(InternetDate.zoneOffset(named: "pdt") == -7 * 3600)
+        #expect(InternetDate.zoneOffset(named: "BST") == 3600)
+        #expect(InternetDate.zoneOffset(named: "CEST") == 7200)
+        #expect(InternetDate.zoneOffset(named: "Mars") == nil)
+        #expect(InternetDate.monthNames.count == 12)
     }
 }

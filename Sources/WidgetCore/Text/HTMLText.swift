@@ -1,6 +1,7 @@
 import Foundation
 
-/// HTML text helpers for feeds: entity decoding and markup stripping.
+/// HTML as text, in one place: escaping for the Liquid filters (`escape`, `escape_once`, `strip_html`),
+/// and for feeds entity decoding and markup stripping.
 ///
 /// Feeds put HTML in places meant for text, escaped once, twice, or raw inside CDATA. These helpers turn
 /// it into plain text: `decodeEntities` replaces named (`&eacute;`, `&nbsp;`, `&hellip;` …: HTML 4's full
@@ -21,7 +22,7 @@ public enum HTMLText {
     }
 
     /// The UTF-8 `bytes` as a string, character references replaced. Unknown names stay as written.
-    static func decodeEntities(_ bytes: UnsafeBufferPointer<UInt8>) -> String {
+    package static func decodeEntities(_ bytes: UnsafeBufferPointer<UInt8>) -> String {
         guard contains(UInt8(ascii: "&"), in: bytes) else { return String(decoding: bytes, as: UTF8.self) }
         return withScratch(count: bytes.count) { output in
             _ = output.initialize(fromContentsOf: bytes)
@@ -41,7 +42,7 @@ public enum HTMLText {
 
     /// Whether `byte` occurs in `bytes` (`memchr`).
     @inline(__always)
-    static func contains(_ byte: UInt8, in bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+    package static func contains(_ byte: UInt8, in bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         guard let base = bytes.baseAddress, !bytes.isEmpty else { return false }
         return memchr(base, Int32(byte), bytes.count) != nil
     }
@@ -49,7 +50,7 @@ public enum HTMLText {
     /// Replaces the character references in the first `count` bytes of `buffer`, in place; returns the new
     /// count. A reference is never shorter than the UTF-8 of what it names (`&lt;` is four bytes for one,
     /// `&#x10000;` nine for four), so the text only shrinks and what is read is never overwritten.
-    static func decodeInPlace(_ buffer: UnsafeMutableBufferPointer<UInt8>, count: Int) -> Int {
+    package static func decodeInPlace(_ buffer: UnsafeMutableBufferPointer<UInt8>, count: Int) -> Int {
         guard let base = buffer.baseAddress else { return count }
         let text = UnsafeBufferPointer(rebasing: buffer[..<count])
         /// The position of the next `&` at or after `index`, or `count`.
@@ -85,7 +86,7 @@ public enum HTMLText {
     }
 
     /// The character reference starting at `index` (an `&`), as a scalar and the bytes it spans.
-    static func reference(_ buffer: UnsafeBufferPointer<UInt8>, at index: Int) -> (Unicode.Scalar, Int)? {
+    package static func reference(_ buffer: UnsafeBufferPointer<UInt8>, at index: Int) -> (Unicode.Scalar, Int)? {
         let end = buffer.count
         var cursor = index + 1
         guard cursor < end else { return nil }
@@ -160,7 +161,7 @@ public enum HTMLText {
     }()
 
     /// The code point of the named character reference `name` (without `&` and `;`), if it is one.
-    static func namedValue(_ name: UnsafeBufferPointer<UInt8>) -> UInt32? {
+    package static func namedValue(_ name: UnsafeBufferPointer<UInt8>) -> UInt32? {
         if name.count == 3, name[0] == UInt8(ascii: "a"), name[1] == UInt8(ascii: "m"), name[2] == UInt8(ascii: "p") {
             return 0x26  // By far the most common.
         }
@@ -188,7 +189,7 @@ public enum HTMLText {
     ///
     /// Markup is stripped into a scratch buffer, entities are decoded in place (after stripping, so a
     /// reference split by a tag is still read), then the ends are trimmed.
-    static func plainText(_ html: UnsafeBufferPointer<UInt8>) -> String {
+    package static func plainText(_ html: UnsafeBufferPointer<UInt8>) -> String {
         guard !html.isEmpty else { return "" }
         return withScratch(count: html.count) { output in
             decodeAndTrimInPlace(output, count: strip(html, into: output))
@@ -197,7 +198,7 @@ public enum HTMLText {
 
     /// The UTF-8 `bytes` as a string, character references replaced, then trimmed like
     /// `trimmingWhitespace()`.
-    static func decodedAndTrimmed(_ bytes: UnsafeBufferPointer<UInt8>) -> String {
+    package static func decodedAndTrimmed(_ bytes: UnsafeBufferPointer<UInt8>) -> String {
         guard contains(UInt8(ascii: "&"), in: bytes) else {
             return String(decoding: UnsafeBufferPointer(rebasing: bytes[trimmedRange(bytes)]), as: UTF8.self)
         }
@@ -323,7 +324,7 @@ public enum HTMLText {
 
     /// The part of `bytes` without leading and trailing ASCII whitespace and no-break spaces (what
     /// `trimmingWhitespace()` keeps).
-    static func trimmedRange(_ bytes: UnsafeBufferPointer<UInt8>) -> Range<Int> {
+    package static func trimmedRange(_ bytes: UnsafeBufferPointer<UInt8>) -> Range<Int> {
         func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 || byte == 0x0C }
         var start = 0
         var end = bytes.count
@@ -381,7 +382,7 @@ public enum HTMLText {
     }
 
     /// Whether the UTF-8 `text` holds markup: a tag or a character reference.
-    static func looksLikeHTML(_ text: UnsafeBufferPointer<UInt8>) -> Bool {
+    package static func looksLikeHTML(_ text: UnsafeBufferPointer<UInt8>) -> Bool {
         guard contains(UInt8(ascii: "<"), in: text) else { return false }
         var previousWasOpen = false
         for byte in text {
@@ -395,7 +396,7 @@ public enum HTMLText {
 
     /// Whether the UTF-8 `html` may hold an `<img>` for ``firstImageSource(_:)``: `<` followed by `img` in
     /// any case, or by anything not ASCII (which a case-insensitive comparison might also take for it).
-    static func mayHoldImage(_ html: UnsafeBufferPointer<UInt8>) -> Bool {
+    package static func mayHoldImage(_ html: UnsafeBufferPointer<UInt8>) -> Bool {
         guard let base = html.baseAddress else { return false }
         var index = 0
         while index < html.count {
@@ -441,7 +442,7 @@ public enum HTMLText {
     ]
 
     /// Named character references: HTML 4's complete set and HTML5's common additions.
-    static let named: [String: UInt32] = [
+    package static let named: [String: UInt32] = [
         "AElig": 0xC6, "AMP": 0x26, "Aacute": 0xC1, "Acirc": 0xC2, "Agrave": 0xC0, "Alpha": 0x391, "Aring": 0xC5,
         "Atilde": 0xC3, "Auml": 0xC4, "Beta": 0x392, "COPY": 0xA9, "Ccedil": 0xC7, "Chi": 0x3A7, "Dagger": 0x2021,
         "Delta": 0x394, "ETH": 0xD0, "Eacute": 0xC9, "Ecirc": 0xCA, "Egrave": 0xC8, "Epsilon": 0x395, "Eta": 0x397,
@@ -495,11 +496,91 @@ public enum HTMLText {
 
 extension String {
     /// The string without leading and trailing ASCII whitespace and no-break spaces.
-    func trimmingWhitespace() -> String {
+    package func trimmingWhitespace() -> String {
         var copy = self
         return copy.withUTF8 { bytes in
             let kept = HTMLText.trimmedRange(bytes)
             return kept.count == bytes.count ? nil : String(decoding: UnsafeBufferPointer(rebasing: bytes[kept]), as: UTF8.self)
         } ?? self
+    }
+}
+
+// MARK: - Liquid's escape, escape_once and strip_html
+
+extension HTMLText {
+    /// `text` with `&`, `<`, `>`, `"` and `'` written as entities (Liquid's `escape`).
+    static func escape(_ text: String) -> String {
+        var result = ""
+        result.reserveCapacity(text.utf8.count)
+        for character in text {
+            switch character {
+            case "&": result += "&amp;"
+            case "<": result += "&lt;"
+            case ">": result += "&gt;"
+            case "\"": result += "&quot;"
+            case "'": result += "&#39;"
+            default: result.append(character)
+            }
+        }
+        return result
+    }
+
+    /// Escapes like ``escape(_:)`` but leaves existing entities (`&amp;`, `&#39;`) alone.
+    static func escapeOnce(_ text: String) -> String {
+        let scalars = Array(text.unicodeScalars)
+        var result = String.UnicodeScalarView()
+        var index = 0
+        while index < scalars.count {
+            let scalar = scalars[index]
+            if scalar == "&", isEntity(scalars, at: index) {
+                result.append(scalar)
+            } else {
+                result.append(contentsOf: escape(String(scalar)).unicodeScalars)
+            }
+            index += 1
+        }
+        return String(result)
+    }
+
+    /// Whether an entity (`&name;` or `&#123;`) starts at `index`.
+    private static func isEntity(_ scalars: [Unicode.Scalar], at index: Int) -> Bool {
+        var position = index + 1
+        guard position < scalars.count else { return false }
+        if scalars[position] == "#" {
+            position += 1
+            let start = position
+            while position < scalars.count, ("0"..."9").contains(scalars[position]) { position += 1 }
+            return position > start && position < scalars.count && scalars[position] == ";"
+        }
+        let start = position
+        while position < scalars.count, ("a"..."z").contains(scalars[position]) || ("A"..."Z").contains(scalars[position]) {
+            position += 1
+        }
+        return position > start && position < scalars.count && scalars[position] == ";"
+    }
+
+    /// Removes `<script>`, `<style>` and comment blocks with their content, then every other tag.
+    static func stripTags(_ text: String) -> String {
+        var rest = Substring(text)
+        var result = ""
+        let blocks: [(open: String, close: String)] = [("<script", "</script>"), ("<!--", "-->"), ("<style", "</style>")]
+        outer: while let start = rest.firstIndex(of: "<") {
+            result += rest[..<start]
+            let tail = rest[start...]
+            for block in blocks where tail.hasPrefix(block.open) {
+                if let close = tail.firstRange(of: block.close) {
+                    rest = tail[close.upperBound...]
+                    continue outer
+                }
+            }
+            if let close = tail.firstIndex(of: ">") {
+                rest = tail[tail.index(after: close)...]
+            } else {
+                result += tail
+                rest = ""
+            }
+        }
+        result += rest
+        return result
     }
 }

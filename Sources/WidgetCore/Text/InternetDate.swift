@@ -1,22 +1,24 @@
 public import Foundation
 
-/// Reads the dates feeds write, by hand and fast, and writes them back as ISO 8601 instants.
+/// The one reader of the dates the internet writes: in feeds, in HTTP (`Retry-After`, `Last-Modified`)
+/// and in the data a Liquid `date` filter is given; by hand and fast, and written back as ISO 8601 instants.
 ///
 /// Understood shapes:
 /// - RFC 822 / RFC 1123 and their everyday variants: `Tue, 10 Jun 2003 04:00:00 GMT`, without the weekday,
 ///   without seconds, with full month names, two-digit years (`03` is 2003, `97` is 1997), named zones
 ///   (`UT`, `GMT`, `Z`, `EST`, `EDT`, `CST`, `CDT`, `MST`, `MDT`, `PST`, `PDT` and a few more) and numeric
-///   offsets (`-0700`, `+05:30`). A missing or unknown zone is read as UTC.
+///   offsets (`-0700`, `+05:30`). A missing or unknown zone is read as UTC. RFC 850's `Sunday, 06-Nov-94`
+///   and C's `asctime` (`Sun Nov  6 08:49:37 1994`), which HTTP still allows, are read too.
 /// - RFC 3339 / ISO 8601: `2003-12-13T18:30:02Z`, `2003-12-13T18:30:02.25+01:00`, a space instead of `T`,
 ///   a date alone (midnight UTC).
 ///
 /// `DateFormatter` costs more than the rest of a feed's parse, so this reader walks the bytes itself.
 ///
 /// ```swift
-/// let date = FeedDate.parse("Sat, 07 Sep 02 00:00:01 GMT")   // 2002-09-07T00:00:01Z
-/// FeedDate.iso8601(date!)                                     // "2002-09-07T00:00:01Z"
+/// let date = InternetDate.parse("Sat, 07 Sep 02 00:00:01 GMT")   // 2002-09-07T00:00:01Z
+/// InternetDate.iso8601(date!)                                     // "2002-09-07T00:00:01Z"
 /// ```
-public enum FeedDate {
+public enum InternetDate {
     /// The instant `text` names, or `nil` when it is no date this reader knows.
     public static func parse(_ text: String) -> Date? {
         var text = text
@@ -38,8 +40,11 @@ public enum FeedDate {
         }
         let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
         let secondOfDay = Int(seconds - days * 86_400)
-        let (year, month, day) = civil(fromDays: days)
-        guard (0...9999).contains(year) else { return ISO8601DateFormatter().string(from: date) }
+        // CivilDate counts from 0001-03-01; a date outside years 1–9999 is left to Foundation.
+        guard days >= Int64(CivilDate.days(year: 1, month: 3, day: 1)), days < Int64(CivilDate.days(year: 10000, month: 1, day: 1)) else {
+            return ISO8601DateFormatter().string(from: date)
+        }
+        let (year, month, day) = CivilDate.date(days: Int(days))
         let count = fraction != 0 ? 24 : 20
         return String(unsafeUninitializedCapacity: count) { bytes in
             func put(_ value: Int, _ width: Int, at offset: Int) {
@@ -77,7 +82,22 @@ public enum FeedDate {
     // MARK: - Reading
 
     /// Seconds since 1970 for the date in `bytes`.
-    static func parse(_ bytes: UnsafeBufferPointer<UInt8>) -> Double? {
+    package static func parse(_ bytes: UnsafeBufferPointer<UInt8>) -> Double? {
+        read(bytes)?.seconds
+    }
+
+    /// The instant `text` names when it names its zone (`Z`, `+01:00`, `GMT`, `EST`, …), or `nil`: for
+    /// readers that take a date without a zone to be local time (Liquid's `date` filter).
+    package static func parseZoned(_ text: String) -> Date? {
+        var text = text
+        return text.withUTF8 { bytes in
+            guard let (seconds, zoned) = read(bytes), zoned else { return nil }
+            return Date(timeIntervalSince1970: seconds)
+        }
+    }
+
+    /// Seconds since 1970 for the date in `bytes`, and whether it named its zone.
+    private static func read(_ bytes: UnsafeBufferPointer<UInt8>) -> (seconds: Double, zoned: Bool)? {
         var start = 0
         var end = bytes.count
         while start < end, isSpace(bytes[start]) { start += 1 }
@@ -110,7 +130,7 @@ public enum FeedDate {
         return value
     }
 
-    private static func parseISO(_ bytes: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int) -> Double? {
+    private static func parseISO(_ bytes: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int) -> (seconds: Double, zoned: Bool)? {
         var index = start
         guard let year = digits(bytes, &index, 4, end), index < end, bytes[index] == UInt8(ascii: "-") else { return nil }
         index += 1
@@ -120,6 +140,7 @@ public enum FeedDate {
         var hour = 0, minute = 0, second = 0
         var fraction = 0.0
         var offset = 0
+        var zoned = false
         if index < end, bytes[index] == UInt8(ascii: "T") || bytes[index] == UInt8(ascii: "t") || bytes[index] == 0x20 {
             index += 1
             guard let h = digits(bytes, &index, 2, end), index < end, bytes[index] == UInt8(ascii: ":") else { return nil }
@@ -147,14 +168,15 @@ public enum FeedDate {
             if index < end {
                 guard let zone = zoneOffset(bytes, &index, end) else { return nil }
                 offset = zone
+                zoned = true
             }
         }
         guard index == end else { return nil }
         return seconds(year: year, month: month, day: day, hour: hour, minute: minute, second: second, offset: offset)
-            .map { $0 + fraction }
+            .map { ($0 + fraction, zoned) }
     }
 
-    private static func parseRFC822(_ bytes: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int) -> Double? {
+    private static func parseRFC822(_ bytes: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int) -> (seconds: Double, zoned: Bool)? {
         var index = start
         // An optional weekday, with or without its comma.
         if isLetter(bytes[index]) {
@@ -192,8 +214,8 @@ public enum FeedDate {
         return parseYearTimeZone(bytes, index, end, day: day, month: month)
     }
 
-    /// `Jun 10 2003 04:00:00 GMT`, `June 10, 2003`.
-    private static func parseMonthFirst(_ bytes: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int) -> Double? {
+    /// `Jun 10 2003 04:00:00 GMT`, `June 10, 2003`, and `asctime`'s `Nov  6 08:49:37 1994` (UTC).
+    private static func parseMonthFirst(_ bytes: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int) -> (seconds: Double, zoned: Bool)? {
         var index = start
         let monthStart = index
         while index < end, isLetter(bytes[index]) { index += 1 }
@@ -209,12 +231,32 @@ public enum FeedDate {
         }
         guard dayDigits > 0 else { return nil }
         while index < end, isSpace(bytes[index]) || bytes[index] == UInt8(ascii: ",") { index += 1 }
+        if let time = asctimeTime(bytes, &index, end) {
+            // asctime: the time, then the year, and no zone (HTTP's are in GMT).
+            while index < end, isSpace(bytes[index]) { index += 1 }
+            guard let year = digits(bytes, &index, 4, end), index == end else { return nil }
+            return seconds(year: year, month: month, day: day, hour: time.hour, minute: time.minute, second: time.second, offset: 0)
+                .map { ($0, false) }
+        }
         return parseYearTimeZone(bytes, index, end, day: day, month: month)
+    }
+
+    /// `hh:mm:ss` at `index` when a time comes before the year (as in `asctime`); nil, `index` unmoved,
+    /// otherwise.
+    private static func asctimeTime(_ bytes: UnsafeBufferPointer<UInt8>, _ index: inout Int, _ end: Int) -> (hour: Int, minute: Int, second: Int)? {
+        var cursor = index
+        guard let hour = digits(bytes, &cursor, 2, end), cursor < end, bytes[cursor] == UInt8(ascii: ":") else { return nil }
+        cursor += 1
+        guard let minute = digits(bytes, &cursor, 2, end), cursor < end, bytes[cursor] == UInt8(ascii: ":") else { return nil }
+        cursor += 1
+        guard let second = digits(bytes, &cursor, 2, end) else { return nil }
+        index = cursor
+        return (hour, minute, second)
     }
 
     private static func parseYearTimeZone(
         _ bytes: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int, day: Int, month: Int
-    ) -> Double? {
+    ) -> (seconds: Double, zoned: Bool)? {
         var index = start
         var year = 0
         var yearDigits = 0
@@ -252,12 +294,15 @@ public enum FeedDate {
         }
         while index < end, isSpace(bytes[index]) { index += 1 }
         var offset = 0
+        var zoned = false
         if index < end {
             guard let zone = zoneOffset(bytes, &index, end) else { return nil }
             offset = zone
+            zoned = true
             // Trailing words such as "(PST)" are ignored.
         }
         return seconds(year: year, month: month, day: day, hour: hour, minute: minute, second: second, offset: offset)
+            .map { ($0, zoned) }
     }
 
     /// A zone at `index` in seconds east of UTC: `Z`, `+0100`, `-07:00`, `+05`, `GMT`, `EST`, `GMT+2`.
@@ -310,13 +355,28 @@ public enum FeedDate {
             ("ut", 0), ("utc", 0), ("gmt", 0), ("z", 0),
             ("est", -5), ("edt", -4), ("cst", -6), ("cdt", -5), ("mst", -7), ("mdt", -6), ("pst", -8), ("pdt", -7),
             ("ast", -4), ("adt", -3), ("et", -5), ("ct", -6), ("mt", -7), ("pt", -8), ("at", -4),
-            ("met", 1), ("mest", 2), ("cet", 1), ("cest", 2),
+            ("met", 1), ("mest", 2), ("cet", 1), ("cest", 2), ("bst", 1),
             ("a", -1), ("n", 1), ("m", -12), ("y", 12),
         ]
         var table: [UInt32: Int] = [:]
         for (name, offset) in hours { table[code(name)] = offset * 3600 }
         return table
     }()
+
+    /// The months' English names, lowercased, January first.
+    package static let monthNames = [
+        "january", "february", "march", "april", "may", "june", "july", "august", "september", "october", "november",
+        "december",
+    ]
+
+    /// The offset east of UTC, in seconds, of the zone abbreviation `name` (`GMT`, `EST`, `CEST`, any case),
+    /// or `nil` when it is not one this reader knows.
+    package static func zoneOffset(named name: String) -> Int? {
+        guard (1...4).contains(name.utf8.count) else { return nil }
+        var value: UInt32 = 0
+        for byte in name.utf8 { value = value << 8 | UInt32(byte | 0x20) }
+        return namedZones[value]
+    }
 
     private static let monthPrefixes: [UInt32] = [
         "jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec",
@@ -328,10 +388,8 @@ public enum FeedDate {
         let prefix = UInt32(bytes[start] | 0x20) << 16 | UInt32(bytes[start + 1] | 0x20) << 8 | UInt32(bytes[start + 2] | 0x20)
         guard let index = monthPrefixes.firstIndex(of: prefix) else { return nil }
         if end - start > 3 {
-            let names = ["january", "february", "march", "april", "may", "june", "july", "august", "september",
-                         "october", "november", "december"]
             let word = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self).lowercased()
-            guard word == names[index] || word == "sept" else { return nil }
+            guard word == monthNames[index] || word == "sept" else { return nil }
         }
         return index + 1
     }
@@ -339,43 +397,12 @@ public enum FeedDate {
     // MARK: - Arithmetic
 
     private static func seconds(year: Int, month: Int, day: Int, hour: Int, minute: Int, second: Int, offset: Int) -> Double? {
-        guard (1...9999).contains(year), (1...12).contains(month), day >= 1, day <= daysIn(month: month, year: year),
+        guard (1...9999).contains(year), (1...12).contains(month), day >= 1, day <= CivilDate.daysInMonth(year: year, month: month),
             (0...23).contains(hour) || (hour == 24 && minute == 0 && second == 0), (0...59).contains(minute),
             (0...60).contains(second)
         else { return nil }
-        let days = daysFromCivil(year: Int64(year), month: month, day: day)
+        let days = Int64(CivilDate.days(year: year, month: month, day: day))
         let total = days * 86_400 + Int64(hour * 3600 + minute * 60 + min(second, 59)) - Int64(offset)
         return Double(total)
-    }
-
-    private static func daysIn(month: Int, year: Int) -> Int {
-        switch month {
-        case 2: return (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
-        case 4, 6, 9, 11: return 30
-        default: return 31
-        }
-    }
-
-    /// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's algorithm).
-    private static func daysFromCivil(year: Int64, month: Int, day: Int) -> Int64 {
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yearOfEra = y - era * 400
-        let m = Int64(month)
-        let dayOfYear = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + Int64(day) - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        return era * 146_097 + dayOfEra - 719_468
-    }
-
-    private static func civil(fromDays days: Int64) -> (Int64, Int, Int) {
-        let z = days + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let dayOfEra = z - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let mp = (5 * dayOfYear + 2) / 153
-        let day = Int(dayOfYear - (153 * mp + 2) / 5 + 1)
-        let month = Int(mp < 10 ? mp + 3 : mp - 9)
-        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
     }
 }
