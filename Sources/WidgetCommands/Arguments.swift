@@ -11,6 +11,8 @@ public struct Arguments: Sendable {
     /// The environment variables options may fall back on.
     private let variables: [String: String]
 
+    /// Arguments to read, without the program and command names; `variables` are the environment
+    /// variables that ``configFolder()`` and ``outputFolder()`` fall back on.
     public init(_ arguments: some Sequence<String>, variables: [String: String] = [:]) {
         remaining = Array(arguments)
         self.variables = variables
@@ -132,6 +134,7 @@ public struct Arguments: Sendable {
 public struct UsageError: Error, Sendable, CustomStringConvertible {
     public var description: String
 
+    /// A usage error with the message `description`.
     public init(_ description: String) {
         self.description = description
     }

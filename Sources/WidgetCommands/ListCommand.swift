@@ -25,10 +25,13 @@ public struct ListCommand: WidgetCommand {
                          schedule, nextRefreshAt}], "problems": [{file, line, column, path, message}]}
         """
 
+    /// `--config`: the folder of widget definitions.
     public var config: String
     /// `--secrets`.
     public var secrets: SecretsOption
+    /// `--out`: the daemon's output folder, read for the next refresh times in its state.
     public var out: String
+    /// Whether `--format json` was given; `text` otherwise.
     public var json: Bool
 
     public init(arguments: inout Arguments) throws(UsageError) {

@@ -21,11 +21,15 @@ public struct NextCommand: WidgetCommand {
           --from DATE    start after this ISO 8601 moment, e.g. 2026-03-08T00:00:00Z (default: now)
         """
 
+    /// The widget's id, the positional argument.
     public var id: String
+    /// `--config`: the folder of widget definitions.
     public var config: String
     /// `--secrets`.
     public var secrets: SecretsOption
+    /// `--count`: how many refresh times to print, from 1 to 1000; 5 by default.
     public var count: Int
+    /// `--from`: the moment to start after; nil for the clock's now.
     public var from: Date?
 
     public init(arguments: inout Arguments) throws(UsageError) {

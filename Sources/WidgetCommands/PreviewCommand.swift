@@ -26,7 +26,9 @@ public struct PreviewCommand: WidgetCommand {
                          let "path" sources read files in DIR too (repeatable)
         """
 
+    /// The widget's id, the positional argument.
     public var id: String
+    /// `--config`: the folder of widget definitions.
     public var config: String
     /// `--secrets`.
     public var secrets: SecretsOption

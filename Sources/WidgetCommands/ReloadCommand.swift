@@ -27,7 +27,9 @@ public struct ReloadCommand: WidgetCommand {
         the closest id it runs).
         """
 
+    /// The id of the widget to refresh, the positional argument; checked to be a valid id.
     public var id: String
+    /// `--out`: the output folder of the daemon to ask.
     public var out: String
 
     public init(arguments: inout Arguments) throws(UsageError) {

@@ -50,6 +50,7 @@ public struct RunCommand: WidgetCommand {
         RELOADING=1 and READY=1 around reloads, STOPPING=1, and WATCHDOG=1 when WatchdogSec= is set.
         """
 
+    /// `--config`: the folder of widget definitions, which must exist.
     public var config: String
     /// `--secrets`.
     public var secrets: SecretsOption
@@ -57,7 +58,9 @@ public struct RunCommand: WidgetCommand {
     public var configOrigin: String
     /// `--allow-path` and `--rewrite-origin`.
     public var access: SourceAccessOptions
+    /// `--out`: the folder the snapshots, index, metrics and state are written to.
     public var out: String
+    /// `--once`: refresh every widget once, write the snapshots and exit, instead of running as a daemon.
     public var once: Bool
     /// `--shard K/N`.
     public var shard: Shard?

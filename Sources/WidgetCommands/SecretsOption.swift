@@ -14,6 +14,9 @@ public struct SecretsOption: Sendable {
     /// The largest secret file read, in bytes.
     public static let maximumFileSize = 65_536
 
+    /// Reads `--secrets DIR` from `arguments`.
+    ///
+    /// - Throws: ``UsageError`` when `--secrets` has no value.
     public init(arguments: inout Arguments) throws(UsageError) {
         folder = try arguments.option("--secrets")
     }

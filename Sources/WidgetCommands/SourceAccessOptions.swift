@@ -6,7 +6,9 @@ import WidgetStages
 /// `path` sources may read besides the definitions' folder) and `--rewrite-origin FROM=TO` (URL prefixes
 /// HTTP sources and asset downloads are sent elsewhere with).
 public struct SourceAccessOptions: Sendable {
+    /// Every `--allow-path` folder, in order.
     public var allowedPaths: [String]
+    /// Every `--rewrite-origin` rule, as given (`FROM=TO`), in order.
     public var originRewrites: [String]
 
     /// Reads both options, checking the rewrite rules.

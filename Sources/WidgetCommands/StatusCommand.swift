@@ -24,7 +24,9 @@ public struct StatusCommand: WidgetCommand {
         problem.
         """
 
+    /// `--out`: the daemon's output folder, whose snapshots and state are read.
     public var out: String
+    /// Whether `--format json` was given; `text` otherwise.
     public var json: Bool
 
     public init(arguments: inout Arguments) throws(UsageError) {

@@ -25,9 +25,11 @@ public struct ValidateCommand: WidgetCommand {
         Exit code 1 when any problem is found.
         """
 
+    /// `--config`: the folder of widget definitions.
     public var config: String
     /// `--secrets`.
     public var secrets: SecretsOption
+    /// Whether `--format json` was given; `text` otherwise.
     public var json: Bool
 
     public init(arguments: inout Arguments) throws(UsageError) {

@@ -28,10 +28,16 @@ public protocol WidgetCommand: Sendable {
 /// What commands work with: the stage registry, the filters, the clock, secrets, the build's identity
 /// and where to print.
 public struct CommandEnvironment: Sendable {
+    /// The stages definitions may name.
     public var registry: StageRegistry
+    /// The filters templates may use.
     public var filters: FilterRegistry
+    /// The source of "now" and of waits.
     public var clock: any WidgetClock
+    /// What `{{ env.NAME }}` and `{{ secret.NAME }}` read.
     public var secrets: SecretStore
+    /// The shared services stages look up by type, such as the folders `path` sources may read
+    /// (`--allow-path`) and the origin rewrites (`--rewrite-origin`).
     public var resources: StageResources
     /// What `widgetd --version` prints.
     public var build: BuildInfo
@@ -39,11 +45,14 @@ public struct CommandEnvironment: Sendable {
     /// by default.
     public var variables: [String: String]
     /// Prints to standard output (the text has no trailing newline; one is added). The defaults never
-    /// stop the process when a stream is closed or broken (``StandardStream``).
+    /// stop the process when a stream is closed or broken (`StandardStream`).
     public var print: @Sendable (String) -> Void
     /// Prints to standard error.
     public var printError: @Sendable (String) -> Void
 
+    /// An environment with `registry`; by default the standard filters, the system clock, the process
+    /// environment as `env` and no secret files, no resources, a build with no known commit, the process's
+    /// environment variables, and standard output and error.
     public init(
         registry: StageRegistry,
         filters: FilterRegistry = .standard,

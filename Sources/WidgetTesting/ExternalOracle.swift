@@ -17,6 +17,7 @@ public struct ExternalOracle: Sendable {
     /// Whether it can be used on this machine.
     public let isAvailable: Bool
 
+    /// An oracle named `name`, found or not by the caller; ``pythonModule(_:)`` makes one for a Python module.
     public init(name: String, isAvailable: Bool) {
         self.name = name
         self.isAvailable = isAvailable

@@ -19,6 +19,7 @@ public struct InMemoryFetcher: Fetcher {
     public static let typeName = "memory"
     public static let summary = "Serves a payload held in memory (for tests)."
 
+    /// Which payload of the ``InMemorySource`` this fetcher serves: the `key` option.
     public let key: String
 
     public init(options: Options) {
@@ -38,6 +39,7 @@ public final class InMemorySource: Sendable {
     private let payloads = Mutex<[String: Result<Payload, StageError>]>([:])
     private let counts = Mutex<[String: Int]>([:])
 
+    /// A source with no payloads: every fetch fails until a key is set.
     public init() {}
 
     /// Serves `payload` for `key` from now on.

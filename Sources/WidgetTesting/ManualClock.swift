@@ -27,10 +27,12 @@ public final class ManualClock: WidgetClock {
 
     private let state: Mutex<State>
 
+    /// A clock that reads `now` until a test advances it.
     public init(now: Date) {
         state = Mutex(State(now: now))
     }
 
+    /// The clock's moment: where it was created or last advanced to.
     public func now() -> Date {
         state.withLock { $0.now }
     }
@@ -40,10 +42,19 @@ public final class ManualClock: WidgetClock {
         state.withLock { $0.sleepers.count { !$0.busy } }
     }
 
+    /// Suspends as an idle sleeper until a test advances the clock to `deadline` or past it (returns at
+    /// once when it is already there).
+    ///
+    /// - Throws: `CancellationError` when the waiting task is cancelled.
     public func sleep(until deadline: Date) async throws {
         try await sleep(until: deadline, busy: false)
     }
 
+    /// Suspends until a test advances the clock to `deadline` or past it (returns at once when it is
+    /// already there). A `busy` sleeper is woken like any other but is not counted by ``sleeperCount``,
+    /// ``earliestDeadline`` or ``waitForSleeper()``.
+    ///
+    /// - Throws: `CancellationError` when the waiting task is cancelled.
     public func sleep(until deadline: Date, busy: Bool) async throws {
         let id = state.withLock { state -> Int in
             state.nextID += 1

@@ -13,7 +13,7 @@ public import WidgetCore
 /// The checks of ``check(_:options:alongside:)``: the type name is a word that definitions can write
 /// (`json`, `runwayPerformance`); the summary is one sentence; the stage registers without clashing with
 /// the stages of `registry`; the example options build the stage through the registry; an unknown option
-/// is rejected by name; and, when its options describe their keys (``DescribedOptions``), the description
+/// is rejected by name; and, when its options describe their keys (`DescribedOptions`), the description
 /// matches what decoding reads: an example of every described key decodes, and leaving a key out fails
 /// exactly when it is described as required.
 ///

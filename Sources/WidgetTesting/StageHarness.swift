@@ -6,7 +6,7 @@ import Synchronization
 /// widget stage's `EmbeddedChannel`.
 ///
 /// The options are decoded the way the registry decodes them when definitions load — strictly (an
-/// unknown key is an ``OptionsError`` with a "did you mean"), with the template filters of
+/// unknown key is an `OptionsError` with a "did you mean"), with the template filters of
 /// definitions — and the stage's own checks run in its initializer. The stage then runs once with a
 /// context whose `now` is the harness's ``clock``.
 ///
@@ -63,7 +63,7 @@ public struct StageHarness: Sendable {
     /// Builds `type` from `options`, JSON text of the stage's object as a definition writes it (a
     /// `"type"` member naming the stage may be there).
     ///
-    /// - Throws: ``OptionsError`` for options the stage refuses, naming the option and what would work;
+    /// - Throws: `OptionsError` for options the stage refuses, naming the option and what would work;
     ///   ``StageHarnessError`` when `options` is not a JSON object.
     public func make<S: Stage>(_ type: S.Type, options: String = "{}") throws -> S {
         let value: WidgetValue

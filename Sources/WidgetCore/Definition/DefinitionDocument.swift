@@ -17,20 +17,30 @@ public struct DefinitionDocument: Sendable {
     public var schema: String?
     /// The id the file sets, if it sets one.
     public var id: String?
+    /// The display title, if the file sets one.
     public var title: String?
     public var description: String?
     /// The zone the file names; `nil` for the machine's.
     public var timeZone: TimeZone?
+    /// The named extra sources, in the order they are written; empty without `inputs`.
     public var inputs: [InputDefinition] = []
     /// The main source; `nil` when it is missing or could not be read (a problem says which).
     public var source: SourceReference?
+    /// The main source's parser; `json` when the file names none.
     public var parser: StageSpec
+    /// The transforms, in the order they are applied.
     public var transforms: [StageSpec] = []
+    /// How entries are dated; the `single` timeline when the file names none.
     public var timeline = TimelineDefinition()
+    /// When to refresh; every hour when the file has no `schedule`.
     public var schedule = Schedule()
+    /// After how long data counts as stale (a stale widget refreshes at start-up); `nil` for never.
     public var staleAfter: WidgetDuration?
+    /// How long one refresh may take, every stage together: one minute unless the file sets 1s to 1h.
     public var deadline = WidgetDefinition.defaultDeadline
+    /// What to serve when a refresh fails; by default the last good data.
     public var fallback = FallbackPolicy()
+    /// Content served before there has ever been data, any JSON value; `nil` when the file sets none.
     public var placeholder: WidgetValue?
     /// The instances, when the definition makes several widgets.
     public var instances: [Instance]?
@@ -41,6 +51,7 @@ public struct DefinitionDocument: Sendable {
         public var index: Int
         /// The suffix added to the definition's id: `bitdream` + `home` is `bitdream.home`.
         public var id: String
+        /// The instance's display title, used instead of the definition's; `nil` to keep the definition's.
         public var title: String?
         /// The values templates read as `params.NAME`.
         public var params: WidgetObject

@@ -50,13 +50,16 @@ public struct DefinitionReader: Sendable {
         /// Every problem found; a file with problems contributes no widget.
         public var diagnostics: [Diagnostic]
 
+        /// Creates a result from its widgets and its problems.
         public init(widgets: [WidgetPipeline], diagnostics: [Diagnostic]) {
             self.widgets = widgets
             self.diagnostics = diagnostics
         }
     }
 
+    /// The stages definitions may name; every stage is checked against it.
     public let registry: StageRegistry
+    /// The filters templates may use; names and argument counts are checked against it.
     public let filters: FilterRegistry
     /// The zone of definitions without `timeZone`.
     public let defaultTimeZone: TimeZone
@@ -65,6 +68,13 @@ public struct DefinitionReader: Sendable {
     /// error.
     public let environment: SecretStore?
 
+    /// Creates a reader that checks stages against `registry`.
+    ///
+    /// - Parameters:
+    ///   - registry: the stages definitions may name.
+    ///   - filters: the filters templates may use; the standard set unless given.
+    ///   - defaultTimeZone: the zone of definitions without `timeZone`; the machine's unless given.
+    ///   - environment: the secrets templates read; when `nil`, secret names are not checked.
     public init(
         registry: StageRegistry,
         filters: FilterRegistry = .standard,

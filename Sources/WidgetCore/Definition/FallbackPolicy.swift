@@ -12,11 +12,13 @@ public struct FallbackPolicy: Sendable, Hashable {
 
     /// How many last good items to keep for fallback.
     public var keep: Int
+    /// Which kept item to serve.
     public var pick: Pick
 
     /// The most items ``keep`` may name.
     public static let maximumKeep = 10_000
 
+    /// Creates a policy from its parts; by default the latest good data, one item kept.
     public init(keep: Int = 1, pick: Pick = .latest) {
         self.keep = keep
         self.pick = pick

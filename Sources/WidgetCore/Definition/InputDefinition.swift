@@ -3,8 +3,11 @@
 /// Decoded from one member of `inputs`, whose key is its name: a source (see ``SourceReference``) that
 /// may also name its own `parser`.
 public struct InputDefinition: Sendable, Hashable {
+    /// The input's key in `inputs`: templates read its value as `inputs.NAME`.
     public var name: String
+    /// The fetcher and its options: `http` for `url`, `file` for `path`, or the `type` written.
     public var source: StageSpec
+    /// The parser for this input's payload; `json` when the input names none.
     public var parser: StageSpec
     /// A template that decides whether the source is fetched at all: `"when": "{{ inputs.airport.id }}"`.
     ///
@@ -14,6 +17,7 @@ public struct InputDefinition: Sendable, Hashable {
     /// to handle; otherwise the source is fetched as usual. `nil` (no `when`): always fetched.
     public var when: Template?
 
+    /// Creates an input from its parts; without `when` it is always fetched.
     public init(name: String, source: StageSpec, parser: StageSpec, when: Template? = nil) {
         self.name = name
         self.source = source

@@ -16,6 +16,7 @@ public struct Schedule: Sendable, Hashable {
         case never
     }
 
+    /// The rule that gives the refresh times; every hour by default.
     public var rule: Rule
     /// A stable, per-widget delay of up to this long added to each due time.
     public var jitter: WidgetDuration?
@@ -56,20 +57,24 @@ public struct Schedule: Sendable, Hashable {
 
 /// A local time of day, `HH:MM` or `HH:MM:SS`.
 public struct TimeOfDay: Sendable, Hashable, Comparable, CustomStringConvertible {
+    /// The hour, 0 to 23.
     public var hour: Int
+    /// The minute, 0 to 59.
     public var minute: Int
+    /// The second, 0 to 59.
     public var second: Int
 
+    /// Creates a time of day from its parts, unchecked; the second is 0 unless given.
     public init(hour: Int, minute: Int, second: Int = 0) {
         self.hour = hour
         self.minute = minute
         self.second = second
     }
 
-    /// Parses `08:00` or `08:00:30`; `nil` otherwise.
     /// The form ``init(_:)`` reads, as a regular expression.
     public static let pattern = "^([01][0-9]|2[0-3]):[0-5][0-9](:[0-5][0-9])?$"
 
+    /// Parses `08:00` or `08:00:30` (two digits each, 24-hour clock); `nil` otherwise.
     public init?(_ text: String) {
         // Two digits, ':', two digits, and optionally ':' and two more: read as bytes, without Unicode tables.
         let bytes = Array(text.utf8)
@@ -91,6 +96,7 @@ public struct TimeOfDay: Sendable, Hashable, Comparable, CustomStringConvertible
         return second == 0 ? base : base + String(format: ":%02d", second)
     }
 
+    /// The seconds from midnight to this time, ignoring DST: `08:30` gives 30600.
     public var secondsSinceMidnight: Int { hour * 3_600 + minute * 60 + second }
 
     public static func < (lhs: TimeOfDay, rhs: TimeOfDay) -> Bool {

@@ -16,6 +16,7 @@ public struct StageSpec: Sendable, Hashable {
     /// `limit`): not options, but offered in "did you mean" hints for a misspelt option.
     public var ownerKeys: [String]
 
+    /// Creates a stage reference from its parts; `typePath` is `path` unless given.
     public init(typeName: String, options: WidgetObject = [:], path: ValuePath, typePath: ValuePath? = nil, ownerKeys: [String] = []) {
         self.typeName = typeName
         self.options = options

@@ -12,6 +12,8 @@ public struct TimelineDefinition: Sendable {
     /// The most entries to keep.
     public var limit: Int?
 
+    /// Creates a timeline definition from its parts; by default the `single` timeline, with no
+    /// per-entry templates and no limit.
     public init(
         stage: StageSpec = StageSpec(typeName: WidgetDefinition.defaultTimeline, path: ValuePath.root.appending("timeline")),
         relevance: Template? = nil,

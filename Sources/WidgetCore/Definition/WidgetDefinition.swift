@@ -60,6 +60,8 @@ public struct WidgetDefinition: Sendable {
         secretUses.isEmpty ? text : secrets.mask(text, uses: secretUses, params: params)
     }
 
+    /// Creates a definition from its parts; what is left out takes the default a definition file gets
+    /// (the `json` parser, a `single` timeline, the default schedule, deadline and fallback).
     public init(
         id: String,
         title: String? = nil,

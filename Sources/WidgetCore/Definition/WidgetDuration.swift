@@ -5,6 +5,7 @@ public struct WidgetDuration: Sendable, Hashable, Comparable, CustomStringConver
     /// The length in seconds.
     public var seconds: Int
 
+    /// Creates a duration of `seconds` seconds.
     public init(seconds: Int) {
         self.seconds = seconds
     }
@@ -51,6 +52,7 @@ public struct WidgetDuration: Sendable, Hashable, Comparable, CustomStringConver
         return text
     }
 
+    /// The length in seconds, as a `Double` for Foundation's dates and timers.
     public var timeInterval: Double { Double(seconds) }
 
     public static func < (lhs: WidgetDuration, rhs: WidgetDuration) -> Bool { lhs.seconds < rhs.seconds }

@@ -12,6 +12,7 @@ public struct Diagnostic: Error, Sendable, Hashable, CustomStringConvertible {
     /// What is wrong and what would work.
     public var message: String
 
+    /// Creates a diagnostic from its parts.
     public init(file: String, location: SourceLocation?, path: ValuePath?, message: String) {
         self.file = file
         self.location = location

@@ -12,6 +12,7 @@ public struct ExpressionError: Error, Sendable, Hashable, CustomStringConvertibl
     /// A fix to suggest, appended after a semicolon: `did you mean 'upcase'?`.
     public var hint: String?
 
+    /// Creates an error from its reason, and the column and hint when there are any.
     public init(_ reason: String, column: Int? = nil, hint: String? = nil) {
         self.reason = reason
         self.column = column

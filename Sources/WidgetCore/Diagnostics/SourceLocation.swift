@@ -1,8 +1,11 @@
 /// A 1-based line and column in a text file; columns count Unicode scalars.
 public struct SourceLocation: Sendable, Hashable, CustomStringConvertible {
+    /// The line, counted from 1.
     public var line: Int
+    /// The column, counted from 1 in Unicode scalars.
     public var column: Int
 
+    /// Creates a location from its 1-based line and column.
     public init(line: Int, column: Int) {
         self.line = line
         self.column = column
@@ -20,12 +23,15 @@ public struct SourceMap: Sendable {
     private var keys: [ValuePath: SourceLocation] = [:]
     private var values: [ValuePath: SourceLocation] = [:]
 
+    /// Creates an empty map, where every lookup gives `nil`.
     public init() {}
 
+    /// Records where the key of the member at `path` starts, replacing any earlier location.
     public mutating func recordKey(_ location: SourceLocation, for path: ValuePath) {
         keys[path] = location
     }
 
+    /// Records where the value at `path` starts, replacing any earlier location.
     public mutating func recordValue(_ location: SourceLocation, for path: ValuePath) {
         values[path] = location
     }

@@ -1,28 +1,36 @@
 /// A location inside a JSON value, written as a normalized JSONPath in dot notation:
 /// `$.transforms[1].fields.title`, or `$['odd key']` for keys that are not identifiers.
 public struct ValuePath: Sendable, Hashable, CustomStringConvertible {
+    /// One step of a path: an object member's key or an array element's index.
     public enum Component: Sendable, Hashable {
+        /// An object member, by key: `.title` or `['odd key']`.
         case key(String)
+        /// An array element, by 0-based index: `[1]`.
         case index(Int)
     }
 
+    /// The steps from the root, outermost first; empty for the root.
     public private(set) var components: [Component]
 
     /// The root, `$`.
     public static let root = ValuePath(components: [])
 
+    /// Creates a path from its steps, outermost first.
     public init(components: [Component]) {
         self.components = components
     }
 
+    /// This path followed by the object member `key`.
     public func appending(_ key: String) -> ValuePath {
         ValuePath(components: components + [.key(key)])
     }
 
+    /// This path followed by the array element at `index` (0-based).
     public func appending(index: Int) -> ValuePath {
         ValuePath(components: components + [.index(index)])
     }
 
+    /// This path followed by `other`'s steps: `other` read relative to this path.
     public func appending(_ other: ValuePath) -> ValuePath {
         ValuePath(components: components + other.components)
     }

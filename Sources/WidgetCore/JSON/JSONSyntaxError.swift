@@ -7,6 +7,7 @@ public struct JSONSyntaxError: Error, Sendable, Hashable, CustomStringConvertibl
     /// What is wrong, as a sentence fragment: `expected ',' or '}' after an object member`.
     public var reason: String
 
+    /// Creates an error from where reading stopped and why.
     public init(location: SourceLocation, offset: Int, reason: String) {
         self.location = location
         self.offset = offset

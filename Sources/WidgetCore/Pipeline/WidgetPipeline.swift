@@ -13,18 +13,28 @@ public import Foundation
 public struct WidgetPipeline: Sendable {
     /// A named input's stages.
     public struct Input: Sendable {
+        /// The input's name, as templates read it (`inputs.NAME`).
         public let name: String
+        /// The input's fetcher, built from its source.
         public let fetcher: any Fetcher
+        /// The parser for the input's payload.
         public let parser: any Parser
     }
 
+    /// The definition the stages were built from.
     public let definition: WidgetDefinition
+    /// The named inputs' stages, in the order they run, before the main source.
     public let inputs: [Input]
+    /// The main source's fetcher.
     public let fetcher: any Fetcher
+    /// The parser for the main source's payload.
     public let parser: any Parser
+    /// The transforms, applied in order to the main source's parsed value.
     public let transformers: [any Transformer]
+    /// The timeline stage that lays the final value out as entries.
     public let timeline: any TimelineBuilder
 
+    /// The widget's id, from its definition: `jotd`, or `bitdream.home` for an instance.
     public var id: String { definition.id }
 
     /// Binds `definition` to the stages of `registry`.
@@ -300,6 +310,7 @@ public struct PipelineResult: Sendable {
     /// The bytes the fetch stages returned.
     public var fetchBytes = 0
 
+    /// Creates a result with these entries and cache, no "not modified" stages and no fetch time or bytes.
     public init(entries: [TimelineEntry], cache: [String: CachedFetch]) {
         self.entries = entries
         self.cache = cache
@@ -309,9 +320,12 @@ public struct PipelineResult: Sendable {
 /// A fetch's validators (with the request they belong to and the parser that read the payload) and the
 /// value it parsed to.
 public struct CachedFetch: Sendable, Hashable {
+    /// The validators to send with the next request, with the request and parser they belong to.
     public var validators: FetchValidators
+    /// The value the payload parsed to, reused when the source answers "not modified".
     public var value: WidgetValue
 
+    /// Creates a cache entry from its validators and parsed value.
     public init(validators: FetchValidators, value: WidgetValue) {
         self.validators = validators
         self.value = value
@@ -323,6 +337,7 @@ public struct PipelineError: Error, Sendable, CustomStringConvertible {
     /// The stage, which its description names as a definition would: `source`, `inputs.daily`, `parser`,
     /// `transforms[1] (map)`.
     public var stage: PipelineStage
+    /// The kind of stage that failed; a `when` test counts as the fetcher's.
     public var kind: StageKind
     /// The stage's own message.
     public var message: String
@@ -331,6 +346,10 @@ public struct PipelineError: Error, Sendable, CustomStringConvertible {
     /// Whether the refresh was cancelled rather than failed.
     public var isCancellation: Bool
 
+    /// Creates an error for `stage` from the error it threw.
+    ///
+    /// The message is a ``StageError``'s message (its `retryAfter` is kept), an ``ExpressionError``'s
+    /// description, "the refresh was cancelled" for a `CancellationError`, or else the error as text.
     public init(stage: PipelineStage, kind: StageKind, underlying: any Error) {
         self.stage = stage
         self.kind = kind
@@ -353,13 +372,17 @@ public struct PipelineError: Error, Sendable, CustomStringConvertible {
 
 /// Stages of a definition that could not be built.
 public struct PipelineBuildError: Error, Sendable, CustomStringConvertible {
+    /// A problem with one stage: its place in the definition and what is wrong with it.
     public struct Problem: Sendable {
         /// The stage's path in the definition.
         public var base: ValuePath
+        /// What is wrong, with a path relative to ``base``.
         public var error: OptionsError
     }
 
+    /// The id of the widget whose stages could not be built.
     public var id: String
+    /// Every problem found, in the order the stages are built: inputs, source, parser, transforms, timeline.
     public var problems: [Problem]
 
     public var description: String {

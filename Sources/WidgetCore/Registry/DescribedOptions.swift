@@ -35,7 +35,9 @@ public protocol DescribedOptions {
 }
 
 extension DescribedOptions {
+    /// No group of keys of which exactly one must be written.
     public static var exactlyOneOf: [CodingKeys] { [] }
+    /// No group of keys of which at most one may be written.
     public static var atMostOneOf: [CodingKeys] { [] }
 
     /// The object these options are: their described keys, and no others.

@@ -9,6 +9,7 @@ public struct KeyDescription: Sendable {
     /// Whether the key must be written.
     public var isRequired: Bool
 
+    /// Creates a key's description; by default the key is optional and states no default.
     public init(_ summary: String, _ shape: ValueShape, default defaultValue: WidgetValue? = nil, required: Bool = false) {
         self.summary = summary
         self.shape = shape
@@ -19,9 +20,11 @@ public struct KeyDescription: Sendable {
 
 /// A key of an object with its description.
 public struct OptionKey: Sendable {
+    /// The key as written in JSON.
     public var name: String
     public var description: KeyDescription
 
+    /// Creates a key from its name and description.
     public init(name: String, description: KeyDescription) {
         self.name = name
         self.description = description
@@ -30,6 +33,7 @@ public struct OptionKey: Sendable {
 
 /// An object's keys and the rules between them.
 public struct ObjectShape: Sendable {
+    /// The keys the object may have, each with its description.
     public var keys: [OptionKey]
     /// Keys of which exactly one must be present.
     public var exactlyOneOf: [String]
@@ -38,6 +42,7 @@ public struct ObjectShape: Sendable {
     /// Whether members other than ``keys`` are accepted.
     public var isOpen: Bool
 
+    /// Creates a closed object shape from its keys, with no rules between them unless given.
     public init(keys: [OptionKey], exactlyOneOf: [String] = [], atMostOneOf: [String] = [], isOpen: Bool = false) {
         self.keys = keys
         self.exactlyOneOf = exactlyOneOf

@@ -28,6 +28,7 @@ public struct OptionsDecoder: Sendable {
     /// the options (a source's `when`), which the options type never asks for. Not listed as known keys.
     public var hintKeys: [String] = []
 
+    /// Creates a decoder that hands `userInfo` to the types it decodes (a ``FilterRegistry``, for example).
     public init(userInfo: [CodingUserInfoKey: any Sendable] = [:]) {
         self.userInfo = userInfo
         plainUserInfo = Self.plain(userInfo)
@@ -64,7 +65,7 @@ public struct OptionsDecoder: Sendable {
     }
 
     /// Decodes `type` from `value`, appending every problem to `problems`: the bad members a type reports
-    /// through ``DescribedMembers`` (reading on past each), then every unknown key.
+    /// through `DescribedMembers` (reading on past each), then every unknown key.
     ///
     /// - Returns: the value, or `nil` when a problem left it impossible to make.
     public func decode<T: Decodable>(_ type: T.Type, from value: WidgetValue, problems: inout [OptionsError]) -> T? {

@@ -9,6 +9,7 @@ public struct OptionsError: Error, Sendable, Hashable, CustomStringConvertible {
     /// Whether the path names an object member's key rather than its value (an unknown key).
     public var pointsAtKey: Bool
 
+    /// Creates an error from its parts; by default about a value, not inside an expression.
     public init(path: ValuePath, message: String, expressionColumn: Int? = nil, pointsAtKey: Bool = false) {
         self.path = path
         self.message = message

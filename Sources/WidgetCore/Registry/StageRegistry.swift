@@ -11,8 +11,11 @@
 public struct StageRegistry: Sendable {
     /// One registered stage.
     public struct Entry: Sendable {
+        /// What the stage is: a fetcher, parser, transformer or timeline.
         public let kind: StageKind
+        /// The name definitions use for the stage (`http`, `map`), its ``Stage/typeName``.
         public let typeName: String
+        /// One sentence on what the stage does, its ``Stage/summary``, for `widgetd schema`.
         public let summary: String
         /// The stage's options, when its `Options` describe their keys (``DescribedOptions``); `nil` when
         /// they do not, and the schema then accepts any options.
@@ -147,6 +150,7 @@ extension StageRegistry {
 
 /// Registrations that cannot be frozen into a registry.
 public struct RegistryError: Error, Sendable, CustomStringConvertible {
+    /// Each registration problem as a sentence fragment: `two parser stages are named 'json'`.
     public var problems: [String]
 
     public var description: String {

@@ -12,6 +12,7 @@ public import Foundation
 /// let cron = try CronExpression("0 */4 * * *")
 /// ```
 public struct CronExpression: Sendable, Hashable, CustomStringConvertible {
+    /// The expression as written, e.g. `0 */4 * * *` or `@daily`.
     public let text: String
     let minutes: Set<Int>
     let hours: Set<Int>

@@ -13,6 +13,7 @@ public import Foundation
 public struct RefreshPolicy: Sendable {
     /// The widget's id, which its jitter is derived from.
     public let widgetID: String
+    /// The widget's schedule: its rule, jitter and daily budget.
     public let schedule: Schedule
     /// The zone of `at` and `cron` times and of the budget's days.
     public let timeZone: TimeZone
@@ -26,6 +27,7 @@ public struct RefreshPolicy: Sendable {
     /// The longest a server's `Retry-After` can delay a widget: a day.
     public static let longestRetryAfter: TimeInterval = 86_400
 
+    /// Creates the policy of a widget, working out its jitter offset from its id once.
     public init(widgetID: String, schedule: Schedule, timeZone: TimeZone, staleAfter: WidgetDuration?) {
         self.widgetID = widgetID
         self.schedule = schedule
@@ -39,7 +41,9 @@ public struct RefreshPolicy: Sendable {
     /// When the refresh after one at `date` is due, jitter included; nil for `never`, and for `atEnd`
     /// without a last entry.
     ///
-    /// - Parameter lastEntryDate: the date of the timeline's last entry, for `atEnd`.
+    /// - Parameters:
+    ///   - date: the moment of the refresh the next one follows.
+    ///   - lastEntryDate: the date of the timeline's last entry, for `atEnd`.
     public func nextRefresh(after date: Date, lastEntryDate: Date? = nil) -> Date? {
         schedule.nextRefresh(after: date, timeZone: timeZone, lastEntryDate: lastEntryDate)
             .map { $0.addingTimeInterval(jitterOffset) }

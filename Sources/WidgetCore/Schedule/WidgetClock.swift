@@ -21,6 +21,7 @@ public protocol WidgetClock: Sendable {
 }
 
 extension WidgetClock {
+    /// Sleeps with ``sleep(until:)``, ignoring `busy`: only a clock that counts sleepers tells them apart.
     public func sleep(until deadline: Date, busy: Bool) async throws {
         try await sleep(until: deadline)
     }
@@ -28,10 +29,17 @@ extension WidgetClock {
 
 /// Wall-clock time.
 public struct SystemClock: WidgetClock {
+    /// Creates the clock; it has no state.
     public init() {}
 
+    /// The current date from the system clock.
     public func now() -> Date { Date() }
 
+    /// Suspends until the system clock reaches `deadline`; returns at once when it has passed.
+    ///
+    /// The wait is made in steps of at most a minute, so a change of the system clock is noticed within one.
+    ///
+    /// - Throws: `CancellationError` when the waiting task is cancelled.
     public func sleep(until deadline: Date) async throws {
         // Sleep in bounded steps so a change of the system clock is noticed within a minute.
         while true {

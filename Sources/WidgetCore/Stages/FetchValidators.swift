@@ -16,6 +16,7 @@ public struct FetchValidators: Sendable, Hashable {
     /// The parser (type and options) that read the payload: another parser's value is not reused.
     public var parser: String?
 
+    /// Creates validators from their parts; with no arguments, empty validators that ask nothing.
     public init(etag: String? = nil, lastModified: String? = nil, request: String? = nil, parser: String? = nil) {
         self.etag = etag
         self.lastModified = lastModified

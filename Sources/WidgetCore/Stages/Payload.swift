@@ -21,6 +21,8 @@ public struct Payload: Sendable, Hashable {
     /// seconds: the next fetch waits at least that long.
     public var maxAge: Double?
 
+    /// Creates a payload from its parts; by default a body with no declared type, charset, status,
+    /// validators or `max-age`.
     public init(
         data: Data,
         contentType: String? = nil,
@@ -68,6 +70,7 @@ public struct TimelineEntry: Sendable, Hashable {
     /// A deep link opened when the entry is tapped.
     public var url: String?
 
+    /// Creates an entry from its parts; without relevance or deep link unless given.
     public init(date: Date, content: WidgetValue, relevance: WidgetNumber? = nil, url: String? = nil) {
         self.date = date
         self.content = content

@@ -35,6 +35,10 @@ public struct StageContext: Sendable {
     /// by ``templateScope(item:secrets:)`` shares it. A new context has a new budget.
     public var renderBudget = RenderBudget()
 
+    /// Creates the context of one refresh of `widgetID` at `now`.
+    ///
+    /// Everything else has a default: the machine's zone, no inputs, params, secrets, folders or resources,
+    /// and a log that drops its lines. ``validators`` start empty and ``renderBudget`` is new.
     public init(
         widgetID: String,
         widgetTitle: String? = nil,
@@ -183,12 +187,15 @@ public struct SecretStore: Sendable {
 public struct StageResources: Sendable {
     private var storage: [ObjectIdentifier: any Sendable] = [:]
 
+    /// Creates an empty set of resources.
     public init() {}
 
+    /// Adds `resource`, keyed by its static type `Resource`; it replaces any resource of that type.
     public mutating func insert<Resource: Sendable>(_ resource: Resource) {
         storage[ObjectIdentifier(Resource.self)] = resource
     }
 
+    /// The resource inserted as `type`, or `nil` when there is none.
     public subscript<Resource: Sendable>(_ type: Resource.Type) -> Resource? {
         storage[ObjectIdentifier(type)] as? Resource
     }

@@ -30,6 +30,7 @@ public protocol Stage: Sendable {
 }
 
 extension Stage {
+    /// No summary: `widgetd schema` then describes the stage by its type name only.
     public static var summary: String { "" }
 }
 
@@ -83,9 +84,13 @@ public protocol TimelineBuilder: Stage {
 
 /// The four kinds of stage.
 public enum StageKind: String, Sendable, CaseIterable, CustomStringConvertible {
+    /// A source that fetches a payload; written `source` in names and messages.
     case fetcher = "source"
+    /// A parser that turns a payload into a value.
     case parser
+    /// A transform that reshapes a value; written `transform` in names and messages.
     case transformer = "transform"
+    /// A timeline that lays a value out as dated entries.
     case timeline
 
     public var description: String { rawValue }
@@ -93,12 +98,15 @@ public enum StageKind: String, Sendable, CaseIterable, CustomStringConvertible {
 
 /// A stage's failure, as one sentence for a snapshot's `error` and the log.
 public struct StageError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// What went wrong, as one sentence: `127.0.0.1:8123 answered 503 Service Unavailable`.
     public var message: String
     /// How long the source asked us to wait before trying again (HTTP `Retry-After`), when it did.
     public var retryAfter: Double?
     /// When thrown while checking options, the option at fault, so that `validate` points at it.
     public var option: String?
 
+    /// Creates an error from its message, with the wait the source asked for and the option at fault
+    /// when they are known.
     public init(_ message: String, retryAfter: Double? = nil, option: String? = nil) {
         self.message = message
         self.retryAfter = retryAfter

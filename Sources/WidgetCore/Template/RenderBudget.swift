@@ -22,6 +22,7 @@ public final class RenderBudget: Sendable {
     public let bytes: Int
     private let used = Mutex(0)
 
+    /// Creates a budget of `bytes` bytes of rendered text, none used yet; 32 MiB by default.
     public init(bytes: Int = RenderBudget.defaultBytes) {
         self.bytes = bytes
     }

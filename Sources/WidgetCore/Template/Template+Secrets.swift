@@ -39,9 +39,12 @@ extension Template {
 
     /// One secret a template reads.
     public struct SecretUse: Sendable, Hashable {
+        /// Where the secret is read from: `env` or `secret`.
         public var namespace: SecretStore.Namespace
+        /// The variable's name: written in the template, or taken from the instance's `params`.
         public var name: SecretName
 
+        /// Creates a use from its namespace and name.
         public init(namespace: SecretStore.Namespace, name: SecretName) {
             self.namespace = namespace
             self.name = name

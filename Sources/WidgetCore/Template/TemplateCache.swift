@@ -11,12 +11,14 @@
 /// ```
 public final class TemplateCache: @unchecked Sendable {
     // Not locked: a cache belongs to one synchronous read on one thread.
+    /// The filters every template of the cache is compiled with.
     public let filters: FilterRegistry
     private var compiled: [String: Result<Template, ExpressionError>] = [:]
 
     /// The `userInfo` key under which decoders find the cache.
     public static let userInfoKey = CodingUserInfoKey(rawValue: "widgetd.template.cache")!
 
+    /// Creates an empty cache that compiles templates with `filters`.
     public init(filters: FilterRegistry) {
         self.filters = filters
         // A definition has a few dozen templates at most: never grow while reading one.

@@ -8,9 +8,13 @@
 /// let item = try fields.render(scope)   // {"title": "…", "price": 25.0}
 /// ```
 public indirect enum TemplateTree: Sendable, Hashable, Decodable {
+    /// A value kept as written: `null`, a Boolean, a number, or a string without `{{` or `{%`.
     case literal(WidgetValue)
+    /// A string with template markup (`{{` or `{%`), compiled once and rendered on each render.
     case template(Template)
+    /// An array, each element a tree of its own.
     case array([TemplateTree])
+    /// An object, its members in the order they are written.
     case object([(key: String, value: TemplateTree)])
 
     /// Compiles every template in `value`.

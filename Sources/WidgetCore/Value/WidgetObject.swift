@@ -3,7 +3,9 @@
 /// Lookups are by key; iteration follows insertion order. Setting an existing key replaces its value in
 /// place. Two objects are equal when they hold the same members, in any order.
 public struct WidgetObject: Sendable, Hashable, Sequence, ExpressibleByDictionaryLiteral {
+    /// The keys, in member order.
     public private(set) var keys: [String]
+    /// The values, in member order: `values[i]` belongs to `keys[i]`.
     public private(set) var values: [WidgetValue]
     /// Built once an object grows past a handful of members; small objects are searched linearly.
     private var index: [String: Int]?
@@ -11,6 +13,7 @@ public struct WidgetObject: Sendable, Hashable, Sequence, ExpressibleByDictionar
     /// Objects with more members than this keep a dictionary from key to position.
     static let indexThreshold = 12
 
+    /// Creates an empty object.
     public init() {
         keys = []
         values = []
@@ -34,7 +37,9 @@ public struct WidgetObject: Sendable, Hashable, Sequence, ExpressibleByDictionar
         self.init(elements)
     }
 
+    /// The number of members.
     public var count: Int { keys.count }
+    /// Whether the object has no members.
     public var isEmpty: Bool { keys.isEmpty }
 
     /// The position of `key`, if present.
@@ -43,6 +48,10 @@ public struct WidgetObject: Sendable, Hashable, Sequence, ExpressibleByDictionar
         return keys.firstIndex(of: key)
     }
 
+    /// The value of the member `key`, or `nil` when there is none.
+    ///
+    /// Setting a value replaces an existing member in place or appends a new one at the end; setting `nil`
+    /// removes the member.
     public subscript(key: String) -> WidgetValue? {
         get { position(of: key).map { values[$0] } }
         set {

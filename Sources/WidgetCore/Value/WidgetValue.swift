@@ -10,11 +10,17 @@ import Foundation
 /// print(item["title"]?.string ?? "") // Sunflowers
 /// ```
 public enum WidgetValue: Sendable, Hashable {
+    /// JSON `null`.
     case null
+    /// `true` or `false`.
     case bool(Bool)
+    /// A number, exact and with the digits it was written with.
     case number(WidgetNumber)
+    /// A string.
     case string(String)
+    /// An array of values.
     case array([WidgetValue])
+    /// An object, its members in the order they were written.
     case object(WidgetObject)
 }
 
@@ -34,31 +40,37 @@ extension WidgetValue {
         return array.indices.contains(position) ? array[position] : nil
     }
 
+    /// Whether the value is `null`.
     public var isNull: Bool {
         if case .null = self { return true }
         return false
     }
 
+    /// The Boolean, for a `bool`; `nil` for any other value (no conversion).
     public var bool: Bool? {
         if case .bool(let value) = self { return value }
         return nil
     }
 
+    /// The number, for a `number`; `nil` for any other value (a numeric string included).
     public var number: WidgetNumber? {
         if case .number(let value) = self { return value }
         return nil
     }
 
+    /// The text, for a `string`; `nil` for any other value (a number included).
     public var string: String? {
         if case .string(let value) = self { return value }
         return nil
     }
 
+    /// The elements, for an `array`; `nil` for any other value.
     public var array: [WidgetValue]? {
         if case .array(let value) = self { return value }
         return nil
     }
 
+    /// The members, for an `object`; `nil` for any other value.
     public var object: WidgetObject? {
         if case .object(let value) = self { return value }
         return nil
@@ -172,19 +184,25 @@ extension WidgetValue: Codable {
 
 /// A coding key for any string or index.
 public struct AnyCodingKey: CodingKey, Sendable, Hashable {
+    /// The key's text: the member name, or the index written in decimal.
     public var stringValue: String
+    /// The index, for an array element's key; `nil` for a member name.
     public var intValue: Int?
 
+    /// Creates the key of the object member `string`.
     public init(_ string: String) {
         stringValue = string
         intValue = nil
     }
 
+    /// Creates the key of the array element at `index`.
     public init(index: Int) {
         stringValue = "\(index)"
         intValue = index
     }
 
+    /// Creates the key of the object member `stringValue`; never fails.
     public init?(stringValue: String) { self.init(stringValue) }
+    /// Creates the key of the array element at `intValue`; never fails.
     public init?(intValue: Int) { self.init(index: intValue) }
 }

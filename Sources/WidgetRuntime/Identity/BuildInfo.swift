@@ -1,7 +1,7 @@
 /// What `widgetd --version` prints: the release, the git commit of the build and the Swift compiler.
 ///
 /// The release is the package's; the commit comes from the executable (the `widgetd` target records it
-/// at build time), so a program of your own that runs ``WidgetCommandLine`` can pass its own.
+/// at build time), so a program of your own that runs `WidgetCommandLine` can pass its own.
 ///
 /// ```
 /// widgetd 0.4.0
@@ -15,6 +15,7 @@ public struct BuildInfo: Sendable, Equatable {
     /// The git commit the program was built from, if known.
     public var commit: String?
 
+    /// Build information with `commit`; `--version` shows "unknown" for a nil commit.
     public init(commit: String? = nil) {
         self.commit = commit
     }

@@ -15,6 +15,8 @@ public struct DefinitionDirectory: Sendable {
     /// The folder as the user named it; diagnostics show files under this name.
     public let path: String
 
+    /// The folder at `path`, relative to the current directory or absolute; nothing is read until
+    /// loading.
     public init(path: String) {
         self.path = path
     }
@@ -37,7 +39,7 @@ public struct DefinitionDirectory: Sendable {
 
     /// The definition files, sorted by name.
     ///
-    /// - Throws: ``Diagnostic`` when the folder does not exist or cannot be read.
+    /// - Throws: `Diagnostic` when the folder does not exist or cannot be read.
     public func files() throws(Diagnostic) -> [String] {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue else {

@@ -25,6 +25,7 @@ public enum LogLevel: String, Sendable, Comparable, CaseIterable {
 /// (`--log-format json`) is one object a line with `time`, `level`, `event`, `message` and whichever of
 /// `widget`, `status`, `duration`, `entries`, `next`, `error` and ``details`` the event has.
 public struct LogRecord: Sendable, Equatable {
+    /// How important the event is; ``LogFormat`` drops records below its level.
     public var level: LogLevel
     /// A stable name for the kind of event (`refreshed`, `refresh-failed`, `reloaded`, …), for filters.
     public var event: String
@@ -45,6 +46,7 @@ public struct LogRecord: Sendable, Equatable {
     /// Further facts of the event (the ids a reload added, removed and changed, …).
     public var details: WidgetObject
 
+    /// A record of `event` at `level` saying `message`; the other facts are optional.
     public init(
         _ level: LogLevel,
         _ event: String,
@@ -74,13 +76,17 @@ public struct LogRecord: Sendable, Equatable {
 public struct LogFormat: Sendable, Equatable {
     /// `text` (a timestamp and the sentence) or `json` (one object a line).
     public enum Style: String, Sendable, CaseIterable {
+        /// `text`: the timestamp in whole seconds, a space and the ``LogRecord/message``; `json`: one
+        /// object a line, with the time in milliseconds.
         case text, json
     }
 
+    /// How each line looks: `--log-format`, `text` by default.
     public var style: Style
     /// Records below this level are dropped.
     public var level: LogLevel
 
+    /// A format; by default `text` lines for records at `info` and above.
     public init(style: Style = .text, level: LogLevel = .info) {
         self.style = style
         self.level = level

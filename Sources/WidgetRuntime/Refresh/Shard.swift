@@ -67,6 +67,7 @@ public struct Shard: Sendable, Equatable, CustomStringConvertible {
 public struct ShardError: Error, Sendable, CustomStringConvertible {
     public var description: String
 
+    /// An error with the message `description`.
     public init(_ description: String) {
         self.description = description
     }

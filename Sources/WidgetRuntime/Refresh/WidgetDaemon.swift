@@ -43,6 +43,9 @@ public final class WidgetDaemon: Sendable {
         /// not grow with each refresh.
         public var keepsEveryRefreshReport: Bool
 
+        /// A configuration; by default refreshes run with a plain ``WidgetRefresher``, on the system clock,
+        /// 16 at a time, for every widget (no shard), with nothing logged or told of the lifecycle, and
+        /// only the newest unread refresh report kept.
         public init(
             definitions: DefinitionDirectory,
             store: SnapshotStore,
@@ -80,6 +83,7 @@ public final class WidgetDaemon: Sendable {
         case stopping
     }
 
+    /// What the daemon was created with; fixed for its life.
     public let configuration: Configuration
     let mailbox = EventMailbox()
     private let refreshStream: AsyncStream<RefreshReport>
@@ -87,11 +91,15 @@ public final class WidgetDaemon: Sendable {
 
     /// One finished refresh, as reported on ``refreshes``.
     public struct RefreshReport: Sendable {
+        /// The widget's id.
         public var id: String
+        /// The snapshot the refresh produced.
         public var snapshot: Snapshot
+        /// The failure, when the refresh failed or was not run.
         public var error: PipelineError?
     }
 
+    /// A daemon with `configuration`; nothing happens until ``run()`` or ``runOnce()``.
     public init(configuration: Configuration) {
         self.configuration = configuration
         (refreshStream, refreshContinuation) = AsyncStream.makeStream(
@@ -120,7 +128,9 @@ public final class WidgetDaemon: Sendable {
 
     /// What `run --once` did.
     public struct OnceReport: Sendable {
+        /// The problems of the definitions, in file order.
         public var diagnostics: [Diagnostic]
+        /// One outcome for each valid widget refreshed, by id; a refresh interrupted by cancellation has none.
         public var outcomes: [WidgetRefresher.Outcome]
     }
 

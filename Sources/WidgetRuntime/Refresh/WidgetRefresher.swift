@@ -15,9 +15,11 @@ public struct WidgetRefresher: Sendable {
     public var resources: StageResources
     /// Where assets go, when snapshots are written.
     public var assetsDirectory: URL?
-    /// Where stages report (``StageContext/log`` lines become `stage` records of their widget).
+    /// Where stages report (`StageContext/log` lines become `stage` records of their widget).
     public var log: @Sendable (LogRecord) -> Void
 
+    /// A refresher; by default with the process environment as secrets, no resources, no assets folder
+    /// (the `assets` transform then leaves image URLs as they are) and stage log lines dropped.
     public init(
         secrets: SecretStore = .processEnvironment,
         resources: StageResources = StageResources(),
@@ -32,7 +34,9 @@ public struct WidgetRefresher: Sendable {
 
     /// What a refresh produced.
     public struct Outcome: Sendable {
+        /// The snapshot to serve: `fresh` after a success, else the fallback or the placeholder.
         public var snapshot: Snapshot
+        /// The widget's state after the refresh, to save and pass to the next one.
         public var state: WidgetState
         /// The failure, when the refresh failed or was not run.
         public var error: PipelineError?
@@ -40,6 +44,7 @@ public struct WidgetRefresher: Sendable {
         public var ran: Bool
         /// Seconds spent fetching and bytes fetched, for a refresh that succeeded.
         public var fetchSeconds: Double?
+        /// The bytes the fetch stages returned, for a refresh that succeeded.
         public var fetchBytes: Int?
     }
 
@@ -66,6 +71,7 @@ public struct WidgetRefresher: Sendable {
     /// Refreshes `pipeline` once.
     ///
     /// - Parameters:
+    ///   - pipeline: the widget's built stages and its definition.
     ///   - state: what was remembered about the widget.
     ///   - now: the moment of the refresh.
     ///   - respectBudget: whether `maxPerDay` may stop the refresh.

@@ -26,8 +26,12 @@ public enum AtomicFile {
 
     /// Replaces the file at `url` with `data`.
     ///
-    /// - Parameter syncsFolder: Whether the folder is flushed after the rename; pass `false` when the
-    ///   caller flushes it once after several writes (``syncFolder(_:)``).
+    /// - Parameters:
+    ///   - data: The file's new content.
+    ///   - url: The file to replace (or create).
+    ///   - mode: The permission bits the file gets.
+    ///   - syncsFolder: Whether the folder is flushed after the rename; pass `false` when the caller
+    ///     flushes it once after several writes (``syncFolder(_:)``).
     /// - Throws: ``AtomicFileError`` naming the file and the system's reason.
     public static func write(
         _ data: Data, to url: URL, mode: mode_t = 0o644, syncsFolder: Bool = true
@@ -108,7 +112,9 @@ public enum AtomicFile {
 
 /// A file that could not be written atomically.
 public struct AtomicFileError: Error, Sendable, CustomStringConvertible {
+    /// The path of the file that was to be written.
     public var path: String
+    /// The step that failed and the system's message, e.g. `cannot flush to disk: No space left on device`.
     public var reason: String
 
     init(_ url: URL, _ action: String, errno code: Int32) {

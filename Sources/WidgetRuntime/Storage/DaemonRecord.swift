@@ -7,7 +7,9 @@ public import WidgetCore
 /// Whether the daemon still runs is not read from here but from the folder's lock (a daemon killed
 /// with SIGKILL writes nothing more); this says which daemon and how it was doing.
 public struct DaemonRecord: Sendable, Equatable {
+    /// The daemon's process id.
     public var pid: Int
+    /// When the daemon started.
     public var startedAt: Date
     /// When the last wave of refreshes ended; nil before the first.
     public var lastWaveAt: Date?
@@ -22,6 +24,8 @@ public struct DaemonRecord: Sendable, Equatable {
     /// The widgets whose last snapshot could not be written (disk full, a file in the way), with the error.
     public var unwritten: [String: String] = [:]
 
+    /// A record of a daemon; by default it has had no wave yet, has not stopped, is not a shard and
+    /// is of this release, with no unwritten widgets.
     public init(
         pid: Int, startedAt: Date, lastWaveAt: Date? = nil, stoppedAt: Date? = nil, widgets: Int, shard: String? = nil,
         version: String = BuildInfo.release

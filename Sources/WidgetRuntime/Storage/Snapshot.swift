@@ -26,16 +26,25 @@ public struct Snapshot: Sendable, Hashable {
         case placeholder
     }
 
+    /// The widget's id, also the file's name without `.json`.
     public var id: String
+    /// The widget's `title`, if its definition has one.
     public var title: String?
+    /// How current the entries are.
     public var status: Status
+    /// When the refresh that produced this snapshot ran.
     public var generatedAt: Date
+    /// When the widget last refreshed successfully; nil when it never has.
     public var lastSuccessAt: Date?
+    /// When the widget refreshes next; nil when its schedule has no next refresh.
     public var nextRefreshAt: Date?
+    /// The timeline: the new data, what the `fallback` picks from the last good data, or the placeholder
+    /// (empty when the widget has none).
     public var entries: [TimelineEntry]
     /// Which stage failed and why, when `status` is not `fresh`.
     public var error: String?
 
+    /// A snapshot with every member given.
     public init(
         id: String,
         title: String?,
@@ -111,6 +120,7 @@ public struct Snapshot: Sendable, Hashable {
 
 /// RFC 3339 timestamps in UTC, whole seconds: `2026-11-22T05:00:03Z`.
 public enum Timestamp {
+    /// `date` as an RFC 3339 timestamp in UTC, to the second: `2026-11-22T05:00:03Z`.
     public static func string(_ date: Date) -> String {
         date.formatted(.iso8601)
     }
@@ -120,6 +130,7 @@ public enum Timestamp {
         date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
     }
 
+    /// Reads an RFC 3339 timestamp, with or without fractional seconds; nil when `text` is not one.
     public static func date(_ text: String) -> Date? {
         if let date = try? Date(text, strategy: .iso8601) { return date }
         return try? Date(text, strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: true))

@@ -12,21 +12,28 @@ public import WidgetCore
 ///                      _states.jsonl (see StateJournal), the daemon's record, the lock
 /// ```
 public struct SnapshotStore: Sendable {
+    /// The output folder, `OUT`.
     public let directory: URL
 
+    /// The store of the output folder `directory`; nothing is created until ``prepare()`` or a write.
     public init(directory: URL) {
         self.directory = directory
     }
 
+    /// `OUT/.state/`: the daemon's private state, which front-ends ignore.
     public var stateDirectory: URL { directory.appendingPathComponent(".state", isDirectory: true) }
+    /// `OUT/assets/`: the images the `assets` transform downloaded.
     public var assetsDirectory: URL { directory.appendingPathComponent("assets", isDirectory: true) }
+    /// `OUT/index.json`: every widget's id, title, status, file and next refresh.
     public var indexFile: URL { directory.appendingPathComponent("index.json") }
+    /// `OUT/widgetd.prom`: the metrics, in Prometheus text format.
     public var metricsFile: URL { directory.appendingPathComponent("widgetd.prom") }
 
+    /// `OUT/<id>.json`: the widget's snapshot.
     public func snapshotFile(for id: String) -> URL { directory.appendingPathComponent("\(id).json") }
     /// Where earlier versions kept a widget's state; still read for ids the journal does not hold.
     public func stateFile(for id: String) -> URL { stateDirectory.appendingPathComponent("\(id).json") }
-    /// Every widget's state, one line per write (see ``StateJournal``).
+    /// Every widget's state, one line per write (see `StateJournal`).
     public var stateJournalFile: URL { stateDirectory.appendingPathComponent(StateJournal.fileName) }
 
     /// Creates the folders and removes temporary files that an interrupted write left behind. Only the
@@ -58,7 +65,9 @@ public struct SnapshotStore: Sendable {
 
     /// Replaces the widget's snapshot file.
     ///
-    /// - Parameter syncsFolder: `false` when the caller calls ``syncFolders()`` after several writes.
+    /// - Parameters:
+    ///   - snapshot: The snapshot; its `id` names the file.
+    ///   - syncsFolder: `false` when the caller calls ``syncFolders()`` after several writes.
     public func write(_ snapshot: Snapshot, syncsFolder: Bool = true) throws(AtomicFileError) {
         try AtomicFile.write(
             JSONWriter.data(snapshot.value, style: .pretty) + Data([0x0A]), to: snapshotFile(for: snapshot.id),
@@ -81,6 +90,8 @@ public struct SnapshotStore: Sendable {
         AtomicFile.syncFolder(stateDirectory)
     }
 
+    /// The widget's snapshot as last written; nil when there is none, or the file cannot be read or is
+    /// not a snapshot of this schema.
     public func snapshot(for id: String) -> Snapshot? {
         guard let data = try? Data(contentsOf: snapshotFile(for: id)), let value = try? JSONReader.read(data) else {
             return nil
@@ -198,8 +209,11 @@ public struct SnapshotStore: Sendable {
 
     /// Records the widget's state: a line appended to the state journal.
     ///
-    /// - Parameter syncsFolder: `false` when the caller calls ``syncFolders()`` after several writes;
-    ///   otherwise the journal is flushed before this returns.
+    /// - Parameters:
+    ///   - state: The state to record.
+    ///   - id: The widget's id.
+    ///   - syncsFolder: `false` when the caller calls ``syncFolders()`` after several writes; otherwise
+    ///     the journal is flushed before this returns.
     public func writeState(_ state: WidgetState, for id: String, syncsFolder: Bool = true) throws(AtomicFileError) {
         try StateJournal.append(id: id, state: state.value, to: stateJournalFile.path)
         if syncsFolder { StateJournal.sync(stateJournalFile.path) }
@@ -210,6 +224,7 @@ public struct SnapshotStore: Sendable {
 public struct StoreError: Error, Sendable, CustomStringConvertible {
     public var description: String
 
+    /// An error with the message `description`.
     public init(_ description: String) {
         self.description = description
     }

@@ -28,8 +28,11 @@ public struct WidgetState: Sendable, Hashable {
     /// Validators and parsed values of the last successful fetches, for conditional requests.
     public var fetchCache: [String: CachedFetch] = [:]
 
+    /// The state of a widget never refreshed: no data, no budget used, nothing due.
     public init() {}
 
+    /// The state as the JSON object saved in its line of `_states.jsonl`, with every member (null when
+    /// absent) and dates as RFC 3339 timestamps.
     public var value: WidgetValue {
         var object: WidgetObject = [:]
         object["lastGoodEntries"] = .array(lastGoodEntries.map(Snapshot.entryValue))
@@ -49,6 +52,8 @@ public struct WidgetState: Sendable, Hashable {
         return .object(object)
     }
 
+    /// Reads a state saved as ``value``; it never fails: a missing or unreadable member keeps its initial
+    /// value, and a cached fetch without its validators or value is dropped.
     public init(value: WidgetValue) {
         lastGoodEntries = (value["lastGoodEntries"]?.array ?? []).compactMap(Snapshot.entry(from:))
         lastSuccessAt = value["lastSuccessAt"]?.string.flatMap(Timestamp.date)

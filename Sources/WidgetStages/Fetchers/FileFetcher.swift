@@ -32,7 +32,9 @@ public struct FileFetcher: Fetcher {
     public static let typeName = "file"
     public static let summary = "Reads a local file; a relative path starts at the definition's folder."
 
+    /// The file to read, as written in the definition: absolute, or relative to the definition's folder.
     public let path: String
+    /// The largest file accepted, in bytes; a larger file fails the fetch.
     public let maxBytes: Int
 
     public init(options: Options) throws {
@@ -98,8 +100,10 @@ public struct FileFetcher: Fetcher {
 
 /// Folders that `path` sources may read besides their definition's folder (`widgetd run --allow-path`).
 public struct FileAccessPolicy: Sendable, Hashable {
+    /// The extra folders a relative or absolute `path` may point into; their subfolders are included.
     public var allowedFolders: [URL]
 
+    /// A policy that also allows files inside `allowedFolders`.
     public init(allowedFolders: [URL]) {
         self.allowedFolders = allowedFolders
     }

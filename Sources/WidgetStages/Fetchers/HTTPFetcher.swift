@@ -23,9 +23,13 @@ public import WidgetCore
 /// ```
 public struct HTTPFetcher: Fetcher {
     public struct Options: Decodable, Sendable, DescribedOptions {
+        /// The `http` or `https` URL, a template that may read secrets (`env`, `secret`).
         public var url: Template
+        /// The request method, in any case; default `GET`, or `POST` when there is a `body`.
         public var method: String?
+        /// Request headers, name to template; templates may read secrets.
         public var headers: [String: Template]?
+        /// The request body: a template sent as text, or an object or array of templates sent as JSON.
         public var body: TemplateTree?
         /// The deadline for the whole exchange, as a duration (`"10s"`); default 30 s.
         public var timeout: WidgetDuration?
@@ -35,6 +39,7 @@ public struct HTTPFetcher: Fetcher {
         public var maxBytes: Int?
         /// How many redirects to follow, at most 5.
         public var maxRedirects: Int?
+        /// A status that asks for a response header to be echoed and the request sent once more; none by default.
         public var handshake: Handshake?
 
         public enum CodingKeys: String, DescribedKey {
@@ -79,7 +84,9 @@ public struct HTTPFetcher: Fetcher {
 
     /// A status that asks the client to echo a header back, such as Transmission's session id.
     public struct Handshake: Decodable, Sendable, Hashable, DescribedOptions {
+        /// The response status that asks for the header, such as 409.
         public var status: Int
+        /// The response header whose value is copied into the repeated request, such as `X-Transmission-Session-Id`.
         public var header: String
 
         public enum CodingKeys: String, DescribedKey {
@@ -105,14 +112,23 @@ public struct HTTPFetcher: Fetcher {
     public static let typeName = "http"
     public static let summary = "Fetches a URL over HTTP with deadlines, a size cap and templated URL, headers and body."
 
+    /// The URL template, rendered and checked to be `http` or `https` on each fetch.
     public let url: Template
+    /// The request method, uppercased; `GET`, or `POST` when there is a body, unless the definition names one.
     public let method: String
+    /// The header templates, sorted by name.
     public let headers: [(name: String, value: Template)]
+    /// The body template, or `nil` to send no body.
     public let body: TemplateTree?
+    /// The deadline for the whole exchange, in seconds.
     public let timeout: TimeInterval
+    /// The longest silence allowed from the server, in seconds.
     public let connectTimeout: TimeInterval
+    /// The largest response body accepted, in bytes.
     public let maxBytes: Int
+    /// How many redirects are followed, from 0 to 5.
     public let maxRedirects: Int
+    /// The status and header to echo back once, or `nil`.
     public let handshake: Handshake?
     /// The `env` and `secret` reads of the url, header and body templates: their values are masked in
     /// every error.

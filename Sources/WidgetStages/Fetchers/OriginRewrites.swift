@@ -6,25 +6,31 @@ public import WidgetCore
 /// widget at a caching proxy. A URL that starts with a `from` prefix has it replaced by `to`; the first
 /// matching rule wins.
 public struct OriginRewrites: Sendable, Hashable {
+    /// One rewrite: URLs that start with ``from`` have that prefix replaced by ``to``.
     public struct Rule: Sendable, Hashable {
+        /// The prefix to match, compared as written (`https://api.example.com`).
         public var from: String
+        /// The prefix that replaces it (`http://127.0.0.1:8080`).
         public var to: String
 
+        /// A rule that sends URLs starting with `from` to `to`.
         public init(from: String, to: String) {
             self.from = from
             self.to = to
         }
     }
 
+    /// The rules, in the order they are tried.
     public var rules: [Rule]
 
+    /// Rewrites with `rules`, tried in order.
     public init(rules: [Rule]) {
         self.rules = rules
     }
 
     /// Parses `FROM=TO` arguments.
     ///
-    /// - Throws: ``StageError`` naming an argument without `=` or with an empty side.
+    /// - Throws: `StageError` naming an argument without `=` or with an empty side.
     public init(arguments: [String]) throws(StageError) {
         var rules: [Rule] = []
         for argument in arguments {

@@ -25,6 +25,7 @@ public actor FetchCoalescer {
     private var flights: [HTTPRequest: Flight] = [:]
     private var sent = 0
 
+    /// An empty coalescer, for one refresh wave.
     public init() {}
 
     /// How many distinct requests were sent through this coalescer.

@@ -39,6 +39,7 @@ public struct HTTPClientError: Error, Sendable, Hashable, CustomStringConvertibl
     /// One sentence that says what happened.
     public var message: String
 
+    /// An error of `kind` for `host`; `message` must not reveal the path or query.
     public init(_ kind: Kind, host: String, message: String) {
         self.kind = kind
         self.host = host

@@ -16,6 +16,7 @@ public struct HTTPHeaders: Sendable, Hashable, RandomAccessCollection, Expressib
         /// The value as written.
         public var value: String
 
+        /// A field with `name` and `value`, kept as written.
         public init(name: String, value: String) {
             self.name = name
             self.value = value
@@ -71,8 +72,11 @@ public struct HTTPHeaders: Sendable, Hashable, RandomAccessCollection, Expressib
 
     // MARK: - Collection
 
+    /// The position of the first field.
     public var startIndex: Int { fields.startIndex }
+    /// The position past the last field.
     public var endIndex: Int { fields.endIndex }
+    /// The field at `position`, in order.
     public subscript(position: Int) -> Field { fields[position] }
 }
 

@@ -45,6 +45,7 @@ public struct HTTPRequest: Sendable, Hashable {
     /// How many redirects are followed; one more fails the exchange.
     public var maxRedirects: Int
 
+    /// Creates a request; every limit left out takes its default (30 s, 10 s, 10 MiB, 5 redirects).
     public init(
         url: URL,
         method: String = "GET",

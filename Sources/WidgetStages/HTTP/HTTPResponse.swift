@@ -23,6 +23,8 @@ public struct HTTPResponse: Sendable, Hashable {
     /// The `charset` parameter of `Content-Type`, lowercased (`utf-8`), when present.
     public var charset: String?
 
+    /// A response with `status`, `headers` and `body`, from `finalURL`; its media type and charset are read
+    /// from `Content-Type`.
     public init(status: Int, headers: HTTPHeaders, body: Data, finalURL: URL) {
         self.status = status
         self.headers = headers

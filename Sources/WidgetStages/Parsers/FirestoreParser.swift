@@ -42,7 +42,7 @@ public struct FirestoreParser: Parser {
 
     /// A response (document, list or query result) as plain JSON.
     ///
-    /// - Throws: A ``StageError`` when `root` is none of those shapes, or a value has an unknown type.
+    /// - Throws: A `StageError` when `root` is none of those shapes, or a value has an unknown type.
     public static func unwrapResponse(_ root: WidgetValue, origin: String = "the source") throws -> WidgetValue {
         switch root {
         case .array(let results):
@@ -89,7 +89,7 @@ public struct FirestoreParser: Parser {
 
     /// One typed value, `{"stringValue": "hi"}` → `"hi"`.
     ///
-    /// - Throws: A ``StageError`` naming the field when the value has no known type.
+    /// - Throws: A `StageError` naming the field when the value has no known type.
     public static func unwrapValue(_ value: WidgetValue, at path: String = "value") throws -> WidgetValue {
         guard case .object(let typed) = value, let (type, inner) = typed.first(where: { _ in true }) else {
             throw StageError("the Firestore field \"\(path)\" is not a typed value like {\"stringValue\": \"…\"}")

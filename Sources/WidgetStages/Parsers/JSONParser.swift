@@ -24,6 +24,7 @@ public struct JSONParser: Parser {
         /// What an empty body gives: `"error"` (the default) or `"null"`.
         public var empty: String?
 
+        /// Options with `empty` as written in a definition; `nil` means `"error"`.
         public init(empty: String? = nil) {
             self.empty = empty
         }
@@ -54,11 +55,12 @@ public struct JSONParser: Parser {
     public static let typeName = "json"
     public static let summary = "Parses JSON, keeping numbers exact; an empty body is an error or, with \"empty\": \"null\", null."
 
+    /// What an empty body gives; ``EmptyBody/error`` unless the definition says `"null"`.
     public let empty: EmptyBody
 
     /// Checks the options.
     ///
-    /// - Throws: A ``StageError`` when `empty` is neither `"error"` nor `"null"`.
+    /// - Throws: A `StageError` when `empty` is neither `"error"` nor `"null"`.
     public init(options: Options) throws {
         guard let empty = EmptyBody(rawValue: options.empty ?? EmptyBody.error.rawValue) else {
             throw StageError(

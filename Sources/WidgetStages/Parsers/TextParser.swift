@@ -31,8 +31,11 @@ public struct TextParser: Parser {
     public static let typeName = "text"
     public static let summary = "Takes the payload as a string, or as an array of lines."
 
+    /// Whether the value is an array of lines rather than one string; `false` by default.
     public let lines: Bool
+    /// Whether whitespace and newlines around the text, or each line, are removed; `false` by default.
     public let trim: Bool
+    /// Whether empty lines are dropped when splitting into lines (after ``trim``); `false` by default.
     public let skipEmpty: Bool
 
     public init(options: Options) {

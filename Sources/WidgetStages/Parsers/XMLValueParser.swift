@@ -41,6 +41,7 @@ public struct XMLValueParser: Parser {
     public static let typeName = "xml"
     public static let summary = "Parses any XML: elements to objects, repeated elements to lists."
 
+    /// Child element names, prefix included as written, that always become lists; empty by default.
     public let forceList: Set<String>
 
     public init(options: Options) {

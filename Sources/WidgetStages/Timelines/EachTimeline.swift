@@ -15,8 +15,11 @@ public import WidgetCore
 /// A value that is not a list is one item.
 public struct EachTimeline: TimelineBuilder {
     public struct Options: Decodable, Sendable, DescribedOptions {
+        /// Times of day (`"08:00"`), in the widget's zone: item *i* at the *i*-th, repeating on the next days.
         public var at: [String]?
+        /// An interval above 0 s (`"1h"`): item *i* at the refresh time plus *i* intervals.
         public var every: WidgetDuration?
+        /// A JSONPath into each item to its date (ISO 8601 or Unix seconds); items without one are dropped.
         public var date: JSONPath?
 
         public enum CodingKeys: String, DescribedKey {

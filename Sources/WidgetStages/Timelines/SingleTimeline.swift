@@ -8,6 +8,7 @@ public struct SingleTimeline: TimelineBuilder {
             public var keyDescription: KeyDescription { switch self {} }
         }
 
+        /// Empty options: the timeline takes none.
         public init() {}
 
         /// Opens the options object so that the strict options decoder rejects every member: there are none.

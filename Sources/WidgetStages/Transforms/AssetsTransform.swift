@@ -54,8 +54,11 @@ public struct AssetsTransform: Transformer {
     /// The largest ``concurrency``.
     public static let maximumConcurrency = 32
 
+    /// The JSONPath to the image URLs; strings it finds that are not `http(s)` URLs are left alone.
     public let path: JSONPath
+    /// The largest image accepted, in bytes; a larger one keeps its remote URL.
     public let maxBytes: Int
+    /// How many images are downloaded at once, from 1 to ``maximumConcurrency``.
     public let concurrency: Int
 
     public init(options: Options) throws {

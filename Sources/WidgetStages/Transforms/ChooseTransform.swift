@@ -46,7 +46,9 @@ public struct ChooseTransform: Transformer {
 
     /// One case: a test (or none) and the fields it adds.
     public struct Case: Decodable, Sendable, DescribedOptions {
+        /// An RFC 9535 filter expression the item must pass, `@` the item and `$` the whole value; not with `if`.
         public var `where`: JSONPathFilter?
+        /// A template that passes unless it gives `nil`, `false` or `""`, the item's members in scope; not with `where`.
         public var `if`: Template?
         /// Field name → template (or any JSON value, kept as written).
         public var fields: TemplateTree
@@ -81,7 +83,7 @@ public struct ChooseTransform: Transformer {
 
     /// Checks the cases.
     ///
-    /// - Throws: A ``StageError`` when there are no cases, a case has both `where` and `if`, its `fields`
+    /// - Throws: A `StageError` when there are no cases, a case has both `where` and `if`, its `fields`
     ///   are not an object, or a case without a test comes before others (which could then never be chosen).
     public init(options: Options) throws {
         guard !options.cases.isEmpty else {

@@ -64,9 +64,13 @@ public struct CommandTransform: Transformer {
     /// The variables every program sees when widgetd has them set.
     public static let basicEnvironment = ["PATH", "HOME", "LANG", "LC_ALL", "TZ"]
 
+    /// The `run` option: the program, then its arguments, passed as they are (no shell).
     public let arguments: [String]
+    /// The longest the program may run, in seconds; at the limit its process group is killed.
     public let timeout: TimeInterval
+    /// The most bytes the program may print on standard output.
     public let maxBytes: Int
+    /// The variables of widgetd's environment passed on besides ``basicEnvironment``; empty by default.
     public let passEnvironment: [String]
 
     public init(options: Options) throws {

@@ -8,7 +8,9 @@ public import WidgetCore
 ///   empty string (Liquid's truthiness, plus the empty string; `0` and `[]` are true).
 public struct FilterTransform: Transformer {
     public struct Options: Decodable, Sendable, DescribedOptions {
+        /// An RFC 9535 filter expression, `@` the item and `$` the whole list; give this or `if`.
         public var `where`: JSONPathFilter?
+        /// A template that keeps the item unless it gives `nil`, `false` or `""`; give this or `where`.
         public var `if`: Template?
 
         public enum CodingKeys: String, DescribedKey {

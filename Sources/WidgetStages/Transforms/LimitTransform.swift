@@ -23,7 +23,9 @@ public struct LimitTransform: Transformer {
     public static let typeName = "limit"
     public static let summary = "Keeps the first count items of a list, after skipping offset."
 
+    /// How many items to keep, 0 or more; a shorter list is kept whole.
     public let count: Int
+    /// How many items to skip before keeping any, 0 or more; 0 by default.
     public let offset: Int
 
     public init(options: Options) throws {

@@ -36,7 +36,10 @@ public struct MapTransform: Transformer {
     public static let typeName = "map"
     public static let summary = "Builds each item's fields from templates."
 
+    /// The fields to build, as an object of field names and templates, in the order they are written.
     public let fields: TemplateTree
+    /// Whether the fields are added to an object item, replacing members of the same name, rather than
+    /// replacing the item; `false` by default. An item that is not an object is replaced either way.
     public let merge: Bool
     /// The members of `fields`, rendered one by one so that a failure names its field.
     private let members: [(key: String, value: TemplateTree)]

@@ -7,6 +7,7 @@ public import WidgetCore
 /// overrides that choice.
 public struct SelectTransform: Transformer {
     public struct Options: Decodable, Sendable, DescribedOptions {
+        /// The RFC 9535 JSONPath of the part to keep, such as `$.data.items`.
         public var path: JSONPath
         /// `true`: the first match (or null); `false`: the list of matches. Default: by the path's shape.
         public var one: Bool?
@@ -27,7 +28,10 @@ public struct SelectTransform: Transformer {
     public static let typeName = "select"
     public static let summary = "Picks part of the value with a JSONPath: one value or the list of matches."
 
+    /// The JSONPath of the part to keep.
     public let path: JSONPath
+    /// Whether the result is the first match (or `null`) rather than the list of matches; unless the
+    /// definition says, `true` exactly when ``path`` is singular.
     public let one: Bool
 
     public init(options: Options) {

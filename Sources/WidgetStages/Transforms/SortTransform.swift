@@ -33,7 +33,10 @@ public struct SortTransform: Transformer {
     public static let typeName = "sort"
     public static let summary = "Sorts a list by a value inside each item: numbers, dates and strings as such."
 
+    /// The JSONPath into each item (`$` is the item) whose first match is the sort key.
     public let by: JSONPath
+    /// Whether the order is descending (`"descending"` or `"desc"`); `false` by default. Items without a
+    /// usable key go last either way.
     public let descending: Bool
 
     public init(options: Options) throws {

@@ -7,7 +7,7 @@ import WidgetStages
 /// table of routes (`routes.json`) and the files it names, in one folder.
 ///
 /// Serve each API's origin under a first path segment naming its host, so that one server stands in
-/// for all of them, and send the real origins there with `--rewrite-origin` (or ``OriginRewrites``):
+/// for all of them, and send the real origins there with `--rewrite-origin` (or `OriginRewrites`):
 /// `https://api.coingecko.com/api/v3/simple/price?ids=bitcoin` then arrives as
 /// `/api.coingecko.com/api/v3/simple/price?ids=bitcoin`. The definitions under test run unchanged.
 ///
@@ -62,7 +62,10 @@ public final class RecordedAPI: Sendable {
 
     /// Reads the table `table` of `folder`.
     ///
-    /// - Parameter handlers: The handlers routes may name, by the name of the member that names them.
+    /// - Parameters:
+    ///   - folder: The folder of the table and the payload files its routes name.
+    ///   - table: The table's file name in `folder`.
+    ///   - handlers: The handlers routes may name, by the name of the member that names them.
     /// - Throws: ``TestHTTPServerError`` naming the route and what is wrong with it: a table that is not
     ///   JSON, a route without `path`, a `file` that does not exist.
     public init(folder: URL, table: String = "routes.json", handlers: [String: Handler] = [:]) throws {

@@ -19,6 +19,7 @@ public struct TestHTTPRequest: Sendable, Hashable {
     /// The body (empty when none was sent).
     public var body: Data
 
+    /// A request as received; by default without header fields or body.
     public init(method: String, target: String, headers: HTTPHeaders = [:], body: Data = Data()) {
         self.method = method
         self.target = target

@@ -43,6 +43,7 @@ public struct TestHTTPResponse: Sendable {
     /// is added to a complete response then.
     public var closesConnection = false
 
+    /// A complete response: `200` with no header fields and an empty body unless given.
     public init(status: Int = 200, headers: HTTPHeaders = [:], body: Data = Data()) {
         self.status = status
         self.headers = headers

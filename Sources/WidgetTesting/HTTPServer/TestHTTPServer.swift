@@ -113,6 +113,7 @@ public struct TestHTTPServerError: Error, Sendable, CustomStringConvertible {
     public var message: String
     public var description: String { message }
 
+    /// An error saying `message`.
     public init(message: String) {
         self.message = message
     }

@@ -2,7 +2,7 @@ public import WidgetCore
 
 /// A feed read by ``FeedParser``, in the one shape every format is normalised to.
 ///
-/// As a ``WidgetValue`` (``value``):
+/// As a `WidgetValue` (``value``):
 ///
 /// ```json
 /// {"format": "rss2.0", "title": "…", "link": "https://…", "description": "…", "updated": "2026-11-22T05:00:00Z",

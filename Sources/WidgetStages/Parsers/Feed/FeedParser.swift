@@ -11,7 +11,7 @@ import FoundationXML
 /// `{format, title, link, description, updated, items}` whose items are
 /// `{id, title, link, published, updated, author, summary, content, image, categories, enclosures}`
 /// (see ``FeedDocument``):
-/// - Dates are ISO 8601 instants in UTC, read by ``InternetDate`` (RFC 822 in its variants, RFC 3339).
+/// - Dates are ISO 8601 instants in UTC, read by `InternetDate` (RFC 822 in its variants, RFC 3339).
 /// - `title` and `author` have their HTML entities decoded (also inside CDATA); `summary` is plain text,
 ///   markup removed; `content` is the item's HTML as given (`content:encoded`, Atom `content`,
 ///   `content_html`).
@@ -56,7 +56,7 @@ public struct FeedParser: Parser {
 
     /// Reads `payload` into a ``FeedDocument``.
     ///
-    /// - Throws: A ``StageError`` when the payload is no feed at all (an HTML page, JSON that is not a JSON
+    /// - Throws: A `StageError` when the payload is no feed at all (an HTML page, JSON that is not a JSON
     ///   Feed, XML whose root is not `rss`, `rdf:RDF` or `feed`).
     public func read(_ payload: Payload) throws -> FeedDocument {
         var data = payload.data
