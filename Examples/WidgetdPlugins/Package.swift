@@ -13,7 +13,7 @@ let package = Package(
     ],
     dependencies: [
         // widgetd itself, two folders up; in your own package write `.package(url: …, from: …)`.
-        .package(name: "widgetd", path: "../.."),
+        .package(name: "widgetd", path: "../..")
     ],
     targets: [
         .target(

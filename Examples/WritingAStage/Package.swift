@@ -7,7 +7,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     dependencies: [
         // widgetd, two folders up; in a package of your own, .package(url: "<widgetd's git URL>", from: "0.4.0").
-        .package(name: "widgetd", path: "../.."),
+        .package(name: "widgetd", path: "../..")
     ],
     targets: [
         .executableTarget(

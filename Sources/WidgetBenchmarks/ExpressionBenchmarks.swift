@@ -48,30 +48,36 @@ func runExpressionBenchmarks() {
     handWritten(document, into: &expected)
     let found = path.select(document)
     emit("  matches: JSONPath \(found.count), hand-written loop \(expected.count)\(found == expected ? "" : " — DIFFERENT")")
-    let slowdown = 1 / Benchmarks.compare(
-        "JSONPath $..[?@.price > 10]", { path.select(document).count },
-        against: "hand-written Swift loop", {
-            var result: [WidgetValue] = []
-            handWritten(document, into: &result)
-            return result.count
-        },
-        bytes: bytes.count, iterations: 40
-    )
+    let slowdown =
+        1
+        / Benchmarks.compare(
+            "JSONPath $..[?@.price > 10]", { path.select(document).count },
+            against: "hand-written Swift loop",
+            {
+                var result: [WidgetValue] = []
+                handWritten(document, into: &result)
+                return result.count
+            },
+            bytes: bytes.count, iterations: 40
+        )
     emit("  JSONPath / hand-written loop = \(String(format: "%.2f", slowdown))× the time (goal: within 3×)")
 
     // map with 5 templated fields over 5,000 items.
     let items = document.array ?? []
     let map: MapTransform
     do {
-        map = try MapTransform(options: OptionsDecoder().decode(MapTransform.Options.self, from: [
-            "fields": [
-                "name": "{{ title | strip | upcase }}",
-                "value": "{{ price | times: 1.2 | round: 2 }}",
-                "label": "{{ sku }} · {{ currency }}",
-                "tags": "{{ tags | join: ', ' }}",
-                "seller": "{{ seller.id | default: 'unknown' }}",
-            ],
-        ]))
+        map = try MapTransform(
+            options: OptionsDecoder().decode(
+                MapTransform.Options.self,
+                from: [
+                    "fields": [
+                        "name": "{{ title | strip | upcase }}",
+                        "value": "{{ price | times: 1.2 | round: 2 }}",
+                        "label": "{{ sku }} · {{ currency }}",
+                        "tags": "{{ tags | join: ', ' }}",
+                        "seller": "{{ seller.id | default: 'unknown' }}",
+                    ]
+                ]))
     } catch {
         emit("Error: \(error)")
         return
@@ -95,7 +101,9 @@ func runExpressionBenchmarks() {
             }
         }
         times.sort()
-        mapped = BenchmarkResult(name: "map, 5 fields × \(items.count) items", bytes: 0, median: times[times.count / 2], fastest: times[0], iterations: times.count)
+        mapped = BenchmarkResult(
+            name: "map, 5 fields × \(items.count) items", bytes: 0, median: times[times.count / 2], fastest: times[0],
+            iterations: times.count)
         semaphore.signal()
     }
     semaphore.wait()

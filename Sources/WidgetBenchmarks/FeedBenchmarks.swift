@@ -1,6 +1,7 @@
 import Foundation
 import WidgetCore
 import WidgetStages
+
 #if canImport(FoundationXML)
 import FoundationXML
 #endif
@@ -37,7 +38,10 @@ func runFeedBenchmarks() {
 
     emit(String(format: "  bare XMLParser pass   %8.2f ms  %10.0f items/s", bare.fastest * 1000, 500 / bare.fastest))
     emit(String(format: "  feed parser           %8.2f ms  %10.0f items/s", ours.fastest * 1000, 500 / ours.fastest))
-    emit(String(format: "  ratio (items/s ours / bare)  %.2f  (goal ≥ 0.70; by median %.2f)", bare.fastest / ours.fastest, bare.median / ours.median))
+    emit(
+        String(
+            format: "  ratio (items/s ours / bare)  %.2f  (goal ≥ 0.70; by median %.2f)", bare.fastest / ours.fastest,
+            bare.median / ours.median))
     emit(String(format: "  InternetDate.parse    %8.0f ns per date", dates.fastest * 1e9 / Double(FeedBenchmarkDocument.dates.count)))
 }
 
@@ -101,7 +105,7 @@ enum FeedBenchmarkDocument {
         }
 
         func parser(_ parser: XMLParser, foundCharacters string: String) {}
-        func parser(_ parser: XMLParser, foundCDATA CDATABlock: Data) {}
+        func parser(_ parser: XMLParser, foundCDATA block: Data) {}
         func parser(_ parser: XMLParser, didEndElement elementName: String, namespaceURI: String?, qualifiedName: String?) {}
     }
 }

@@ -14,13 +14,17 @@ func runFilterBenchmarks() {
     }
     let cases = [
         Case(name: "lookup", template: "{{ s }}", data: ["s": "Hello"], python: #"{"s": "Hello"}"#),
-        Case(name: "strip", template: "{{ s | strip }}", data: ["s": "   Hello, widget world!   \n"],
+        Case(
+            name: "strip", template: "{{ s | strip }}", data: ["s": "   Hello, widget world!   \n"],
             python: #"{"s": "   Hello, widget world!   \n"}"#),
-        Case(name: "truncate", template: "{{ s | truncate: 20 }}", data: ["s": "The quick brown fox jumps over the lazy dog"],
+        Case(
+            name: "truncate", template: "{{ s | truncate: 20 }}", data: ["s": "The quick brown fox jumps over the lazy dog"],
             python: #"{"s": "The quick brown fox jumps over the lazy dog"}"#),
-        Case(name: "times | round", template: "{{ price | times: 1.2 | round: 2 }}", data: ["price": 19.99],
+        Case(
+            name: "times | round", template: "{{ price | times: 1.2 | round: 2 }}", data: ["price": 19.99],
             python: #"{"price": 19.99}"#),
-        Case(name: "date", template: "{{ d | date: '%Y-%m-%d %H:%M' }}", data: ["d": "2026-11-25T08:30:00Z"],
+        Case(
+            name: "date", template: "{{ d | date: '%Y-%m-%d %H:%M' }}", data: ["d": "2026-11-25T08:30:00Z"],
             python: #"{"d": "2026-11-25T08:30:00Z"}"#),
     ]
     let python = pythonLiquid(cases.map { ($0.name, $0.template, $0.python) })
@@ -44,7 +48,8 @@ func runFilterBenchmarks() {
         let perCall = result.median / Double(calls)
         var line = "  \(benchmark.template) → \"\(output)\": \(String(format: "%.3f", perCall * 1e6)) µs a render"
         if let theirs = python.results[benchmark.name] {
-            line += "; python-liquid \(String(format: "%.2f", theirs.seconds * 1e6)) µs (\"\(theirs.output)\") = "
+            line +=
+                "; python-liquid \(String(format: "%.2f", theirs.seconds * 1e6)) µs (\"\(theirs.output)\") = "
                 + "\(String(format: "%.1f", theirs.seconds / perCall))× (goal: 10×)"
             if theirs.output != output { line += "; Error: the outputs differ" }
         }

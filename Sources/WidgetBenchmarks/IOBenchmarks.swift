@@ -1,5 +1,6 @@
 import Foundation
 import WidgetCore
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -42,14 +43,18 @@ func runIOBenchmarks() {
             runs += 1
             let out = folder.appendingPathComponent("out-\(runs)")
             let before = cpuSeconds(children: true)
-            let (status, output) = runProgram(widgetd.path, ["run", "--once", "--config", folder.appendingPathComponent("defs").path, "--out", out.path])
+            let (status, output) = runProgram(
+                widgetd.path, ["run", "--once", "--config", folder.appendingPathComponent("defs").path, "--out", out.path])
             widgetdCPU.append(cpuSeconds(children: true) - before)
             lastStatus = status
             lastOutput = output
             return status
         },
         against: "curl --parallel --parallel-max 4",
-        { runProgram(curl, ["--silent", "--parallel", "--parallel-max", "4", "--config", folder.appendingPathComponent("curl.cfg").path]).status },
+        {
+            runProgram(curl, ["--silent", "--parallel", "--parallel-max", "4", "--config", folder.appendingPathComponent("curl.cfg").path])
+                .status
+        },
         bytes: 0, iterations: 9, warmups: 1, budget: 40)
     let summary = lastOutput.split(separator: "\n").last.map(String.init) ?? ""
     if lastStatus != 0 {
@@ -58,8 +63,9 @@ func runIOBenchmarks() {
         emit("  widgetd: \(summary)")
     }
     let cpu = widgetdCPU.sorted()[widgetdCPU.count / 2]
-    emit("  widgetd CPU time (user + system) per run: \(String(format: "%.3f", cpu)) s, "
-        + "\(String(format: "%.0f", cpu / Double(count) * 1e6)) µs a widget")
+    emit(
+        "  widgetd CPU time (user + system) per run: \(String(format: "%.3f", cpu)) s, "
+            + "\(String(format: "%.0f", cpu / Double(count) * 1e6)) µs a widget")
     emit("  widgetd takes \(String(format: "%.1f", 1 / ratio))× curl's time (goal: at most 4×)")
 }
 

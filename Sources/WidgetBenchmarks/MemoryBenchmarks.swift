@@ -1,5 +1,6 @@
 import Foundation
 import WidgetCore
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -30,15 +31,19 @@ func runMemoryBenchmarks() {
         emit("  skipped: cannot prepare \(folder.path): \(error)")
         return
     }
-    let payload = (try? FileManager.default.attributesOfItem(atPath: folder.appendingPathComponent("www/w0000.json").path)[.size] as? Int) ?? 0
+    let payload =
+        (try? FileManager.default.attributesOfItem(atPath: folder.appendingPathComponent("www/w0000.json").path)[.size] as? Int) ?? 0
 
     // A daemon without widgets: what any daemon costs.
-    guard let empty = residentAfterStart(widgetd.path, config: folder.appendingPathComponent("empty"), out: folder.appendingPathComponent("out-empty"), fresh: 0)
+    guard
+        let empty = residentAfterStart(
+            widgetd.path, config: folder.appendingPathComponent("empty"), out: folder.appendingPathComponent("out-empty"), fresh: 0)
     else { return }
     let out = folder.appendingPathComponent("out")
     guard let wave = residentAfterStart(widgetd.path, config: folder.appendingPathComponent("defs"), out: out, fresh: count)
     else { return }
-    let snapshotBytes = (try? FileManager.default.attributesOfItem(atPath: out.appendingPathComponent("w0000.json").path)[.size] as? Int) ?? 0
+    let snapshotBytes =
+        (try? FileManager.default.attributesOfItem(atPath: out.appendingPathComponent("w0000.json").path)[.size] as? Int) ?? 0
     // The same folder again: every widget fresh and not due, so the daemon only loads its state.
     guard let idle = residentAfterStart(widgetd.path, config: folder.appendingPathComponent("defs"), out: out, fresh: count)
     else { return }
@@ -46,9 +51,12 @@ func runMemoryBenchmarks() {
     let perIdle = Double(idle - empty) * 1024 / Double(count)
     emit("  payload \(payload) bytes a widget, snapshot \(snapshotBytes) bytes")
     emit("  no widget: \(empty) KiB resident")
-    emit("  1,000 widgets after a wave: \(wave) KiB; \(String(format: "%.1f", perWidget / 1024)) KiB a widget, "
-        + "\(String(format: "%.1f", (perWidget - Double(snapshotBytes)) / 1024)) KiB above its snapshot (goal: at most 10 KB)")
-    emit("  1,000 widgets loaded from state, idle: \(idle) KiB; \(String(format: "%.2f", perIdle / 1024)) KiB an idle widget (goal: at most 2 KB)")
+    emit(
+        "  1,000 widgets after a wave: \(wave) KiB; \(String(format: "%.1f", perWidget / 1024)) KiB a widget, "
+            + "\(String(format: "%.1f", (perWidget - Double(snapshotBytes)) / 1024)) KiB above its snapshot (goal: at most 10 KB)")
+    emit(
+        "  1,000 widgets loaded from state, idle: \(idle) KiB; \(String(format: "%.2f", perIdle / 1024)) KiB an idle widget (goal: at most 2 KB)"
+    )
 }
 
 /// Starts `widgetd run`, waits until `fresh` widgets are fresh in its index (or its index exists, for

@@ -3,6 +3,7 @@ import WidgetCore
 import WidgetRuntime
 import WidgetStages
 import WidgetTesting
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -44,12 +45,15 @@ func runDefinitionBenchmarks() {
     let reader = DefinitionReader(registry: .builtIn)
     let directory = DefinitionDirectory(path: folder.path)
     let check = directory.load(reader: reader)
-    emit("  \(check.widgets.count) widgets valid, \(check.diagnostics.count) problems\(check.diagnostics.first.map { " (first: \($0))" } ?? "")")
+    emit(
+        "  \(check.widgets.count) widgets valid, \(check.diagnostics.count) problems\(check.diagnostics.first.map { " (first: \($0))" } ?? "")"
+    )
     let load = Benchmarks.measure(name: "load + validate 1,000 definitions", bytes: totalBytes, iterations: 10, warmups: 2) {
         directory.load(reader: reader).widgets.count
     }
-    emit("  \(String(format: "%.1f", load.median * 1e3)) ms for 1,000 files in process; "
-        + "\(String(format: "%.1f", load.median * 1e6 / 1_000)) µs a definition")
+    emit(
+        "  \(String(format: "%.1f", load.median * 1e3)) ms for 1,000 files in process; "
+            + "\(String(format: "%.1f", load.median * 1e6 / 1_000)) µs a definition")
 
     // The whole process, as a user runs it: start-up, reading the folder, checking, printing, exiting.
     let widgetd = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("widgetd")
@@ -57,14 +61,17 @@ func runDefinitionBenchmarks() {
         emit("  whole process: skipped; widgetd is not built beside this program (swift build -c release --product widgetd)")
         return
     }
-    guard let (validate, help) = Benchmarks.measurePair(
-        "widgetd validate, 1,000 files (process)", { try runToEnd(widgetd, ["validate", "--config", folder.path], expecting: 0) },
-        against: "widgetd --help (process)", { try runToEnd(widgetd, ["--help"], expecting: 0) },
-        bytes: totalBytes, iterations: 20, warmups: 2
-    ) else { return }
-    emit("  widgetd validate of 1,000 files: \(String(format: "%.1f", validate.median * 1e3)) ms as a whole process "
-        + "(goal: under 100 ms), \(String(format: "%.1f", (validate.median - help.median) * 1e3)) ms more than "
-        + "widgetd --help (\(String(format: "%.1f", help.median * 1e3)) ms)")
+    guard
+        let (validate, help) = Benchmarks.measurePair(
+            "widgetd validate, 1,000 files (process)", { try runToEnd(widgetd, ["validate", "--config", folder.path], expecting: 0) },
+            against: "widgetd --help (process)", { try runToEnd(widgetd, ["--help"], expecting: 0) },
+            bytes: totalBytes, iterations: 20, warmups: 2
+        )
+    else { return }
+    emit(
+        "  widgetd validate of 1,000 files: \(String(format: "%.1f", validate.median * 1e3)) ms as a whole process "
+            + "(goal: under 100 ms), \(String(format: "%.1f", (validate.median - help.median) * 1e3)) ms more than "
+            + "widgetd --help (\(String(format: "%.1f", help.median * 1e3)) ms)")
 }
 
 /// Runs `program` with `arguments`, its input and output `/dev/null`, and waits for it to exit.

@@ -3,6 +3,7 @@ import WidgetCore
 import WidgetRuntime
 import WidgetStages
 import WidgetTesting
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -53,13 +54,14 @@ func runSchedulerBenchmarks() {
     nonisolated(unsafe) var pipelinesOnly = 0
     Task {
         for (folder, output, widgets) in [(emptyConfig, emptyOut, 0), (config, out, count)] {
-            let daemon = WidgetDaemon(configuration: .init(
-                definitions: DefinitionDirectory(path: folder.path),
-                store: SnapshotStore(directory: output),
-                reader: reader,
-                refresher: refresher,
-                clock: SystemClock()
-            ))
+            let daemon = WidgetDaemon(
+                configuration: .init(
+                    definitions: DefinitionDirectory(path: folder.path),
+                    store: SnapshotStore(directory: output),
+                    reader: reader,
+                    refresher: refresher,
+                    clock: SystemClock()
+                ))
             phases.append(await measureIdleDaemon(daemon, widgets: widgets, idle: idle))
         }
         // The loaded definitions alone, without a daemon: how much of a widget's memory is its pipeline.
@@ -83,10 +85,12 @@ func runSchedulerBenchmarks() {
     let (empty, full) = (phases[0], phases[1])
     let residentPerWidget = Double(full.residentBytes - empty.residentBytes) / Double(count)
     emit("  memory per scheduled widget: \(String(format: "%.0f", residentPerWidget)) bytes of RSS (goal: at most 2,048)")
-    emit("    of which the loaded definition and pipeline alone (no daemon): "
-        + "\(String(format: "%.0f", Double(pipelinesOnly - empty.residentBytes) / Double(count))) bytes")
-    emit("  idle CPU with \(count) widgets: \(String(format: "%.4f", full.idleCPUSeconds / full.idleWallSeconds * 100))% of a core "
-        + "(goal: at most 0.1%); with none: \(String(format: "%.4f", empty.idleCPUSeconds / empty.idleWallSeconds * 100))%")
+    emit(
+        "    of which the loaded definition and pipeline alone (no daemon): "
+            + "\(String(format: "%.0f", Double(pipelinesOnly - empty.residentBytes) / Double(count))) bytes")
+    emit(
+        "  idle CPU with \(count) widgets: \(String(format: "%.4f", full.idleCPUSeconds / full.idleWallSeconds * 100))% of a core "
+            + "(goal: at most 0.1%); with none: \(String(format: "%.4f", empty.idleCPUSeconds / empty.idleWallSeconds * 100))%")
 }
 
 /// What one daemon cost: memory once it is idle, and CPU while it stays idle.
@@ -101,7 +105,8 @@ struct SchedulerPhase {
 /// `--idle SECONDS` from the command line, or 60.
 func schedulerIdleSeconds() -> Double {
     let arguments = CommandLine.arguments
-    if let index = arguments.firstIndex(of: "--idle"), index + 1 < arguments.count, let seconds = Double(arguments[index + 1]), seconds > 0 {
+    if let index = arguments.firstIndex(of: "--idle"), index + 1 < arguments.count, let seconds = Double(arguments[index + 1]), seconds > 0
+    {
         return seconds
     }
     return 60
@@ -135,10 +140,11 @@ func seedScheduledWidgets(_ count: Int, config: URL, store: SnapshotStore, reade
             """
         try Data(text.utf8).write(to: config.appendingPathComponent("\(id).json"))
         let entries = [TimelineEntry(date: now, content: ["text": .string("item \(index)")])]
-        try store.write(Snapshot(
-            id: id, title: "Widget \(index)", status: .fresh, generatedAt: now, lastSuccessAt: now,
-            nextRefreshAt: next, entries: entries, error: nil
-        ))
+        try store.write(
+            Snapshot(
+                id: id, title: "Widget \(index)", status: .fresh, generatedAt: now, lastSuccessAt: now,
+                nextRefreshAt: next, entries: entries, error: nil
+            ))
         var state = WidgetState()
         state.lastGoodEntries = entries
         state.lastSuccessAt = now
@@ -148,7 +154,9 @@ func seedScheduledWidgets(_ count: Int, config: URL, store: SnapshotStore, reade
     // Check once that every definition is valid, so the daemon really schedules them all.
     let loaded = DefinitionDirectory(path: config.path).load(reader: reader)
     guard loaded.widgets.count == count else {
-        throw StageError("only \(loaded.widgets.count) of \(count) definitions are valid; first problem: \(loaded.diagnostics.first.map(\.description) ?? "none")")
+        throw StageError(
+            "only \(loaded.widgets.count) of \(count) definitions are valid; first problem: \(loaded.diagnostics.first.map(\.description) ?? "none")"
+        )
     }
 }
 

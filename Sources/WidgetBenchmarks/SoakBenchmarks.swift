@@ -1,11 +1,12 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import WidgetCore
 import WidgetRuntime
 import WidgetStages
 import WidgetTesting
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
 /// Whether memory grows with the number of refreshes: 20,000 refreshes of one small JSON widget against a
 /// local server, resident memory read after a warm-up and at the end, in bytes per refresh. The baseline,
@@ -138,12 +139,14 @@ private func endlessBodies(_ server: BenchmarkServer) {
     // widgetd's first: the process's peak can only be reset, not lowered, by what came before.
     let ours = measure(.automatic)
     let baseline = measure(.urlSession)
-    emit(Benchmarks.pad("", 30) + Benchmarks.padLeft("peak above start", 18) + Benchmarks.padLeft("held after", 12)
-        + Benchmarks.padLeft("time", 10) + Benchmarks.padLeft("capped", 9))
+    emit(
+        Benchmarks.pad("", 30) + Benchmarks.padLeft("peak above start", 18) + Benchmarks.padLeft("held after", 12)
+            + Benchmarks.padLeft("time", 10) + Benchmarks.padLeft("capped", 9))
     for (name, result) in [("URLSession (baseline)", baseline), ("widgetd HTTPClient", ours)] {
-        emit(Benchmarks.pad(name, 30) + Benchmarks.padLeft(megabytes(result.peak), 18)
-            + Benchmarks.padLeft(megabytes(result.held), 12) + Benchmarks.padLeft(String(format: "%.2f s", result.seconds), 10)
-            + Benchmarks.padLeft("\(result.capped)/\(rounds * width)", 9))
+        emit(
+            Benchmarks.pad(name, 30) + Benchmarks.padLeft(megabytes(result.peak), 18)
+                + Benchmarks.padLeft(megabytes(result.held), 12) + Benchmarks.padLeft(String(format: "%.2f s", result.seconds), 10)
+                + Benchmarks.padLeft("\(result.capped)/\(rounds * width)", 9))
     }
     let ratio = Double(max(baseline.peak, 1)) / Double(max(ours.peak, 1))
     emit("  peak memory: widgetd \(String(format: "%.1f", ratio))x less than URLSession")

@@ -1,5 +1,5 @@
-import WidgetRuntime
 import WidgetCore
+import WidgetRuntime
 
 /// The arguments of one command, consumed as the command reads its options.
 ///
@@ -139,4 +139,3 @@ public struct UsageError: Error, Sendable, CustomStringConvertible {
         self.description = description
     }
 }
-

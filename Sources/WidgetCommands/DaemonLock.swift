@@ -1,5 +1,6 @@
-import WidgetRuntime
 import Foundation
+import WidgetRuntime
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)

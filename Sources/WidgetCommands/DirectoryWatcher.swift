@@ -1,6 +1,7 @@
-import WidgetRuntime
 import Dispatch
 import Foundation
+import WidgetRuntime
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)

@@ -1,6 +1,6 @@
-import WidgetRuntime
 import Foundation
 import WidgetCore
+import WidgetRuntime
 
 /// `widgetd list --config DIR [--format json]`: a table of the widgets.
 public struct ListCommand: WidgetCommand {
@@ -57,12 +57,13 @@ public struct ListCommand: WidgetCommand {
                 widget.id, source, definition.parser.typeName, definition.schedule.summary,
                 next.map(Timestamp.string) ?? "-",
             ])
-            objects.append(.object([
-                "id": .string(widget.id), "title": definition.title.map(WidgetValue.string) ?? .null,
-                "file": .string(definition.file), "source": .string(source), "parser": .string(definition.parser.typeName),
-                "schedule": .string(definition.schedule.summary),
-                "nextRefreshAt": next.map { .string(Timestamp.string($0)) } ?? .null,
-            ]))
+            objects.append(
+                .object([
+                    "id": .string(widget.id), "title": definition.title.map(WidgetValue.string) ?? .null,
+                    "file": .string(definition.file), "source": .string(source), "parser": .string(definition.parser.typeName),
+                    "schedule": .string(definition.schedule.summary),
+                    "nextRefreshAt": next.map { .string(Timestamp.string($0)) } ?? .null,
+                ]))
         }
         if json {
             let report: WidgetObject = ["widgets": .array(objects), "problems": .array(result.diagnostics.map(\.value))]

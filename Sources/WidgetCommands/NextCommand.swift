@@ -1,6 +1,6 @@
-import WidgetRuntime
 public import Foundation
 import WidgetCore
+import WidgetRuntime
 
 /// `widgetd next ID [--count N] [--from DATE]`: the next refresh times.
 public struct NextCommand: WidgetCommand {

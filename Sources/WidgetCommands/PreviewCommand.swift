@@ -1,6 +1,6 @@
-import WidgetRuntime
 import Foundation
 import WidgetCore
+import WidgetRuntime
 import WidgetStages
 
 /// `widgetd preview ID --config DIR`: runs one widget now and prints its snapshot.
@@ -50,7 +50,8 @@ public struct PreviewCommand: WidgetCommand {
         guard let widget = result.widgets.first(where: { $0.id == id }) else {
             return WidgetLookup.reportMissing(id, in: result, config: config, environment: environment)
         }
-        let outcome = await environment.refresher(log: { environment.printError($0.message) }).refresh(widget, state: WidgetState(), now: environment.clock.now(), respectBudget: false)
+        let outcome = await environment.refresher(log: { environment.printError($0.message) }).refresh(
+            widget, state: WidgetState(), now: environment.clock.now(), respectBudget: false)
         environment.print(JSONWriter.string(outcome.snapshot.value, style: .pretty))
         if let error = outcome.error {
             environment.printError("Error: \(id): \(error)")
@@ -78,7 +79,8 @@ enum WidgetLookup {
             return 1
         }
         let ids = result.widgets.map(\.id)
-        let hint = Suggestion.hint(for: id, among: ids).map { "; \($0)" }
+        let hint =
+            Suggestion.hint(for: id, among: ids).map { "; \($0)" }
             ?? (ids.isEmpty ? "; the folder has no valid widget" : "; known: " + ids.sorted().joined(separator: ", "))
         environment.printError("Error: no widget '\(id)' in \(config)\(hint)")
         return 1

@@ -1,4 +1,5 @@
 import WidgetRuntime
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)

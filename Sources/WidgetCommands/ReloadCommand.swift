@@ -1,6 +1,7 @@
-import WidgetRuntime
 import Foundation
 import WidgetCore
+import WidgetRuntime
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)

@@ -1,6 +1,6 @@
-public import WidgetRuntime
 import Foundation
 import WidgetCore
+public import WidgetRuntime
 import WidgetStages
 
 /// `widgetd run --config DIR [--out DIR] [--once]`: the daemon.
@@ -115,7 +115,8 @@ public struct RunCommand: WidgetCommand {
                 environment.printError(
                     "\(report.outcomes.count) widget\(report.outcomes.count == 1 ? "" : "s") refreshed into \(out): "
                         + "\(report.outcomes.count - failed.count) fresh, \(failed.count) not fresh"
-                        + (report.diagnostics.isEmpty ? "" : "; \(report.diagnostics.count) definition problem\(report.diagnostics.count == 1 ? "" : "s")")
+                        + (report.diagnostics.isEmpty
+                            ? "" : "; \(report.diagnostics.count) definition problem\(report.diagnostics.count == 1 ? "" : "s")")
                 )
                 return report.diagnostics.isEmpty && failed.isEmpty ? 0 : 1
             } catch {
@@ -139,12 +140,13 @@ public struct RunCommand: WidgetCommand {
                 // The first line: the folder is prepared and locked, and from here on every signal counts.
                 let part = shard.map { ", shard \($0)" } ?? ""
                 let pid = ProcessInfo.processInfo.processIdentifier
-                log(LogRecord(
-                    .notice, "started", "widgetd running: definitions in \(config), snapshots in \(out)\(part) (pid \(pid))",
-                    details: [
-                        "config": .string(config), "out": .string(out), "pid": .number(WidgetNumber(Int(pid))),
-                        "version": .string(BuildInfo.release),
-                    ]))
+                log(
+                    LogRecord(
+                        .notice, "started", "widgetd running: definitions in \(config), snapshots in \(out)\(part) (pid \(pid))",
+                        details: [
+                            "config": .string(config), "out": .string(out), "pid": .number(WidgetNumber(Int(pid))),
+                            "version": .string(BuildInfo.release),
+                        ]))
             }
             return 0
         } catch {

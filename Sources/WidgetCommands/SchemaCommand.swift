@@ -1,6 +1,6 @@
-import WidgetRuntime
 import Foundation
 import WidgetCore
+import WidgetRuntime
 
 /// `widgetd schema`: the JSON Schema of the definition format.
 public struct SchemaCommand: WidgetCommand {

@@ -1,6 +1,6 @@
-import WidgetRuntime
 import Foundation
 import WidgetCore
+import WidgetRuntime
 
 /// `--secrets DIR`: the folder `{{ secret.NAME }}` reads the file NAME from; without it
 /// `$CREDENTIALS_DIRECTORY`, where systemd puts the files of `LoadCredential=`.
@@ -49,7 +49,9 @@ public struct SecretsOption: Sendable {
         do {
             names = try FileManager.default.contentsOfDirectory(atPath: path)
         } catch {
-            throw UsageError("the secrets folder \(path) (from \(origin)) cannot be read: \(error.localizedDescription); create it or pass --secrets DIR")
+            throw UsageError(
+                "the secrets folder \(path) (from \(origin)) cannot be read: \(error.localizedDescription); create it or pass --secrets DIR"
+            )
         }
         var secrets: [String: String] = [:]
         for name in names.sorted() where !name.hasPrefix(".") {

@@ -1,8 +1,9 @@
-import WidgetRuntime
 import Dispatch
 import Foundation
 import Synchronization
+import WidgetRuntime
 import WidgetStages
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)

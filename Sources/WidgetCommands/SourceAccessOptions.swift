@@ -1,5 +1,5 @@
-import WidgetRuntime
 import WidgetCore
+import WidgetRuntime
 import WidgetStages
 
 /// The options of `run` and `preview` that widen what sources may reach: `--allow-path DIR` (folders

@@ -1,6 +1,6 @@
-import WidgetRuntime
 import Foundation
 import WidgetCore
+import WidgetRuntime
 
 /// `widgetd status --out DIR [--format json]`: whether the daemon runs, and how every widget is doing.
 public struct StatusCommand: WidgetCommand {
@@ -43,7 +43,9 @@ public struct StatusCommand: WidgetCommand {
             if !json, daemon.running || daemon.record != nil {
                 environment.print(daemon.line(now: environment.clock.now()))
             }
-            let running = daemon.running ? " (a daemon runs: pid \(daemon.record.map { "\($0.pid)" } ?? "unknown"); wait for its first refreshes)" : ""
+            let running =
+                daemon.running
+                ? " (a daemon runs: pid \(daemon.record.map { "\($0.pid)" } ?? "unknown"); wait for its first refreshes)" : ""
             environment.printError("Error: no snapshots in \(out)\(running); run 'widgetd run --config DIR --out \(out)' first")
             return 1
         }

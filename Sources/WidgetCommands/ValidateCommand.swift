@@ -1,6 +1,6 @@
-import WidgetRuntime
 import Foundation
 import WidgetCore
+import WidgetRuntime
 
 /// `widgetd validate --config DIR [--format json]`: checks every definition file.
 public struct ValidateCommand: WidgetCommand {

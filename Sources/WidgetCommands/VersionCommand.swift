@@ -1,5 +1,5 @@
-import WidgetRuntime
 import WidgetCore
+import WidgetRuntime
 
 /// `widgetd version` (also `widgetd --version`): the release, the build's commit and the Swift compiler.
 public struct VersionCommand: WidgetCommand {

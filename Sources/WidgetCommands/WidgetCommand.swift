@@ -1,6 +1,6 @@
-public import WidgetRuntime
 public import Foundation
 public import WidgetCore
+public import WidgetRuntime
 import WidgetStages
 
 /// One subcommand of `widgetd`: `run`, `validate`, `list`, `preview`, `next`, `schema`, `status`, `reload`.

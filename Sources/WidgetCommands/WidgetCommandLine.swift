@@ -1,5 +1,6 @@
-import WidgetRuntime
+import Foundation
 import WidgetCore
+import WidgetRuntime
 
 /// The `widgetd` command line: finds the subcommand, reads its options and runs it.
 ///
@@ -80,5 +81,3 @@ public enum WidgetCommandLine {
         }
     }
 }
-
-import Foundation

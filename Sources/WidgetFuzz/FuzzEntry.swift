@@ -1,5 +1,6 @@
 import Foundation
 import WidgetCore
+
 #if canImport(WidgetStages)
 import WidgetStages
 #endif
@@ -71,7 +72,8 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     case 3:
         let text = String(decoding: payload, as: UTF8.self)
         if let template = try? Template(text) {
-            let scope = TemplateScope(globals: fuzzDocument.object ?? [:], item: fuzzDocument["store"], now: Date(timeIntervalSince1970: 1_800_000_000))
+            let scope = TemplateScope(
+                globals: fuzzDocument.object ?? [:], item: fuzzDocument["store"], now: Date(timeIntervalSince1970: 1_800_000_000))
             _ = try? template.render(scope)
             _ = template.variables
         }

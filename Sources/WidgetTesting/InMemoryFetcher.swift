@@ -1,6 +1,6 @@
 import Foundation
-public import WidgetCore
 import Synchronization
+public import WidgetCore
 
 /// A source that serves payloads a test sets in an ``InMemorySource``: `{"type": "memory", "key": "news"}`.
 ///

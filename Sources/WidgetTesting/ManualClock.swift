@@ -1,6 +1,6 @@
 public import Foundation
-public import WidgetCore
 import Synchronization
+public import WidgetCore
 
 /// A clock that moves only when a test moves it, so scheduling is tested without sleeping.
 ///

@@ -70,7 +70,9 @@ public enum StageConformance {
             object["zzUnknownOption"] = true
             do {
                 _ = try built.makeStage(kind, typeName: name, options: .object(object), decoder: decoder)
-                problems.append("an unknown option 'zzUnknownOption' was accepted; decode Options with the synthesized Decodable or read only known keys")
+                problems.append(
+                    "an unknown option 'zzUnknownOption' was accepted; decode Options with the synthesized Decodable or read only known keys"
+                )
             } catch {
                 if !error.message.contains("zzUnknownOption") {
                     problems.append("an unknown option was rejected without naming it: \(error.message)")

@@ -1,6 +1,6 @@
 public import Foundation
-public import WidgetCore
 import Synchronization
+public import WidgetCore
 
 /// Runs one stage in memory, as a refresh would, from the JSON options a definition would hold: a
 /// widget stage's `EmbeddedChannel`.

@@ -82,7 +82,9 @@ struct CroniterComparisonTests {
 
     /// croniter's local fire times for every expression and zone, leaving out transition days, in one
     /// python run.
-    private static func croniterTimes(_ expressions: [String], starts: [String], transitionDays: [String: Set<String>]) throws -> [[String: [String]]] {
+    private static func croniterTimes(_ expressions: [String], starts: [String], transitionDays: [String: Set<String>]) throws -> [[String:
+        [String]]]
+    {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["python3", "-c", script]
@@ -119,15 +121,17 @@ struct CroniterComparisonTests {
     private static func moment(_ local: String, _ calendar: Calendar) -> Date? {
         let numbers = local.split { !$0.isNumber }.compactMap { Int($0) }
         guard numbers.count == 6 else { return nil }
-        return calendar.date(from: DateComponents(
-            year: numbers[0], month: numbers[1], day: numbers[2], hour: numbers[3], minute: numbers[4], second: numbers[5]
-        ))
+        return calendar.date(
+            from: DateComponents(
+                year: numbers[0], month: numbers[1], day: numbers[2], hour: numbers[3], minute: numbers[4], second: numbers[5]
+            ))
     }
 
     /// `2026-01-15T10:17:23`: `date` as a local time in `calendar`'s zone.
     private static func local(_ date: Date, _ calendar: Calendar) -> String {
         let parts = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second], from: date)
-        return String(format: "%04d-%02d-%02dT%02d:%02d:%02d", parts.year!, parts.month!, parts.day!, parts.hour!, parts.minute!, parts.second!)
+        return String(
+            format: "%04d-%02d-%02dT%02d:%02d:%02d", parts.year!, parts.month!, parts.day!, parts.hour!, parts.minute!, parts.second!)
     }
 
     /// The local dates (`2026-03-08`) on which `calendar`'s zone changes its offset, up to 2080.
@@ -190,7 +194,8 @@ struct CroniterComparisonTests {
                 equal += zip(ours, theirs).filter { $0 == $1 }.count
                 if ours != theirs, reported < 30 {
                     reported += 1
-                    let position = zip(ours, theirs).enumerated().first { $0.element.0 != $0.element.1 }?.offset
+                    let position =
+                        zip(ours, theirs).enumerated().first { $0.element.0 != $0.element.1 }?.offset
                         ?? min(ours.count, theirs.count)
                     let mine = position < ours.count ? ours[position] : "nothing"
                     let other = position < theirs.count ? theirs[position] : "nothing"

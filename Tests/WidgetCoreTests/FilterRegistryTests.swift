@@ -33,8 +33,10 @@ struct FilterRegistryTests {
 
     @Test func standardSetHasShopifysFilters() {
         let names = Set(FilterRegistry.standard.names)
-        for name in ["abs", "append", "date", "default", "divided_by", "where", "reject", "find", "find_index",
-                     "has", "sum", "base64_url_safe_decode", "sort_natural", "url_encode", "truncatewords"] {
+        for name in [
+            "abs", "append", "date", "default", "divided_by", "where", "reject", "find", "find_index",
+            "has", "sum", "base64_url_safe_decode", "sort_natural", "url_encode", "truncatewords",
+        ] {
             #expect(names.contains(name), "\(name)")
         }
     }

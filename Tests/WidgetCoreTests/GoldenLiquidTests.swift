@@ -60,7 +60,9 @@ struct GoldenLiquidTests {
             switch outcome {
             case .success(let text):
                 ok = !testCase.invalid && testCase.results.contains(text)
-                detail = testCase.invalid ? "rendered \(text.debugDescription) but should fail"
+                detail =
+                    testCase.invalid
+                    ? "rendered \(text.debugDescription) but should fail"
                     : "rendered \(text.debugDescription), expected \(testCase.results.map(\.debugDescription))"
             case .failure(let error):
                 ok = testCase.invalid

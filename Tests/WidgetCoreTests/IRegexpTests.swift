@@ -1,4 +1,5 @@
 import Testing
+
 @testable import WidgetCore
 
 /// The I-Regexp engine behind `match` and `search`: RFC 9485's grammar, matched in linear time.

@@ -9,8 +9,8 @@ struct JSONPathTests {
                 ["title": "Sayings", "price": 8.95, "tags": ["quotes"]],
                 ["title": "Sword", "price": 12.99, "tags": [], "image": "sword.png"],
                 ["title": "Moby Dick", "price": 8.99, "image": nil],
-            ],
-        ],
+            ]
+        ]
     ]
 
     /// The error `text` throws, as its full description.

@@ -89,8 +89,9 @@ struct JSONReaderDifferentialTests {
         for sequence in sequences {
             for before in 0...3 {
                 for after in 0...8 {
-                    cases.append(Array(repeating: [0xEE, 0x80, 0x80], count: before).flatMap { $0 } + sequence
-                        + Array(repeating: UInt8(ascii: "a"), count: after))
+                    cases.append(
+                        Array(repeating: [0xEE, 0x80, 0x80], count: before).flatMap { $0 } + sequence
+                            + Array(repeating: UInt8(ascii: "a"), count: after))
                 }
             }
         }
@@ -108,7 +109,8 @@ struct JSONReaderDifferentialTests {
         for bytes in cases {
             let expected = String(decoding: bytes, as: UTF8.self)
             // As a value, as a key, and as a key again (then from the reader's cache of keys).
-            let document = [UInt8(ascii: "[")] + quoted(bytes) + Array(#",{"#.utf8) + quoted(bytes)
+            let document =
+                [UInt8(ascii: "[")] + quoted(bytes) + Array(#",{"#.utf8) + quoted(bytes)
                 + Array(#":1},{"#.utf8) + quoted(bytes) + Array(#":2}]"#.utf8)
             let value = try JSONReader.read(Data(document))
             #expect(value[0]?.string == expected)
@@ -136,7 +138,8 @@ struct JSONReaderDifferentialTests {
                 var line = String(repeating: " ", count: indentation * scale) + lines[index].dropFirst(indentation)
                 if Int.random(in: 0..<10, using: &random) == 0 {
                     // Most often right after the indentation the previous line had.
-                    let offset = Bool.random(using: &random)
+                    let offset =
+                        Bool.random(using: &random)
                         ? indentation * scale : Int.random(in: 0...indentation * scale, using: &random)
                     let at = line.index(line.startIndex, offsetBy: offset)
                     switch Int.random(in: 0..<5, using: &random) {

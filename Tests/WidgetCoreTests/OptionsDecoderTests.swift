@@ -53,13 +53,15 @@ struct OptionsDecoderTests {
     }
 
     @Test func unknownKeyWithoutCloseMatchListsTheKeysAskedFor() {
-        #expect(problem(["count": 4, "zzz": 1]) == "$.zzz: unknown key 'zzz'; known keys: 'count', 'headers', "
-            + "'link', 'offset', 'ratio', 'raw', 'retry', 'since', 'small', 'tags'")
+        #expect(
+            problem(["count": 4, "zzz": 1]) == "$.zzz: unknown key 'zzz'; known keys: 'count', 'headers', "
+                + "'link', 'offset', 'ratio', 'raw', 'retry', 'since', 'small', 'tags'")
     }
 
     @Test func unknownKeyInANestedObjectIsReportedWithItsPath() {
-        #expect(problem(["count": 4, "retry": ["attempts": 3, "backof": "1m"]])
-            == "$.retry.backof: unknown key 'backof'; did you mean 'backoff'?")
+        #expect(
+            problem(["count": 4, "retry": ["attempts": 3, "backof": "1m"]])
+                == "$.retry.backof: unknown key 'backof'; did you mean 'backoff'?")
     }
 
     private struct Empty: Decodable {}
@@ -140,8 +142,9 @@ struct OptionsDecoderTests {
     @Test func datesAreISO8601() throws {
         let options = try decode(["count": 1, "since": "2026-11-22T08:00:00Z"])
         #expect(options.since == Date(timeIntervalSince1970: 1_795_334_400))
-        #expect(problem(["count": 1, "since": "22/11/2026"])
-            == #"$.since: "22/11/2026" is not an ISO 8601 date; write e.g. "2026-11-22T08:00:00Z""#)
+        #expect(
+            problem(["count": 1, "since": "22/11/2026"])
+                == #"$.since: "22/11/2026" is not an ISO 8601 date; write e.g. "2026-11-22T08:00:00Z""#)
     }
 
     @Test func urlsDecodeFromStrings() throws {
@@ -153,8 +156,9 @@ struct OptionsDecoderTests {
 
     @Test func durationsDecodeFromStrings() throws {
         #expect(try decode(["count": 1, "retry": ["attempts": 1, "backoff": "1d"]]).retry?.backoff == WidgetDuration(seconds: 86_400))
-        #expect(problem(["count": 1, "retry": ["attempts": 1, "backoff": "soon"]])
-            == #"$.retry.backoff: "soon" is not a duration; write e.g. "15m", "24h" or "1h30m""#)
+        #expect(
+            problem(["count": 1, "retry": ["attempts": 1, "backoff": "soon"]])
+                == #"$.retry.backoff: "soon" is not a duration; write e.g. "15m", "24h" or "1h30m""#)
     }
 
     @Test func templateDictionariesCompileEachTemplate() throws {
@@ -195,10 +199,11 @@ struct OptionsDecoderTests {
             Options.self, from: ["count": 1, "zzz": 1, "retry": ["attempts": 3, "backof": "1m"]], problems: &problems
         )
         #expect(options?.count == 1)
-        #expect(problems.map(\.description) == [
-            "$.zzz: unknown key 'zzz'; known keys: 'count', 'headers', 'link', 'offset', 'ratio', 'raw', 'retry', 'since', 'small', 'tags'",
-            "$.retry.backof: unknown key 'backof'; did you mean 'backoff'?",
-        ])
+        #expect(
+            problems.map(\.description) == [
+                "$.zzz: unknown key 'zzz'; known keys: 'count', 'headers', 'link', 'offset', 'ratio', 'raw', 'retry', 'since', 'small', 'tags'",
+                "$.retry.backof: unknown key 'backof'; did you mean 'backoff'?",
+            ])
     }
 
     @Test func anObjectReadOnlyInPartIsNotCheckedForUnknownKeys() {
@@ -212,14 +217,20 @@ struct OptionsDecoderTests {
     @Test func hintKeysAreSuggestedButNotListed() {
         var decoder = OptionsDecoder()
         decoder.hintKeys = ["when"]
-        #expect(throws: OptionsError(path: ValuePath.root.appending("wehn"), message: "unknown key 'wehn'; did you mean 'when'?", pointsAtKey: true)) {
+        #expect(
+            throws: OptionsError(
+                path: ValuePath.root.appending("wehn"), message: "unknown key 'wehn'; did you mean 'when'?", pointsAtKey: true)
+        ) {
             try decoder.decode(Options.self, from: ["count": 1, "wehn": 1])
         }
-        #expect(throws: OptionsError(
-            path: ValuePath.root.appending("zzz"),
-            message: "unknown key 'zzz'; known keys: 'count', 'headers', 'link', 'offset', 'ratio', 'raw', 'retry', 'since', 'small', 'tags'",
-            pointsAtKey: true
-        )) {
+        #expect(
+            throws: OptionsError(
+                path: ValuePath.root.appending("zzz"),
+                message:
+                    "unknown key 'zzz'; known keys: 'count', 'headers', 'link', 'offset', 'ratio', 'raw', 'retry', 'since', 'small', 'tags'",
+                pointsAtKey: true
+            )
+        ) {
             try decoder.decode(Options.self, from: ["count": 1, "zzz": 1])
         }
     }
@@ -239,4 +250,3 @@ struct OptionsDecoderTests {
         #expect(tags.withUnsafeBufferPointer { $0.baseAddress } == before)
     }
 }
-

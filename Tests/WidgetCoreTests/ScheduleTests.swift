@@ -32,16 +32,19 @@ struct ScheduleTests {
     }
 
     @Test func dailyTimeInTheSkippedHourFiresOnceWhenAskedFromInsideTheDay() {
-        #expect(refreshes(.at([TimeOfDay(hour: 2, minute: 30)]), after: "2026-03-08T01:59:00-05:00", count: 2)
-            == ["2026-03-08T03:30:00-04:00", "2026-03-09T02:30:00-04:00"])
-        #expect(refreshes(.cron("30 2 * * *"), after: "2026-03-08T01:59:00-05:00", count: 2)
-            == ["2026-03-08T03:30:00-04:00", "2026-03-09T02:30:00-04:00"])
+        #expect(
+            refreshes(.at([TimeOfDay(hour: 2, minute: 30)]), after: "2026-03-08T01:59:00-05:00", count: 2)
+                == ["2026-03-08T03:30:00-04:00", "2026-03-09T02:30:00-04:00"])
+        #expect(
+            refreshes(.cron("30 2 * * *"), after: "2026-03-08T01:59:00-05:00", count: 2)
+                == ["2026-03-08T03:30:00-04:00", "2026-03-09T02:30:00-04:00"])
     }
 
     @Test func hourlyCronSkipsTheMissingHour() {
-        #expect(refreshes(.cron("30 * * * *"), after: "2026-03-08T00:00:00-05:00", count: 4) == [
-            "2026-03-08T00:30:00-05:00", "2026-03-08T01:30:00-05:00", "2026-03-08T03:30:00-04:00", "2026-03-08T04:30:00-04:00",
-        ])
+        #expect(
+            refreshes(.cron("30 * * * *"), after: "2026-03-08T00:00:00-05:00", count: 4) == [
+                "2026-03-08T00:30:00-05:00", "2026-03-08T01:30:00-05:00", "2026-03-08T03:30:00-04:00", "2026-03-08T04:30:00-04:00",
+            ])
     }
 
     // MARK: - Fall back: 2026-11-01, 02:00 EDT becomes 01:00 EST
@@ -53,27 +56,33 @@ struct ScheduleTests {
     }
 
     @Test func dailyTimeInTheRepeatedHourDoesNotFireAgainInTheSecondPass() {
-        #expect(refreshes(.at([TimeOfDay(hour: 1, minute: 30)]), after: "2026-11-01T01:30:03-04:00", count: 1)
-            == ["2026-11-02T01:30:00-05:00"])
-        #expect(refreshes(.at([TimeOfDay(hour: 1, minute: 30)]), after: "2026-11-01T01:45:00-04:00", count: 1)
-            == ["2026-11-02T01:30:00-05:00"])
-        #expect(refreshes(.cron("30 1 * * *"), after: "2026-11-01T01:45:00-04:00", count: 1)
-            == ["2026-11-02T01:30:00-05:00"])
+        #expect(
+            refreshes(.at([TimeOfDay(hour: 1, minute: 30)]), after: "2026-11-01T01:30:03-04:00", count: 1)
+                == ["2026-11-02T01:30:00-05:00"])
+        #expect(
+            refreshes(.at([TimeOfDay(hour: 1, minute: 30)]), after: "2026-11-01T01:45:00-04:00", count: 1)
+                == ["2026-11-02T01:30:00-05:00"])
+        #expect(
+            refreshes(.cron("30 1 * * *"), after: "2026-11-01T01:45:00-04:00", count: 1)
+                == ["2026-11-02T01:30:00-05:00"])
     }
 
     @Test func hourlyCronFiresTwiceInTheRepeatedHour() {
-        #expect(refreshes(.cron("30 * * * *"), after: "2026-11-01T00:00:00-04:00", count: 4) == [
-            "2026-11-01T00:30:00-04:00", "2026-11-01T01:30:00-04:00", "2026-11-01T01:30:00-05:00", "2026-11-01T02:30:00-05:00",
-        ])
+        #expect(
+            refreshes(.cron("30 * * * *"), after: "2026-11-01T00:00:00-04:00", count: 4) == [
+                "2026-11-01T00:30:00-04:00", "2026-11-01T01:30:00-04:00", "2026-11-01T01:30:00-05:00", "2026-11-01T02:30:00-05:00",
+            ])
     }
 
     @Test func everyIsElapsedTimeAcrossDaylightSavingChanges() {
-        #expect(refreshes(.every(WidgetDuration(seconds: 3_600)), after: "2026-11-01T00:30:00-04:00", count: 3) == [
-            "2026-11-01T01:30:00-04:00", "2026-11-01T01:30:00-05:00", "2026-11-01T02:30:00-05:00",
-        ])
-        #expect(refreshes(.every(WidgetDuration(seconds: 86_400)), after: "2026-03-07T12:00:00-05:00", count: 2) == [
-            "2026-03-08T13:00:00-04:00", "2026-03-09T13:00:00-04:00",
-        ])
+        #expect(
+            refreshes(.every(WidgetDuration(seconds: 3_600)), after: "2026-11-01T00:30:00-04:00", count: 3) == [
+                "2026-11-01T01:30:00-04:00", "2026-11-01T01:30:00-05:00", "2026-11-01T02:30:00-05:00",
+            ])
+        #expect(
+            refreshes(.every(WidgetDuration(seconds: 86_400)), after: "2026-03-07T12:00:00-05:00", count: 2) == [
+                "2026-03-08T13:00:00-04:00", "2026-03-09T13:00:00-04:00",
+            ])
     }
 
     // MARK: - A skipped midnight: America/Santiago, 2026-09-06 starts at 01:00
@@ -114,16 +123,18 @@ struct ScheduleTests {
 
     @Test func severalTimesOfDayFireInOrder() {
         let times = [TimeOfDay(hour: 20, minute: 0), TimeOfDay(hour: 8, minute: 0)]
-        #expect(refreshes(.at(times), after: "2026-06-01T09:00:00-04:00", count: 3) == [
-            "2026-06-01T20:00:00-04:00", "2026-06-02T08:00:00-04:00", "2026-06-02T20:00:00-04:00",
-        ])
+        #expect(
+            refreshes(.at(times), after: "2026-06-01T09:00:00-04:00", count: 3) == [
+                "2026-06-01T20:00:00-04:00", "2026-06-02T08:00:00-04:00", "2026-06-02T20:00:00-04:00",
+            ])
     }
 
     @Test func atEndFiresAtTheLastEntryWhenItIsAhead() {
         let schedule = Schedule(rule: .atEnd)
         let now = date("2026-06-01T12:00:00Z")
-        #expect(schedule.nextRefresh(after: now, timeZone: Self.newYork, lastEntryDate: date("2026-06-01T18:00:00Z"))
-            == date("2026-06-01T18:00:00Z"))
+        #expect(
+            schedule.nextRefresh(after: now, timeZone: Self.newYork, lastEntryDate: date("2026-06-01T18:00:00Z"))
+                == date("2026-06-01T18:00:00Z"))
         #expect(schedule.nextRefresh(after: now, timeZone: Self.newYork, lastEntryDate: date("2026-06-01T06:00:00Z")) == nil)
         #expect(schedule.nextRefresh(after: now, timeZone: Self.newYork) == nil)
     }

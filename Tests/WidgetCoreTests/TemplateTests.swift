@@ -20,8 +20,10 @@ struct TemplateTests {
     }
 
     @Test func moneyWithEightDecimalsStaysExact() throws {
-        let globals: WidgetObject = ["balance": .number(WidgetNumber("12345678.12345678")!),
-                                     "fee": .number(WidgetNumber("0.00000001")!)]
+        let globals: WidgetObject = [
+            "balance": .number(WidgetNumber("12345678.12345678")!),
+            "fee": .number(WidgetNumber("0.00000001")!),
+        ]
         #expect(try text("{{ balance | minus: fee }}", globals) == "12345678.12345677")
         #expect(try text("{{ balance | plus: fee | times: 2 }}", globals) == "24691356.24691358")
         #expect(try text("{{ balance }}", globals) == "12345678.12345678")
@@ -206,8 +208,9 @@ struct TemplateTests {
             _ = try JSONDecoder().decode([Template].self, from: Data(#"["{{ x | upcse }}"]"#.utf8))
             Issue.record("expected an error")
         } catch let DecodingError.dataCorrupted(context) {
-            #expect(context.underlyingError as? ExpressionError
-                == ExpressionError("unknown filter 'upcse'", column: 8, hint: "did you mean 'upcase'?"))
+            #expect(
+                context.underlyingError as? ExpressionError
+                    == ExpressionError("unknown filter 'upcse'", column: 8, hint: "did you mean 'upcase'?"))
         } catch {
             Issue.record("unexpected \(error)")
         }

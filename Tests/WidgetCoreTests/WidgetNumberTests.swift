@@ -52,8 +52,11 @@ struct SmallDecimalAgreementTests {
         while text.count > 1, text.first == "0" { text.removeFirst() }
         let scale = Int.random(in: 0...min(20, text.count + 2), using: &random)
         if scale > 0 {
-            if text.count <= scale { text = "0." + String(repeating: "0", count: scale - text.count) + text }
-            else { text.insert(".", at: text.index(text.endIndex, offsetBy: -scale)) }
+            if text.count <= scale {
+                text = "0." + String(repeating: "0", count: scale - text.count) + text
+            } else {
+                text.insert(".", at: text.index(text.endIndex, offsetBy: -scale))
+            }
         }
         if Bool.random(using: &random), text != "0" { text = "-" + text }
         return text
@@ -64,10 +67,12 @@ struct SmallDecimalAgreementTests {
     }
 
     @Test func sumsDifferencesAndProductsAreDecimals() {
-        var random = SeededGenerator(seed: 20261125)
+        var random = SeededGenerator(seed: 20_261_125)
         for _ in 0..<20_000 {
-            let a = Self.operand(&random), b = Self.operand(&random)
-            let x = WidgetNumber(a)!, y = WidgetNumber(b)!
+            let a = Self.operand(&random)
+            let b = Self.operand(&random)
+            let x = WidgetNumber(a)!
+            let y = WidgetNumber(b)!
             #expect((x + y).text == WidgetNumber(Self.decimal(a) + Self.decimal(b))!.text, "\(a) + \(b)")
             #expect((x - y).text == WidgetNumber(Self.decimal(a) - Self.decimal(b))!.text, "\(a) - \(b)")
             #expect((x * y).text == WidgetNumber(Self.decimal(a) * Self.decimal(b))!.text, "\(a) * \(b)")

@@ -50,10 +50,11 @@ struct AtomicFileTests {
     @Test func readerNeverSeesATornSnapshotWhileItIsRewritten() async throws {
         let folder = try TemporaryFolder()
         let target = folder.file("news.json")
-        let large = Data(JSONWriter.string(
-            .object(["items": .array((0..<2_000).map { .string("item \($0) with some padding text") })]),
-            style: .pretty
-        ).utf8)
+        let large = Data(
+            JSONWriter.string(
+                .object(["items": .array((0..<2_000).map { .string("item \($0) with some padding text") })]),
+                style: .pretty
+            ).utf8)
         let small = Data("{\"items\": []}\n".utf8)
         try AtomicFile.write(small, to: target)
 

@@ -7,7 +7,9 @@ struct ClosedOutputTests {
     /// A folder with one widget that reads a local file every second.
     static func config(in folder: TemporaryFolder) throws {
         try folder.write("widgets.d/data/items.json", #"{"items": [{"title": "one"}, {"title": "two"}]}"#)
-        try folder.write("widgets.d/items.json", #"""
+        try folder.write(
+            "widgets.d/items.json",
+            #"""
             {
               "source": { "path": "data/items.json" },
               "transforms": [{ "type": "select", "path": "$.items[*]" }],

@@ -4,6 +4,7 @@ import WidgetCommands
 import WidgetCore
 import WidgetRuntime
 import WidgetTesting
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -40,13 +41,19 @@ struct CommandLineEndToEndTests {
         let host = "127.0.0.1:\(server.port)"
         let folder = try TemporaryFolder()
         try folder.write("widgets.d/items.json", Self.items(server, size: 2))
-        try folder.write("widgets.d/down.json", """
+        try folder.write(
+            "widgets.d/down.json",
+            """
             {"source": {"url": "\(server.url("/status/503").absoluteString)"}, "parser": "json", "placeholder": {"text": "Loading…"}}
             """)
-        try folder.write("widgets.d/portal.json", """
+        try folder.write(
+            "widgets.d/portal.json",
+            """
             {"source": {"url": "\(server.url("/html-error").absoluteString)"}, "parser": "json"}
             """)
-        try folder.write("widgets.d/slow.json", """
+        try folder.write(
+            "widgets.d/slow.json",
+            """
             {"source": {"url": "\(server.url("/slow?delay=5").absoluteString)", "timeout": "1s"}, "parser": "json"}
             """)
 
@@ -71,9 +78,11 @@ struct CommandLineEndToEndTests {
         let portal = try Self.read(folder.file("out/portal.json"))
         #expect(portal["status"] == "placeholder")
         #expect(portal["entries"] == [])
-        #expect(portal["error"] == .string(
-            "parser: \(server.url("/html-error").absoluteString) sent an HTML page (text/html) where JSON was expected"
-        ))
+        #expect(
+            portal["error"]
+                == .string(
+                    "parser: \(server.url("/html-error").absoluteString) sent an HTML page (text/html) where JSON was expected"
+                ))
 
         let slow = try Self.read(folder.file("out/slow.json"))
         #expect(slow["status"] == "placeholder")
@@ -93,22 +102,27 @@ struct CommandLineEndToEndTests {
         #expect(status.stdoutLines.prefix(2) == ["daemon: not running", ""])
         let rows = status.stdoutLines.dropFirst(2).map(Self.columns)
         #expect(rows.first == ["ID", "STATUS", "AGE", "NEXT REFRESH", "TODAY", "LAST ERROR"])
-        #expect(rows.dropFirst().map { $0.count == 6 ? [$0[0], $0[1], $0[4], $0[5]] : $0 } == [
-            ["down", "placeholder", "1", "source: \(host) answered 503 Service Unavailable"],
-            ["items", "fresh", "1", "-"],
-            ["portal", "placeholder", "1", "parser: \(server.url("/html-error").absoluteString) sent an HTML page (text/html) where JSON was expected"],
-            ["slow", "placeholder", "1", "source: \(host) did not answer within 1 s"],
-        ])
+        #expect(
+            rows.dropFirst().map { $0.count == 6 ? [$0[0], $0[1], $0[4], $0[5]] : $0 } == [
+                ["down", "placeholder", "1", "source: \(host) answered 503 Service Unavailable"],
+                ["items", "fresh", "1", "-"],
+                [
+                    "portal", "placeholder", "1",
+                    "parser: \(server.url("/html-error").absoluteString) sent an HTML page (text/html) where JSON was expected",
+                ],
+                ["slow", "placeholder", "1", "source: \(host) did not answer within 1 s"],
+            ])
 
         let list = try await Widgetd.run(["list", "--config", "widgets.d", "--out", "out"], in: folder.url)
         #expect(list.status == 0)
-        #expect(list.stdoutLines.map(Self.columns) == [
-            ["ID", "SOURCE", "PARSER", "SCHEDULE", "NEXT REFRESH"],
-            ["down", "http 127.0.0.1", "json", "every 1h", down["nextRefreshAt"]?.string ?? "?"],
-            ["items", "http 127.0.0.1", "json", "every 1h", items["nextRefreshAt"]?.string ?? "?"],
-            ["portal", "http 127.0.0.1", "json", "every 1h", portal["nextRefreshAt"]?.string ?? "?"],
-            ["slow", "http 127.0.0.1", "json", "every 1h", slow["nextRefreshAt"]?.string ?? "?"],
-        ])
+        #expect(
+            list.stdoutLines.map(Self.columns) == [
+                ["ID", "SOURCE", "PARSER", "SCHEDULE", "NEXT REFRESH"],
+                ["down", "http 127.0.0.1", "json", "every 1h", down["nextRefreshAt"]?.string ?? "?"],
+                ["items", "http 127.0.0.1", "json", "every 1h", items["nextRefreshAt"]?.string ?? "?"],
+                ["portal", "http 127.0.0.1", "json", "every 1h", portal["nextRefreshAt"]?.string ?? "?"],
+                ["slow", "http 127.0.0.1", "json", "every 1h", slow["nextRefreshAt"]?.string ?? "?"],
+            ])
 
         // The same facts for tools.
         let statusJSON = try await Widgetd.run(["status", "--out", "out", "--format", "json"], in: folder.url)
@@ -171,10 +185,11 @@ struct CommandLineEndToEndTests {
         #expect(output.status == 1)
         let problems = try #require(try JSONReader.read(output.stdout).array)
         #expect(problems.count == Self.brokenDefinitions.count)
-        #expect(problems.first == [
-            "file": "Tests/Fixtures/broken-definitions/bad-duration.json", "line": 4, "column": 26,
-            "path": "$.schedule.every", "message": #""15 minutes" is not a duration; write e.g. "15m", "24h" or "1h30m""#,
-        ])
+        #expect(
+            problems.first == [
+                "file": "Tests/Fixtures/broken-definitions/bad-duration.json", "line": 4, "column": 26,
+                "path": "$.schedule.every", "message": #""15 minutes" is not a duration; write e.g. "15m", "24h" or "1h30m""#,
+            ])
         #expect(problems[2]["path"] == .null)
     }
 
@@ -189,8 +204,10 @@ struct CommandLineEndToEndTests {
     @Test func helpListsTheCommands() async throws {
         let output = try await Widgetd.run(["--help"])
         #expect(output.status == 0)
-        #expect(output.stdoutLines.first
-            == "widgetd keeps widget snapshots fresh: it runs the pipelines defined in a folder of JSON files and writes one snapshot file per widget.")
+        #expect(
+            output.stdoutLines.first
+                == "widgetd keeps widget snapshots fresh: it runs the pipelines defined in a folder of JSON files and writes one snapshot file per widget."
+        )
         for command in ["run", "validate", "list", "preview", "next", "schema", "status", "reload", "version"] {
             #expect(output.stdoutLines.contains { $0.hasPrefix("  \(command) ") }, "\(command) is missing from --help")
         }
@@ -199,10 +216,11 @@ struct CommandLineEndToEndTests {
     @Test func everyCommandHasHelpStartingWithItsUsage() async throws {
         let run = try await Widgetd.run(["run", "--help"])
         #expect(run.status == 0)
-        #expect(run.stdoutLines.prefix(2) == [
-            "Usage: widgetd run [--config DIR] [--out DIR] [--once] [--shard K/N] [--log-format text|json]",
-            "                   [--log-level LEVEL] [--allow-path DIR]… [--rewrite-origin FROM=TO]…",
-        ])
+        #expect(
+            run.stdoutLines.prefix(2) == [
+                "Usage: widgetd run [--config DIR] [--out DIR] [--once] [--shard K/N] [--log-format text|json]",
+                "                   [--log-level LEVEL] [--allow-path DIR]… [--rewrite-origin FROM=TO]…",
+            ])
         for command in WidgetCommandLine.commands {
             let output = try await Widgetd.run([command.name, "--help"])
             #expect(output.status == 0)
@@ -233,21 +251,24 @@ struct CommandLineEndToEndTests {
         let output = try await Widgetd.run(["rnu"])
         #expect(output.status == 2)
         #expect(output.stdout == "")
-        #expect(output.stderrLines == ["Error: unknown command 'rnu'; did you mean 'run'?", "Run 'widgetd --help' for the list of commands."])
+        #expect(
+            output.stderrLines == ["Error: unknown command 'rnu'; did you mean 'run'?", "Run 'widgetd --help' for the list of commands."])
     }
 
     @Test func unknownOptionIsAUsageErrorWithASuggestion() async throws {
         let output = try await Widgetd.run(["run", "--onse"])
         #expect(output.status == 2)
-        #expect(output.stderrLines == ["Error: unknown option '--onse'; did you mean '--once'?", "Run 'widgetd run --help' for its options."])
+        #expect(
+            output.stderrLines == ["Error: unknown option '--onse'; did you mean '--once'?", "Run 'widgetd run --help' for its options."])
     }
 
     @Test func badOptionValueIsAUsageError() async throws {
         let output = try await Widgetd.run(["next", "quotes", "--count", "0"])
         #expect(output.status == 2)
-        #expect(output.stderrLines == [
-            "Error: --count takes a whole number from 1 to 1000, not '0'", "Run 'widgetd next --help' for its options.",
-        ])
+        #expect(
+            output.stderrLines == [
+                "Error: --count takes a whole number from 1 to 1000, not '0'", "Run 'widgetd next --help' for its options.",
+            ])
     }
 
     // MARK: - preview, schema, next
@@ -269,7 +290,9 @@ struct CommandLineEndToEndTests {
     @Test func previewOfAFailingWidgetShowsThePlaceholderAndTheError() async throws {
         let server = try Self.server()
         let folder = try TemporaryFolder()
-        try folder.write("widgets.d/down.json", """
+        try folder.write(
+            "widgets.d/down.json",
+            """
             {"source": {"url": "\(server.url("/status/503").absoluteString)"}, "parser": "json", "placeholder": {"text": "Loading…"}}
             """)
         let output = try await Widgetd.run(["preview", "down", "--config", "widgets.d"], in: folder.url)
@@ -297,7 +320,9 @@ struct CommandLineEndToEndTests {
 
     @Test func nextPrintsTheComingRefreshTimesInTheWidgetsZoneAndUTC() async throws {
         let folder = try TemporaryFolder()
-        try folder.write("widgets.d/jotd.json", """
+        try folder.write(
+            "widgets.d/jotd.json",
+            """
             {"timeZone": "America/New_York", "source": {"url": "http://127.0.0.1:9/jokes"}, "parser": "json",
              "schedule": {"at": ["08:00", "20:00"]}}
             """)
@@ -305,12 +330,13 @@ struct CommandLineEndToEndTests {
             ["next", "jotd", "--config", "widgets.d", "--count", "3", "--from", "2026-03-07T12:00:00Z"], in: folder.url
         )
         #expect(output.status == 0)
-        #expect(output.stdoutLines == [
-            "jotd: at 08:00,20:00 (America/New_York)",
-            "  Sat 2026-03-07 08:00:00 EST  2026-03-07T13:00:00Z",
-            "  Sat 2026-03-07 20:00:00 EST  2026-03-08T01:00:00Z",
-            "  Sun 2026-03-08 08:00:00 EDT  2026-03-08T12:00:00Z",
-        ])
+        #expect(
+            output.stdoutLines == [
+                "jotd: at 08:00,20:00 (America/New_York)",
+                "  Sat 2026-03-07 08:00:00 EST  2026-03-07T13:00:00Z",
+                "  Sat 2026-03-07 20:00:00 EST  2026-03-08T01:00:00Z",
+                "  Sun 2026-03-08 08:00:00 EDT  2026-03-08T12:00:00Z",
+            ])
     }
 
     // MARK: - The daemon

@@ -27,9 +27,11 @@ struct DefinitionDirectoryTests {
         var expected: [String] = []
         for index in 0..<60 where index % 10 == 3 || (index % 10 == 7 && index > 7) {
             let name = String(format: "w%02d.json", index)
-            expected.append(index % 10 == 3
-                ? "\(name) unknown key 'staleAftr'; did you mean 'staleAfter'?"
-                : #"\#(name) the widget id "shared" is already used by \#(directory.path)/w07.json; rename this file or set a different "id""#)
+            expected.append(
+                index % 10 == 3
+                    ? "\(name) unknown key 'staleAftr'; did you mean 'staleAfter'?"
+                    : #"\#(name) the widget id "shared" is already used by \#(directory.path)/w07.json; rename this file or set a different "id""#
+            )
         }
         #expect(problems == expected)
         #expect(result.failedFiles.count == expected.count)

@@ -39,16 +39,18 @@ struct DefinitionSchemaTests {
 
         let lines = try await PythonJSONSchema.validate(files, schema: schemaFile)
         // The seeds that need the plugin example's stages are rejected for those alone (as by validate).
-        #expect(lines == files.map { file in
-            switch DefinitionCatalogueTests.pluginSeeds[file] {
-            case "transmission"?: "\(file): $.source.type: 'transmission' is not one of ['file', 'http']"
-            case "runwayPerformance"?:
-                "\(file): $.transforms.2.type: 'runwayPerformance' is not one of ['assets', 'choose', 'command', 'filter', 'limit', 'map', 'select', 'sort']"
-            case "round"?:
-                "\(file): $.transforms.0.type: 'round' is not one of ['assets', 'choose', 'command', 'filter', 'limit', 'map', 'select', 'sort']"
-            default: "\(file): ok"
-            }
-        })
+        #expect(
+            lines
+                == files.map { file in
+                    switch DefinitionCatalogueTests.pluginSeeds[file] {
+                    case "transmission"?: "\(file): $.source.type: 'transmission' is not one of ['file', 'http']"
+                    case "runwayPerformance"?:
+                        "\(file): $.transforms.2.type: 'runwayPerformance' is not one of ['assets', 'choose', 'command', 'filter', 'limit', 'map', 'select', 'sort']"
+                    case "round"?:
+                        "\(file): $.transforms.0.type: 'round' is not one of ['assets', 'choose', 'command', 'filter', 'limit', 'map', 'select', 'sort']"
+                    default: "\(file): ok"
+                    }
+                })
     }
 
     @Test func schemaRejectsAnUnknownKey() async throws {
@@ -56,8 +58,9 @@ struct DefinitionSchemaTests {
         let folder = try TemporaryFolder()
         let schemaFile = try folder.write("schema.json", schema.stdout)
         let lines = try await PythonJSONSchema.validate(["Tests/Fixtures/broken-definitions/unknown-key.json"], schema: schemaFile)
-        #expect(lines == [
-            "Tests/Fixtures/broken-definitions/unknown-key.json: $: Additional properties are not allowed ('staleAftr' was unexpected)"
-        ])
+        #expect(
+            lines == [
+                "Tests/Fixtures/broken-definitions/unknown-key.json: $: Additional properties are not allowed ('staleAftr' was unexpected)"
+            ])
     }
 }

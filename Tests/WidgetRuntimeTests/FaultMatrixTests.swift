@@ -4,6 +4,7 @@ import WidgetCore
 import WidgetRuntime
 import WidgetStages
 import WidgetTesting
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -60,7 +61,8 @@ struct FaultMatrixTests {
             ),
             Fault(
                 id: "invalid-json", source: http("/content?type=application/json&body=%7B%22items%22%3A%20%5B1%2C"),
-                error: "parser: the payload from \(url("/content")) is not valid JSON: line 1, column 14: unexpected end of the document; expected a value"
+                error:
+                    "parser: the payload from \(url("/content")) is not valid JSON: line 1, column 14: unexpected end of the document; expected a value"
             ),
             Fault(
                 id: "html-200", source: http("/html-error"),
@@ -88,7 +90,8 @@ struct FaultMatrixTests {
             Fault(
                 // Empty is "no data", not broken JSON: the error says so and names the option that accepts it.
                 id: "empty-200", source: http("/content?type=application/json&body="),
-                error: "parser: \(url("/content")) sent an empty body (HTTP 200) where JSON was expected; if that means \"no data\", add \"empty\": \"null\" to the parser to read it as null"
+                error:
+                    "parser: \(url("/content")) sent an empty body (HTTP 200) where JSON was expected; if that means \"no data\", add \"empty\": \"null\" to the parser to read it as null"
             ),
             // The JSON parser reads the body whatever its label; only a body that fails and looks like HTML
             // is reported as a page.
@@ -143,7 +146,9 @@ struct FaultMatrixTests {
         let output = try await Widgetd.run(["run", "--config", "widgets.d", "--out", "out", "--once"], in: folder.url)
         let failing = faults.filter { $0.error != nil }.count
         #expect(output.status == 1)
-        #expect(output.stderrLines.last == "\(faults.count + 1) widgets refreshed into out: \(faults.count + 1 - failing) fresh, \(failing) not fresh")
+        #expect(
+            output.stderrLines.last
+                == "\(faults.count + 1) widgets refreshed into out: \(faults.count + 1 - failing) fresh, \(failing) not fresh")
 
         let out = folder.file("out")
         #expect(OutputFolder.unreadableJSON(in: out) == [])

@@ -39,9 +39,10 @@ struct FolderOptionTests {
         let folder = try TemporaryFolder()
         let daemon = try await Widgetd.run(["run", "--out", "out"], in: folder.url, variables: ["WIDGETD_CONFIG": "nowhere"])
         #expect(daemon.status == 2)
-        #expect(daemon.stderrLines == [
-            "Error: the definitions folder nowhere (from $WIDGETD_CONFIG) does not exist; create it or pass --config DIR."
-        ])
+        #expect(
+            daemon.stderrLines == [
+                "Error: the definitions folder nowhere (from $WIDGETD_CONFIG) does not exist; create it or pass --config DIR."
+            ])
         let once = try await Widgetd.run(["run", "--config", "gone", "--once"], in: folder.url)
         #expect(once.status == 2)
         #expect(once.stderrLines == ["Error: the definitions folder gone (from --config) does not exist; create it or pass --config DIR."])

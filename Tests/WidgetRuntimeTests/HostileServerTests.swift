@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import WidgetCore
 import WidgetTesting
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -56,7 +57,10 @@ struct HostileServerTests {
     /// The `time` of a JSON log line.
     static func time(of line: String) throws -> Date {
         let record = try JSONReader.read(Data(line.utf8))
-        return try #require(record["time"]?.string.flatMap { try? Date($0, strategy: .iso8601.year().month().day().time(includingFractionalSeconds: true)) }, "\(line)")
+        return try #require(
+            record["time"]?.string.flatMap {
+                try? Date($0, strategy: .iso8601.year().month().day().time(includingFractionalSeconds: true))
+            }, "\(line)")
     }
 
     @Test func aGoodWidgetKeepsItsScheduleBesideEveryHostileServerAtOnce() async throws {
@@ -66,21 +70,27 @@ struct HostileServerTests {
         for (id, path, _) in Self.hostile {
             let server = try TestHTTPServer()
             servers.append(server)
-            try folder.write("widgets.d/\(id).json", """
+            try folder.write(
+                "widgets.d/\(id).json",
+                """
                 {"source": {"url": "\(server.url(path).absoluteString)", "maxBytes": 1048576, "timeout": "5s"},
                  "parser": "json", "schedule": {"every": "10s", "allowFrequent": true}, "deadline": "4s"}
                 """)
         }
         try folder.write("widgets.d/items.json", "{\"items\": [\(Array(repeating: "1", count: 3000).joined(separator: ","))]}")
         for id in Self.busy {
-            try folder.write("widgets.d/\(id).json", """
+            try folder.write(
+                "widgets.d/\(id).json",
+                """
                 {"source": {"path": "items.json"}, "parser": "json",
                  "transforms": [{"type": "select", "path": "$.items[*]"},
                                 {"type": "map", "fields": {"n": "{{ (1..99999) | join | size }}"}}],
                  "schedule": {"every": "10s", "allowFrequent": true}, "deadline": "4s"}
                 """)
         }
-        try folder.write("widgets.d/good.json", """
+        try folder.write(
+            "widgets.d/good.json",
+            """
             {"source": {"url": "\(good.url("/json?size=2").absoluteString)"}, "parser": "json", "timeline": "single",
              "transforms": [{"type": "map", "fields": {"n": "{{ count }}"}}],
              "schedule": {"every": "1s", "allowFrequent": true, "maxPerDay": 100000}}
@@ -126,7 +136,8 @@ struct HostileServerTests {
         let stop = ContinuousClock.now - stopping
         #expect(stop < .seconds(2), "SIGTERM took \(stop)")
         #expect(peak < Self.memoryBound, "peak RSS \(peak / 1_048_576) MiB, bound \(Self.memoryBound / 1_048_576) MiB")
-        print("""
+        print(
+            """
             hostile servers and busy templates: 10 good refreshes in \(elapsed) s on a 1 s schedule; \
             every bad widget refreshed twice; peak RSS \(peak / 1_048_576) MiB (bound \(Self.memoryBound / 1_048_576) MiB); \
             stop in \(stop)

@@ -4,6 +4,7 @@ import WidgetCommands
 import WidgetCore
 import WidgetRuntime
 import WidgetTesting
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -169,7 +170,9 @@ struct OperatorLogTests {
         let server = try CommandLineEndToEndTests.server()
         let folder = try TemporaryFolder()
         try folder.write("widgets.d/items.json", CommandLineEndToEndTests.items(server, size: 2))
-        try folder.write("widgets.d/down.json", """
+        try folder.write(
+            "widgets.d/down.json",
+            """
             {"source": {"url": "\(server.url("/status/503").absoluteString)"}, "parser": "json", "timeline": "single",
              "schedule": {"every": "1h"}}
             """)
@@ -181,6 +184,8 @@ struct OperatorLogTests {
         #expect(await daemon.waitForExit() == 0)
         // Drain what is left: nothing below warning was written.
         _ = await daemon.line(containing: "\u{0}")
-        #expect(!daemon.log.contains { $0.contains("items: fresh") || $0.contains("widgetd running") || $0.contains("stopping") }, "\(daemon.log)")
+        #expect(
+            !daemon.log.contains { $0.contains("items: fresh") || $0.contains("widgetd running") || $0.contains("stopping") },
+            "\(daemon.log)")
     }
 }

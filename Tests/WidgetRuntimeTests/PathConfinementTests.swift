@@ -43,14 +43,17 @@ struct PathConfinementTests {
         #expect(output.status == 1)
         #expect(try Self.snapshot("inside", folder)["status"] == "fresh")
         #expect(try Self.snapshot("inside", folder)["entries"]?[0]?["content"] == ["items": [1, 2]])
-        let refused = ["dotdot": "../outside/data.json", "sneaky": "data/../../outside/data.json", "absolute": absolute, "system": "/etc/passwd"]
+        let refused = [
+            "dotdot": "../outside/data.json", "sneaky": "data/../../outside/data.json", "absolute": absolute, "system": "/etc/passwd",
+        ]
         for (id, path) in refused.sorted(by: { $0.key < $1.key }) {
             let snapshot = try Self.snapshot(id, folder)
             #expect(snapshot["status"] == "placeholder", "\(id)")
             #expect(
-                snapshot["error"] == .string(
-                    "source: the file \(path) is outside the definition's folder; move it there or allow its folder with --allow-path"
-                ),
+                snapshot["error"]
+                    == .string(
+                        "source: the file \(path) is outside the definition's folder; move it there or allow its folder with --allow-path"
+                    ),
                 "\(id)"
             )
         }
@@ -72,9 +75,10 @@ struct PathConfinementTests {
         #expect(preview.status == 0, "\(preview.stderr)")
         let refused = try await Widgetd.run(["preview", "dotdot", "--config", "widgets.d"], in: folder.url)
         #expect(refused.status == 1)
-        #expect(refused.stderrLines == [
-            "Error: dotdot: source: the file ../outside/data.json is outside the definition's folder; move it there or allow its folder with --allow-path"
-        ])
+        #expect(
+            refused.stderrLines == [
+                "Error: dotdot: source: the file ../outside/data.json is outside the definition's folder; move it there or allow its folder with --allow-path"
+            ])
     }
 
     @Test func symbolicLinkInsideTheFolderToAFileOutsideIsRefused() async throws {
@@ -92,9 +96,10 @@ struct PathConfinementTests {
         #expect(try await Self.runOnce(folder).status == 1)
         for (id, path) in [("link", "data/link.json"), ("folderlink", "escape/data.json")] {
             #expect(
-                try Self.snapshot(id, folder)["error"] == .string(
-                    "source: the file \(path) is outside the definition's folder; move it there or allow its folder with --allow-path"
-                ),
+                try Self.snapshot(id, folder)["error"]
+                    == .string(
+                        "source: the file \(path) is outside the definition's folder; move it there or allow its folder with --allow-path"
+                    ),
                 "\(id)"
             )
         }
@@ -110,7 +115,8 @@ struct PathConfinementTests {
         try folder.write("widgets.d/slash.json", #"{"id": "a/b", \#(body)}"#)
         try folder.write("widgets.d/dotdot.json", #"{"id": "..", \#(body)}"#)
         try folder.write("widgets.d/parent.json", #"{"id": "../evil", \#(body)}"#)
-        try folder.write("widgets.d/instances.json", #"{\#(body), "instances": [{"id": "../../evil", "params": {}}, {"id": "a/b", "params": {}}]}"#)
+        try folder.write(
+            "widgets.d/instances.json", #"{\#(body), "instances": [{"id": "../../evil", "params": {}}, {"id": "a/b", "params": {}}]}"#)
 
         let output = try await Widgetd.run(["validate", "--config", "widgets.d"], in: folder.url)
         #expect(output.status == 1)
@@ -128,8 +134,9 @@ struct PathConfinementTests {
 
         // Nothing is written for them, and nothing outside the output folder.
         _ = try await Widgetd.run(["run", "--config", "widgets.d", "--out", "out", "--once"], in: folder.url)
-        #expect(OutputFolder.files(in: folder.file("out")).filter { !$0.hasPrefix(".state/") && !$0.hasPrefix("assets") }.sorted()
-            == ["index.json", "ok.json", "widgetd.prom"])
+        #expect(
+            OutputFolder.files(in: folder.file("out")).filter { !$0.hasPrefix(".state/") && !$0.hasPrefix("assets") }.sorted()
+                == ["index.json", "ok.json", "widgetd.prom"])
         #expect(folder.names() == ["out", "widgets.d"])
     }
 }

@@ -89,8 +89,10 @@ struct PoliteHTTPTests {
         let server = try Self.sharedServer.get()
         let target = "/conditional?etag=\(UUID().uuidString)"
         let folder = try TemporaryFolder()
-        try folder.write("widgets.d/tagged.json", Self.widget(
-            server.url(target), schedule: #"{"every": "1s", "allowFrequent": true, "maxPerDay": 100000}"#))
+        try folder.write(
+            "widgets.d/tagged.json",
+            Self.widget(
+                server.url(target), schedule: #"{"every": "1s", "allowFrequent": true, "maxPerDay": 100000}"#))
         let daemon = try RunningWidgetd(["run", "--config", "widgets.d", "--out", "out"], in: folder.url)
         _ = try #require(await daemon.line(containing: "tagged: fresh, 1 entry in "), "\(daemon.log)")
         let first = try Self.snapshot("tagged", folder)["entries"]?[0]?["content"]
@@ -162,7 +164,8 @@ struct PoliteHTTPTests {
         #expect(try await Self.runOnce(folder).status == 0)
         #expect(try Self.snapshot("edited", folder)["entries"]?[0]?["content"]?["served"]?.number != nil)
         // The same request, now read as text: a 304 would hand the text parser the JSON parser's value.
-        try folder.write("widgets.d/edited.json", Self.widget(url).replacingOccurrences(of: #""parser": "json""#, with: #""parser": "text""#))
+        try folder.write(
+            "widgets.d/edited.json", Self.widget(url).replacingOccurrences(of: #""parser": "json""#, with: #""parser": "text""#))
         #expect(try await Self.runOnce(folder).status == 0)
         let text = try Self.snapshot("edited", folder)["entries"]?[0]?["content"]?.string
         #expect(text?.hasPrefix(#"{"served": "#) == true, "\(text ?? "not a string")")
@@ -176,7 +179,8 @@ struct PoliteHTTPTests {
         let fiveMinutes = #"{"every": "5m"}"#
         try folder.write("widgets.d/long.json", Self.widget(server.url("/cache-control?value=max-age=900&age=100"), schedule: fiveMinutes))
         try folder.write("widgets.d/short.json", Self.widget(server.url("/cache-control?value=max-age=60"), schedule: fiveMinutes))
-        try folder.write("widgets.d/nocache.json", Self.widget(server.url("/cache-control?value=no-cache,%20max-age=900"), schedule: fiveMinutes))
+        try folder.write(
+            "widgets.d/nocache.json", Self.widget(server.url("/cache-control?value=no-cache,%20max-age=900"), schedule: fiveMinutes))
 
         #expect(try await Self.runOnce(folder).status == 0)
         for (id, seconds) in [("long", 800.0), ("short", 300), ("nocache", 300)] {
@@ -224,7 +228,10 @@ struct PoliteHTTPTests {
         let folder = try TemporaryFolder()
         try folder.write(
             "widgets.d/transmission.json",
-            Self.widget(server.url(target), #", "method": "POST", "body": {"method": "session-stats"}, "handshake": {"status": 409, "header": "X-Transmission-Session-Id"}"#)
+            Self.widget(
+                server.url(target),
+                #", "method": "POST", "body": {"method": "session-stats"}, "handshake": {"status": 409, "header": "X-Transmission-Session-Id"}"#
+            )
         )
         try folder.write("widgets.d/plain.json", Self.widget(server.url(target + "&plain=1")))
 

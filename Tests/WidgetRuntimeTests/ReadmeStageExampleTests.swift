@@ -40,7 +40,9 @@ struct ReadmeStageExampleTests {
     @Test func everySwiftFileOfTheExamplePackageIsShownExactlyInWritingAStage() throws {
         let blocks = try Self.swiftBlocks(ofSection: "Writing a stage")
         let shown = blocks.map { Self.file(of: $0) }
-        let files = ["Package.swift"] + (FileManager.default.enumerator(atPath: Self.package.path)?.allObjects as? [String] ?? [])
+        let files =
+            ["Package.swift"]
+            + (FileManager.default.enumerator(atPath: Self.package.path)?.allObjects as? [String] ?? [])
             .filter { $0.hasSuffix(".swift") && !$0.hasPrefix(".build") && $0 != "Package.swift" }.sorted()
         #expect(shown.compactMap { $0 }.sorted() == files.sorted(), "the README's blocks show \(shown), the package has \(files)")
         for (block, name) in zip(blocks, shown) {

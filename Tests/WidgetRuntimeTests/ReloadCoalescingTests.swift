@@ -25,15 +25,16 @@ struct ReloadCoalescingTests {
     var store: SnapshotStore { SnapshotStore(directory: out.url) }
 
     func makeDaemon() -> WidgetDaemon {
-        WidgetDaemon(configuration: .init(
-            definitions: DefinitionDirectory(path: config.path),
-            store: store,
-            reader: TestWidgets.reader,
-            refresher: TestWidgets.refresher(source),
-            clock: clock,
-            log: logs.log,
-            keepsEveryRefreshReport: true
-        ))
+        WidgetDaemon(
+            configuration: .init(
+                definitions: DefinitionDirectory(path: config.path),
+                store: store,
+                reader: TestWidgets.reader,
+                refresher: TestWidgets.refresher(source),
+                clock: clock,
+                log: logs.log,
+                keepsEveryRefreshReport: true
+            ))
     }
 
     /// Does what `widgetd reload ID` does (a request file, then the signal), and waits until the daemon
@@ -111,7 +112,9 @@ struct ReloadCoalescingTests {
     }
 
     @Test func manualRefreshesCountInTheBudgetAndStopWhenItIsUsedUp() async throws {
-        try config.write("news.json", """
+        try config.write(
+            "news.json",
+            """
             {"source": {"type": "memory", "key": "news"}, "parser": "json", "timeline": "single",
              "schedule": {"every": "1h", "maxPerDay": 3}}
             """)
@@ -128,10 +131,11 @@ struct ReloadCoalescingTests {
             try await requestReload("news", daemon: daemon)
             errors.append(try #require(await reports.next()).error?.description)
         }
-        #expect(errors == [
-            nil, nil,
-            "schedule: the daily budget of 3 refreshes is used up; the next refresh waits until 2026-11-23T00:00:00Z",
-        ])
+        #expect(
+            errors == [
+                nil, nil,
+                "schedule: the daily budget of 3 refreshes is used up; the next refresh waits until 2026-11-23T00:00:00Z",
+            ])
         #expect(source.fetchCount("news") == 3)
         #expect(store.snapshot(for: "news")?.nextRefreshAt == TestWidgets.date("2026-11-23T00:00:00Z"))
 

@@ -50,31 +50,31 @@ struct SecretsCanaryTests {
             "loop": Self.widget(server, route: "/loop"),
             "capped": Self.widget(server, route: "/huge?bytes=5000", extra: #", "maxBytes": 100"#),
             "refused": """
-                {"source": {"url": "http://127.0.0.1:\(closedPort)/{{ env.WIDGETD_TEST_TOKEN }}?key={{ env.WIDGETD_TEST_TOKEN }}"},
-                 "parser": "json"}
-                """,
+            {"source": {"url": "http://127.0.0.1:\(closedPort)/{{ env.WIDGETD_TEST_TOKEN }}?key={{ env.WIDGETD_TEST_TOKEN }}"},
+             "parser": "json"}
+            """,
             // A secret host: errors name the host, so they must mask it.
             "secrethost": """
-                {"source": {"url": "http://{{ env.WIDGETD_TEST_HOST }}:\(closedPort)/json"}, "parser": "json"}
-                """,
+            {"source": {"url": "http://{{ env.WIDGETD_TEST_HOST }}:\(closedPort)/json"}, "parser": "json"}
+            """,
             // A host whose variable name comes from the instance's params: masked all the same.
             "paramhost": """
-                {"source": {"url": "http://{{ env[params.hostVariable] }}:\(closedPort)/json"}, "parser": "json",
-                 "instances": [{"id": "a", "params": {"hostVariable": "WIDGETD_TEST_HOST"}}]}
-                """,
+            {"source": {"url": "http://{{ env[params.hostVariable] }}:\(closedPort)/json"}, "parser": "json",
+             "instances": [{"id": "a", "params": {"hostVariable": "WIDGETD_TEST_HOST"}}]}
+            """,
             "notaurl": """
-                {"source": {"url": "{{ env.WIDGETD_TEST_TOKEN }}"}, "parser": "json"}
-                """,
+            {"source": {"url": "{{ env.WIDGETD_TEST_TOKEN }}"}, "parser": "json"}
+            """,
             // secret.NAME: the file api_key of the secrets folder.
             "filed": """
-                {"source": {"url": "\(server.baseURL.absoluteString)secret/{{ secret.api_key }}/json?key={{ secret['api_key'] }}",
-                  "headers": {"Authorization": "Bearer {{ secret.api_key }}"}, "body": {"token": "{{ secret.api_key }}"}},
-                 "parser": "json"}
-                """,
+            {"source": {"url": "\(server.baseURL.absoluteString)secret/{{ secret.api_key }}/json?key={{ secret['api_key'] }}",
+              "headers": {"Authorization": "Bearer {{ secret.api_key }}"}, "body": {"token": "{{ secret.api_key }}"}},
+             "parser": "json"}
+            """,
             "filedunavailable": """
-                {"source": {"url": "\(server.baseURL.absoluteString)secret/{{ secret.api_key }}/status/503?retry-after=60"},
-                 "parser": "json"}
-                """,
+            {"source": {"url": "\(server.baseURL.absoluteString)secret/{{ secret.api_key }}/status/503?retry-after=60"},
+             "parser": "json"}
+            """,
         ]
         try folder.write("secrets/api_key", Self.fileCanary + "\n")
         for (id, text) in widgets { try folder.write("widgets.d/\(id).json", text) }
@@ -82,8 +82,11 @@ struct SecretsCanaryTests {
         var outputs: [(String, Widgetd.Output)] = []
         func run(_ arguments: [String], credentials: Bool = false) async throws {
             // The secrets folder by option, or as systemd gives it to a service.
-            let variables = credentials ? Self.environment.merging(["CREDENTIALS_DIRECTORY": folder.file("secrets").path]) { $1 } : Self.environment
-            let arguments = credentials || !["validate", "run", "list", "preview"].contains(arguments[0]) ? arguments : arguments + ["--secrets", "secrets"]
+            let variables =
+                credentials ? Self.environment.merging(["CREDENTIALS_DIRECTORY": folder.file("secrets").path]) { $1 } : Self.environment
+            let arguments =
+                credentials || !["validate", "run", "list", "preview"].contains(arguments[0])
+                ? arguments : arguments + ["--secrets", "secrets"]
             let output = try await Widgetd.run(arguments, in: folder.url, variables: variables)
             outputs.append((arguments.joined(separator: " "), output))
         }
@@ -143,7 +146,8 @@ struct SecretsCanaryTests {
             #expect(try OutputFolder.snapshot(id, in: out)["error"] == .string(error), "\(id)")
         }
         let secretHost = try OutputFolder.snapshot("secrethost", in: out)["error"]?.string
-        #expect(secretHost?.hasPrefix("source: ") == true && secretHost?.contains("***:\(closedPort)") == true, "\(secretHost ?? "no error")")
+        #expect(
+            secretHost?.hasPrefix("source: ") == true && secretHost?.contains("***:\(closedPort)") == true, "\(secretHost ?? "no error")")
         let paramHost = try OutputFolder.snapshot("paramhost.a", in: out)["error"]?.string
         #expect(paramHost?.contains("***:\(closedPort)") == true, "\(paramHost ?? "no error")")
         #expect(
@@ -158,13 +162,15 @@ struct SecretsCanaryTests {
         try folder.write("secrets/other", "x")
         let withFolder = try await Widgetd.run(["validate", "--config", "widgets.d", "--secrets", "secrets"], in: folder.url)
         #expect(withFolder.status == 1)
-        #expect(withFolder.stdoutLines == [
-            "widgets.d/w.json:1:20: $.source.url: the secret api_key is not a file in the secrets folder secrets; write it to secrets/api_key"
-        ])
+        #expect(
+            withFolder.stdoutLines == [
+                "widgets.d/w.json:1:20: $.source.url: the secret api_key is not a file in the secrets folder secrets; write it to secrets/api_key"
+            ])
         let without = try await Widgetd.run(["validate", "--config", "widgets.d"], in: folder.url)
-        #expect(without.stdoutLines == [
-            "widgets.d/w.json:1:20: $.source.url: the secret api_key cannot be read: no secrets folder is given; pass --secrets DIR or run under systemd with LoadCredential=api_key:FILE"
-        ])
+        #expect(
+            without.stdoutLines == [
+                "widgets.d/w.json:1:20: $.source.url: the secret api_key cannot be read: no secrets folder is given; pass --secrets DIR or run under systemd with LoadCredential=api_key:FILE"
+            ])
         let missing = try await Widgetd.run(["validate", "--config", "widgets.d", "--secrets", "nowhere"], in: folder.url)
         #expect(missing.status == 2)
         #expect(missing.stderrLines.first?.hasPrefix("Error: the secrets folder nowhere (from --secrets) cannot be read") == true)
@@ -181,14 +187,19 @@ struct SecretsCanaryTests {
             ("sliced", "{{ env.WIDGETD_TEST_TOKEN | slice: 0, 4 }}", "'slice' would change the secret env.WIDGETD_TEST_TOKEN"),
             ("sized", "{{ env.WIDGETD_TEST_TOKEN.size }}", "nothing can be read from inside a secret"),
             ("argument", "{{ 'abc' | replace: 'a', secret.api_key }}", "'replace' cannot take the secret secret.api_key as an argument"),
-            ("after", "{{ 'Bearer ' | append: env.WIDGETD_TEST_TOKEN | truncate: 9 }}", "'truncate' would change the secret env.WIDGETD_TEST_TOKEN"),
+            (
+                "after", "{{ 'Bearer ' | append: env.WIDGETD_TEST_TOKEN | truncate: 9 }}",
+                "'truncate' would change the secret env.WIDGETD_TEST_TOKEN"
+            ),
             ("unset", "{{ env[params.name] }}", "env[params.name] names no variable for this widget (it has no instances)"),
         ]
         for (id, template, _) in cases {
             try folder.write("widgets.d/\(id).json", #"{"source": {"url": "https://example.com/", "headers": {"X": "\#(template)"}}}"#)
         }
         // What is allowed: written names, names from params, filters that keep the value whole.
-        try folder.write("widgets.d/allowed.json", #"""
+        try folder.write(
+            "widgets.d/allowed.json",
+            #"""
             {"source": {"url": "https://{{ env[params.user] | url_encode }}@example.com/?k={{ secret['api_key'] | url_encode }}",
               "headers": {"Authorization": "{{ 'Bearer ' | append: env.WIDGETD_TEST_TOKEN }}",
                           "X-Basic": "{{ env.WIDGETD_TEST_TOKEN | base64_encode }}"}},
@@ -199,7 +210,8 @@ struct SecretsCanaryTests {
             ["validate", "--config", "widgets.d", "--secrets", "secrets"], in: folder.url, variables: Self.environment)
         #expect(output.status == 1)
         for (id, _, message) in cases {
-            #expect(output.stdoutLines.contains { $0.hasPrefix("widgets.d/\(id).json:") && $0.contains(message) }, "\(id): \(output.stdout)")
+            #expect(
+                output.stdoutLines.contains { $0.hasPrefix("widgets.d/\(id).json:") && $0.contains(message) }, "\(id): \(output.stdout)")
         }
         #expect(!output.stdout.contains("allowed.json"), "\(output.stdout)")
         #expect(!output.stdout.contains(Self.canary))
@@ -217,7 +229,9 @@ struct SecretsCanaryTests {
 
     @Test func aSecretOutsideASourceIsRejected() async throws {
         let folder = try TemporaryFolder()
-        try folder.write("widgets.d/w.json", #"""
+        try folder.write(
+            "widgets.d/w.json",
+            #"""
             {"source": {"url": "https://example.com/"},
              "transforms": [{"type": "map", "fields": {"key": "{{ secret.api_key }}"}}]}
             """#)

@@ -81,7 +81,10 @@ struct SeedWidgetsTests {
             "georgia-okeeffe-black-iris",
         ]
         #expect(entries.map { $0["content"]?["id"]?.string } == ids)
-        #expect(entries.map { $0["content"]?["artist"]?.string } == ["Hilma af Klint", "Yayoi Kusama", "Jean-Michel Basquiat", "Georgia O'Keeffe"])
+        #expect(
+            entries.map { $0["content"]?["artist"]?.string } == [
+                "Hilma af Klint", "Yayoi Kusama", "Jean-Michel Basquiat", "Georgia O'Keeffe",
+            ])
         #expect(entries.map { $0["url"]?.string } == ids.map { "https://www.artsy.net/artwork/\($0)" })
         // is_default, then the lowest position (Kusama's file has no default image); gemini_token, snake_case as written.
         #expect(entries.map { $0["content"]?["token"]?.string } == Self.artworkTokens)
@@ -140,9 +143,10 @@ struct SeedWidgetsTests {
         #expect(articles.first?["title"] == "The 10 Best Booths at Art Basel Miami Beach")
         #expect(articles.first?["link"] == "https://www.artsy.net/article/artsy-editorial-10-best-booths-art-basel-miami-beach-2026")
         #expect(articles.first?["author"] == "Casey Lesser")
-        #expect(articles.map { $0["date"]?.string } == [
-            "2026-11-21T17:30:00Z", "2026-11-21T14:05:00Z", "2026-11-20T16:00:00Z", "2026-11-19T12:45:00Z",
-        ])
+        #expect(
+            articles.map { $0["date"]?.string } == [
+                "2026-11-21T17:30:00Z", "2026-11-21T14:05:00Z", "2026-11-20T16:00:00Z", "2026-11-19T12:45:00Z",
+            ])
         #expect(articles.map { $0["author"]?.string } == ["Casey Lesser", "Arun Kakar", "Artsy Editorial", "Maxwell Rabb"])
         for (index, article) in articles.enumerated() {
             let path = try #require(article["image"]?.string)
@@ -151,9 +155,10 @@ struct SeedWidgetsTests {
         // The enclosure's Gemini URL, its &amp; read as &: one download per article.
         let downloads = apis.targets().filter { $0.hasPrefix("/d7hftxdivxxvm.cloudfront.net?") }
         #expect(downloads.count == 4)
-        #expect(downloads.contains(
-            "/d7hftxdivxxvm.cloudfront.net?height=630&quality=80&resize_to=fill&src=https%3A%2F%2Fartsy-media-uploads.s3.amazonaws.com%2FkJ2dQ8Tb4mXr6Zp1Lw9vYg%2Fbooths-abmb-2026.jpg&width=1200"
-        ), "\(downloads)")
+        #expect(
+            downloads.contains(
+                "/d7hftxdivxxvm.cloudfront.net?height=630&quality=80&resize_to=fill&src=https%3A%2F%2Fartsy-media-uploads.s3.amazonaws.com%2FkJ2dQ8Tb4mXr6Zp1Lw9vYg%2Fbooths-abmb-2026.jpg&width=1200"
+            ), "\(downloads)")
     }
 
     // MARK: - Seed 003: Joke of the Day
@@ -226,9 +231,10 @@ struct SeedWidgetsTests {
         #expect(try await apis.run("003-joke-of-the-day", out: fresh).status == 1)
         var snapshot = try fresh.json("joke-of-the-day.json")
         #expect(snapshot["status"] == "placeholder")
-        #expect(snapshot["entries"]?[0]?["content"] == [
-            "setup": "Open Mr. Funny Jokes to get started!", "punchline": "", "text": "Open Mr. Funny Jokes to get started!",
-        ])
+        #expect(
+            snapshot["entries"]?[0]?["content"] == [
+                "setup": "Open Mr. Funny Jokes to get started!", "punchline": "", "text": "Open Mr. Funny Jokes to get started!",
+            ])
         #expect(snapshot["error"]?.string?.hasPrefix("inputs.daily: ") == true, "\(snapshot)")
         #expect(snapshot["error"]?.string?.hasSuffix(" answered 404 Not Found") == true, "\(snapshot)")
         SnapshotLog.show("003 joke of the day, no daily joke (404) on a fresh install: placeholder", snapshot)
@@ -260,9 +266,10 @@ struct SeedWidgetsTests {
         #expect(result.status == 0, "\(result.stderr)")
 
         let prices = apis.targets().filter { $0.hasPrefix("/api.coingecko.com/") }
-        #expect(prices == [
-            "/api.coingecko.com/api/v3/simple/price?ids=bitcoin%2Cethereum%2Csolana%2Carbitrum%2Cpepe%2Cmy-delisted-token&vs_currencies=usd"
-        ])
+        #expect(
+            prices == [
+                "/api.coingecko.com/api/v3/simple/price?ids=bitcoin%2Cethereum%2Csolana%2Carbitrum%2Cpepe%2Cmy-delisted-token&vs_currencies=usd"
+            ])
 
         let snapshot = try out.json("bitpal-portfolio.json")
         #expect(snapshot["status"] == "fresh")
@@ -271,8 +278,11 @@ struct SeedWidgetsTests {
         // The token CoinGecko has no price for is left out, as the app's compactMap does.
         #expect(holdings.map { $0["symbol"]?.string } == ["BTC", "ETH", "SOL", "ARB", "PEPE"])
         // PEPE's price is 1.034e-05 as CoinGecko writes it; the products stay exact.
-        #expect(holdings.map { $0["currentValue"]?.number?.decimal } == [48625.25, 13649, 4651.2, 390.875, 258.5].map { Decimal(string: "\($0)") })
-        #expect(holdings.map { $0["pnlAmount"]?.number?.decimal } == [17375.25, -2351, 826.2, 390.875, 46].map { Decimal(string: "\($0)") })
+        #expect(
+            holdings.map { $0["currentValue"]?.number?.decimal }
+                == [48625.25, 13649, 4651.2, 390.875, 258.5].map { Decimal(string: "\($0)") })
+        #expect(
+            holdings.map { $0["pnlAmount"]?.number?.decimal } == [17375.25, -2351, 826.2, 390.875, 46].map { Decimal(string: "\($0)") })
         // The airdrop (ARB, average cost 0) has no cost basis: 0 %, the app's costBasis > 0 ? … : 0.
         #expect(holdings.map { $0["pnlPercentage"]?.number?.description } == ["55.6", "-14.69", "21.6", "0", "21.65"])
         #expect(content["totalValue"]?.number?.decimal == Decimal(string: "67574.825"))
@@ -297,10 +307,11 @@ struct SeedWidgetsTests {
 
         let snapshot = try out.json("bitpal-portfolio.json")
         #expect(snapshot["status"] == "fresh")
-        #expect(snapshot["entries"]?[0]?["content"] == [
-            "holdings": [], "totalValue": 0, "totalCost": 0, "totalPnL": 0, "realizedPnL": 0, "currency": "usd",
-            "totalPnLPercentage": 0,
-        ])
+        #expect(
+            snapshot["entries"]?[0]?["content"] == [
+                "holdings": [], "totalValue": 0, "totalCost": 0, "totalPnL": 0, "realizedPnL": 0, "currency": "usd",
+                "totalPnLPercentage": 0,
+            ])
         SnapshotLog.show("004 portfolio, empty", snapshot)
         #expect(apis.targets().filter { $0.hasPrefix("/api.coingecko.com/") } == [])
     }

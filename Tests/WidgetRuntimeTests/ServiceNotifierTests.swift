@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import WidgetCommands
 import WidgetRuntime
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)

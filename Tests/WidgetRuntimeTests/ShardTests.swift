@@ -52,18 +52,21 @@ struct ShardTests {
         #expect(moved.allSatisfy { after[$0] == 3 })
         let fraction = Double(moved.count) / Double(ids.count)
         #expect(fraction > 0.15 && fraction < 0.35)
-        print("shards: 3 daemons hold \(three.map(\.count)) of \(ids.count) widgets; 4 hold \(four.map(\.count)); "
-            + "\(moved.count) moved (\(String(format: "%.1f", fraction * 100)) %), all to the new shard")
+        print(
+            "shards: 3 daemons hold \(three.map(\.count)) of \(ids.count) widgets; 4 hold \(four.map(\.count)); "
+                + "\(moved.count) moved (\(String(format: "%.1f", fraction * 100)) %), all to the new shard")
     }
 
     @Test func aShardOutsideTheCountIsAUsageError() async throws {
         let output = try await Widgetd.run(["run", "--once", "--shard", "3/3"])
         #expect(output.status == 2)
-        #expect(output.stderrLines.first
-            == "Error: --shard: shard 3 does not exist among 3 (they are numbered 0 to 2); write e.g. --shard 0/3")
+        #expect(
+            output.stderrLines.first
+                == "Error: --shard: shard 3 does not exist among 3 (they are numbered 0 to 2); write e.g. --shard 0/3")
         let text = try await Widgetd.run(["run", "--once", "--shard", "two"])
         #expect(text.status == 2)
-        #expect(text.stderrLines.first == "Error: --shard: 'two' is not a shard; write K/N, e.g. --shard 0/3 for the first of three daemons")
+        #expect(
+            text.stderrLines.first == "Error: --shard: 'two' is not a shard; write K/N, e.g. --shard 0/3 for the first of three daemons")
     }
 
     @Test func ownershipDependsOnTheIdAloneAndIsStable() throws {

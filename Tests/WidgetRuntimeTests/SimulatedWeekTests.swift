@@ -25,20 +25,23 @@ struct SimulatedWeekTests {
     var store: SnapshotStore { SnapshotStore(directory: out.url) }
 
     func makeDaemon() -> WidgetDaemon {
-        WidgetDaemon(configuration: .init(
-            definitions: DefinitionDirectory(path: config.path),
-            store: store,
-            reader: TestWidgets.reader,
-            refresher: TestWidgets.refresher(source),
-            clock: clock,
-            log: logs.log,
-            keepsEveryRefreshReport: true
-        ))
+        WidgetDaemon(
+            configuration: .init(
+                definitions: DefinitionDirectory(path: config.path),
+                store: store,
+                reader: TestWidgets.reader,
+                refresher: TestWidgets.refresher(source),
+                clock: clock,
+                log: logs.log,
+                keepsEveryRefreshReport: true
+            ))
     }
 
     /// A definition served from the in-memory source under its own id, with `extra` keys.
     func write(_ id: String, _ extra: String) throws {
-        try config.write("\(id).json", """
+        try config.write(
+            "\(id).json",
+            """
             {"source": {"type": "memory", "key": "\(id)"}, "parser": "json", "placeholder": {"text": "…"}, \(extra)}
             """)
     }
@@ -89,12 +92,13 @@ struct SimulatedWeekTests {
 
         // at 08:00 and 20:00 in New York: 13:00Z and 01:00Z until the clocks change on Sunday 8 March,
         // 12:00Z and 00:00Z after; the first refresh is the start-up one.
-        #expect(instants("twice").map(Timestamp.string) == [
-            "2026-03-05T00:00:00Z", "2026-03-05T01:00:00Z", "2026-03-05T13:00:00Z", "2026-03-06T01:00:00Z",
-            "2026-03-06T13:00:00Z", "2026-03-07T01:00:00Z", "2026-03-07T13:00:00Z", "2026-03-08T01:00:00Z",
-            "2026-03-08T12:00:00Z", "2026-03-09T00:00:00Z", "2026-03-09T12:00:00Z", "2026-03-10T00:00:00Z",
-            "2026-03-10T12:00:00Z", "2026-03-11T00:00:00Z", "2026-03-11T12:00:00Z",
-        ])
+        #expect(
+            instants("twice").map(Timestamp.string) == [
+                "2026-03-05T00:00:00Z", "2026-03-05T01:00:00Z", "2026-03-05T13:00:00Z", "2026-03-06T01:00:00Z",
+                "2026-03-06T13:00:00Z", "2026-03-07T01:00:00Z", "2026-03-07T13:00:00Z", "2026-03-08T01:00:00Z",
+                "2026-03-08T12:00:00Z", "2026-03-09T00:00:00Z", "2026-03-09T12:00:00Z", "2026-03-10T00:00:00Z",
+                "2026-03-10T12:00:00Z", "2026-03-11T00:00:00Z", "2026-03-11T12:00:00Z",
+            ])
 
         #expect(instants("fourhourly") == (0..<42).map { start.addingTimeInterval(Double($0) * 14_400) })
 
@@ -109,7 +113,9 @@ struct SimulatedWeekTests {
         let chatty = reports.filter { $0.id == "chatty" }
         let ran = chatty.filter { $0.error == nil }
         let refused = chatty.filter { $0.error != nil }
-        let ranExpected: [Int] = (0..<7).flatMap { (day: Int) -> [Int] in (0..<10).map { (minute: Int) -> Int in day * 86_400 + minute * 60 } }
+        let ranExpected: [Int] = (0..<7).flatMap { (day: Int) -> [Int] in
+            (0..<10).map { (minute: Int) -> Int in day * 86_400 + minute * 60 }
+        }
         #expect(offsets(ran.map(\.snapshot.generatedAt)) == ranExpected)
         let refusedExpected: [Int] = (0..<7).map { (day: Int) -> Int in day * 86_400 + 600 }
         #expect(offsets(refused.map(\.snapshot.generatedAt)) == refusedExpected)
@@ -127,9 +133,10 @@ struct SimulatedWeekTests {
         let hourly: [Int] = (0...165).map { (hour: Int) -> Int in 9_480 + hour * 3_600 }
         let flakyExpected: [Int] = [0, 600, 1_200, 1_800, 2_400, 3_000, 3_960, 5_880] + hourly
         #expect(flaky == flakyExpected)
-        #expect(reports.filter { $0.id == "flaky" }.allSatisfy {
-            $0.snapshot.status == .placeholder && $0.snapshot.error == "source: api.example.com answered 503 Service Unavailable"
-        })
+        #expect(
+            reports.filter { $0.id == "flaky" }.allSatisfy {
+                $0.snapshot.status == .placeholder && $0.snapshot.error == "source: api.example.com answered 503 Service Unavailable"
+            })
         #expect(source.fetchCount("flaky") == flaky.count)
 
         let expectedCount: Int = 672 + 15 + 42 + 38 + 77 + 174

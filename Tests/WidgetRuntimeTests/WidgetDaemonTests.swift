@@ -33,25 +33,27 @@ struct WidgetDaemonTests {
     }
 
     func makeDaemon(started: HangingFetcher.Started? = nil, gate: StubbornFetcher.Gate? = nil) -> WidgetDaemon {
-        WidgetDaemon(configuration: .init(
-            definitions: DefinitionDirectory(path: config.path),
-            store: store,
-            reader: TestWidgets.reader,
-            refresher: TestWidgets.refresher(source, started: started, gate: gate),
-            clock: clock,
-            log: logs.log,
-            keepsEveryRefreshReport: true
-        ))
+        WidgetDaemon(
+            configuration: .init(
+                definitions: DefinitionDirectory(path: config.path),
+                store: store,
+                reader: TestWidgets.reader,
+                refresher: TestWidgets.refresher(source, started: started, gate: gate),
+                clock: clock,
+                log: logs.log,
+                keepsEveryRefreshReport: true
+            ))
     }
 
     /// Leaves what an earlier daemon run would have left for `id`: a snapshot and state.
     func remember(_ id: String, lastSuccessAt: Date, nextDueAt: Date) throws {
         let entries = [TimelineEntry(date: lastSuccessAt, content: ["old": true])]
         try store.prepare()
-        try store.write(Snapshot(
-            id: id, title: "Widget \(id)", status: .fresh, generatedAt: lastSuccessAt, lastSuccessAt: lastSuccessAt,
-            nextRefreshAt: nextDueAt, entries: entries, error: nil
-        ))
+        try store.write(
+            Snapshot(
+                id: id, title: "Widget \(id)", status: .fresh, generatedAt: lastSuccessAt, lastSuccessAt: lastSuccessAt,
+                nextRefreshAt: nextDueAt, entries: entries, error: nil
+            ))
         var state = WidgetState()
         state.lastGoodEntries = entries
         state.lastSuccessAt = lastSuccessAt
@@ -304,16 +306,18 @@ struct WidgetDaemonTests {
         _ = try #require(await reports.next())
         await clock.waitForSleeper()
 
-        try config.write("greeting.json", #"{"source": {"type": "memory", "key": "two"}, "parser": "json", "schedule": {"every": "15 minutes"}}"#)
+        try config.write(
+            "greeting.json", #"{"source": {"type": "memory", "key": "two"}, "parser": "json", "schedule": {"every": "15 minutes"}}"#)
         await daemon.reloadDefinitions()
         clock.advance(by: 3_600)
         let scheduled = try #require(await reports.next())
         #expect(scheduled.snapshot.generatedAt == start.addingTimeInterval(3_600))
         #expect(scheduled.snapshot.entries.map(\.content) == [["word": "hello"]])
         #expect(source.fetchCount("two") == 0)
-        #expect(logs.lines.contains(
-            "invalid definition: \(file.path):1:86: $.schedule.every: \"15 minutes\" is not a duration; write e.g. \"15m\", \"24h\" or \"1h30m\""
-        ))
+        #expect(
+            logs.lines.contains(
+                "invalid definition: \(file.path):1:86: $.schedule.every: \"15 minutes\" is not a duration; write e.g. \"15m\", \"24h\" or \"1h30m\""
+            ))
         #expect(logs.lines.contains("greeting: keeps running its last valid definition until \(file.path) is fixed"))
         #expect(store.snapshot(for: "greeting") != nil)
 
@@ -369,9 +373,10 @@ struct WidgetDaemonTests {
         await daemon.reloadDefinitions()
         await clock.waitForSleeper()
         #expect(store.snapshotIDs() == ["news"])
-        #expect(logs.lines.contains(
-            "invalid definition: \(config.path): no folder of definitions at this path; create it or pass the right one with --config"
-        ))
+        #expect(
+            logs.lines.contains(
+                "invalid definition: \(config.path): no folder of definitions at this path; create it or pass the right one with --config"
+            ))
         #expect(logs.lines.contains("keeping every widget running until \(config.path) can be read again"))
         clock.advance(by: 3_600)
         let report = try #require(await reports.next())
@@ -513,15 +518,17 @@ struct WidgetDaemonTests {
         #expect(gate.started == 1)
         #expect(outcome.snapshot.status == .cached)
         #expect(outcome.snapshot.entries.map(\.content) == [["old": true]])
-        #expect(outcome.error?.description
-            == #"refresh: stopped at its 1s deadline; the last good data stays (set "deadline" in the definition to allow longer)"#)
+        #expect(
+            outcome.error?.description
+                == #"refresh: stopped at its 1s deadline; the last good data stays (set "deadline" in the definition to allow longer)"#)
         #expect(outcome.state.consecutiveFailures == 1)
     }
 
     @Test func aStopDoesNotWaitForAStageThatIgnoresCancellation() async throws {
         let gate = StubbornFetcher.Gate()
         defer { gate.open() }
-        try config.write("stuck.json", #"{"source": {"type": "stubborn"}, "parser": "json", "schedule": {"every": "1h"}, "deadline": "1h"}"#)
+        try config.write(
+            "stuck.json", #"{"source": {"type": "stubborn"}, "parser": "json", "schedule": {"every": "1h"}, "deadline": "1h"}"#)
         try config.write("fast.json", Self.definition(key: "fast"))
         source.set("fast", json: #"{"ok": true}"#)
         let daemon = makeDaemon(gate: gate)
@@ -549,87 +556,89 @@ struct WidgetDaemonTests {
         _ = await reports.next()
         await clock.waitForSleeper()
 
-        #expect(try out.read("index.json") == """
-            {
-              "schemaVersion": 1,
-              "generatedAt": "2026-11-22T15:00:00Z",
-              "widgets": [
+        #expect(
+            try out.read("index.json") == """
                 {
-                  "id": "bad",
-                  "title": "Widget bad",
-                  "status": "placeholder",
-                  "file": "bad.json",
-                  "nextRefreshAt": "2026-11-22T15:00:30Z"
-                },
-                {
-                  "id": "good",
-                  "title": "Widget good",
-                  "status": "fresh",
-                  "file": "good.json",
-                  "nextRefreshAt": "2026-11-22T16:00:00Z"
+                  "schemaVersion": 1,
+                  "generatedAt": "2026-11-22T15:00:00Z",
+                  "widgets": [
+                    {
+                      "id": "bad",
+                      "title": "Widget bad",
+                      "status": "placeholder",
+                      "file": "bad.json",
+                      "nextRefreshAt": "2026-11-22T15:00:30Z"
+                    },
+                    {
+                      "id": "good",
+                      "title": "Widget good",
+                      "status": "fresh",
+                      "file": "good.json",
+                      "nextRefreshAt": "2026-11-22T16:00:00Z"
+                    }
+                  ]
                 }
-              ]
-            }
 
-            """)
+                """)
         let metrics = try out.read("widgetd.prom").split(separator: "\n").map { line in
             line.hasPrefix("widgetd_refresh_duration_seconds{") || line.hasPrefix("widgetd_fetch_duration_seconds{")
                 ? line.split(separator: " ")[0] + " SECONDS" : line
         }
-        #expect(metrics == [
-            "# HELP widgetd_refreshes_total Refreshes run since the daemon started, by resulting status.",
-            "# TYPE widgetd_refreshes_total counter",
-            #"widgetd_refreshes_total{widget="bad",status="fresh"} 0"#,
-            #"widgetd_refreshes_total{widget="bad",status="cached"} 0"#,
-            #"widgetd_refreshes_total{widget="bad",status="stale"} 0"#,
-            #"widgetd_refreshes_total{widget="bad",status="placeholder"} 1"#,
-            #"widgetd_refreshes_total{widget="good",status="fresh"} 1"#,
-            #"widgetd_refreshes_total{widget="good",status="cached"} 0"#,
-            #"widgetd_refreshes_total{widget="good",status="stale"} 0"#,
-            #"widgetd_refreshes_total{widget="good",status="placeholder"} 0"#,
-            "# HELP widgetd_widget_status Current status of each widget (1 for the current status).",
-            "# TYPE widgetd_widget_status gauge",
-            #"widgetd_widget_status{widget="bad",status="fresh"} 0"#,
-            #"widgetd_widget_status{widget="bad",status="cached"} 0"#,
-            #"widgetd_widget_status{widget="bad",status="stale"} 0"#,
-            #"widgetd_widget_status{widget="bad",status="placeholder"} 1"#,
-            #"widgetd_widget_status{widget="good",status="fresh"} 1"#,
-            #"widgetd_widget_status{widget="good",status="cached"} 0"#,
-            #"widgetd_widget_status{widget="good",status="stale"} 0"#,
-            #"widgetd_widget_status{widget="good",status="placeholder"} 0"#,
-            "# HELP widgetd_last_success_timestamp_seconds When each widget last refreshed successfully.",
-            "# TYPE widgetd_last_success_timestamp_seconds gauge",
-            #"widgetd_last_success_timestamp_seconds{widget="good"} 1795359600"#,
-            "# HELP widgetd_refresh_duration_seconds How long each widget's last refresh took.",
-            "# TYPE widgetd_refresh_duration_seconds gauge",
-            #"widgetd_refresh_duration_seconds{widget="bad"} SECONDS"#,
-            #"widgetd_refresh_duration_seconds{widget="good"} SECONDS"#,
-            "# HELP widgetd_refresh_failures_total Failed refreshes since the daemon started, by failing stage.",
-            "# TYPE widgetd_refresh_failures_total counter",
-            #"widgetd_refresh_failures_total{widget="bad",stage="source"} 1"#,
-            "# HELP widgetd_write_failures_total Snapshot or state writes that failed since the daemon started.",
-            "# TYPE widgetd_write_failures_total counter",
-            "# HELP widgetd_fetch_duration_seconds Time spent fetching in each widget's last successful refresh.",
-            "# TYPE widgetd_fetch_duration_seconds gauge",
-            #"widgetd_fetch_duration_seconds{widget="good"} SECONDS"#,
-            "# HELP widgetd_fetch_bytes Bytes fetched in each widget's last successful refresh.",
-            "# TYPE widgetd_fetch_bytes gauge",
-            #"widgetd_fetch_bytes{widget="good"} 12"#,
-            "# HELP widgetd_budget_used Refreshes used today, in the widget's zone.",
-            "# TYPE widgetd_budget_used gauge",
-            #"widgetd_budget_used{widget="bad"} 1"#,
-            #"widgetd_budget_used{widget="good"} 1"#,
-            "# HELP widgetd_budget_limit The most refreshes a day (maxPerDay).",
-            "# TYPE widgetd_budget_limit gauge",
-            #"widgetd_budget_limit{widget="bad"} 70"#,
-            #"widgetd_budget_limit{widget="good"} 70"#,
-            "# HELP widgetd_snapshot_age_seconds Age of the data each widget serves.",
-            "# TYPE widgetd_snapshot_age_seconds gauge",
-            #"widgetd_snapshot_age_seconds{widget="good"} 0"#,
-            "# HELP widgetd_widgets Widgets loaded.",
-            "# TYPE widgetd_widgets gauge",
-            "widgetd_widgets 2",
-        ])
+        #expect(
+            metrics == [
+                "# HELP widgetd_refreshes_total Refreshes run since the daemon started, by resulting status.",
+                "# TYPE widgetd_refreshes_total counter",
+                #"widgetd_refreshes_total{widget="bad",status="fresh"} 0"#,
+                #"widgetd_refreshes_total{widget="bad",status="cached"} 0"#,
+                #"widgetd_refreshes_total{widget="bad",status="stale"} 0"#,
+                #"widgetd_refreshes_total{widget="bad",status="placeholder"} 1"#,
+                #"widgetd_refreshes_total{widget="good",status="fresh"} 1"#,
+                #"widgetd_refreshes_total{widget="good",status="cached"} 0"#,
+                #"widgetd_refreshes_total{widget="good",status="stale"} 0"#,
+                #"widgetd_refreshes_total{widget="good",status="placeholder"} 0"#,
+                "# HELP widgetd_widget_status Current status of each widget (1 for the current status).",
+                "# TYPE widgetd_widget_status gauge",
+                #"widgetd_widget_status{widget="bad",status="fresh"} 0"#,
+                #"widgetd_widget_status{widget="bad",status="cached"} 0"#,
+                #"widgetd_widget_status{widget="bad",status="stale"} 0"#,
+                #"widgetd_widget_status{widget="bad",status="placeholder"} 1"#,
+                #"widgetd_widget_status{widget="good",status="fresh"} 1"#,
+                #"widgetd_widget_status{widget="good",status="cached"} 0"#,
+                #"widgetd_widget_status{widget="good",status="stale"} 0"#,
+                #"widgetd_widget_status{widget="good",status="placeholder"} 0"#,
+                "# HELP widgetd_last_success_timestamp_seconds When each widget last refreshed successfully.",
+                "# TYPE widgetd_last_success_timestamp_seconds gauge",
+                #"widgetd_last_success_timestamp_seconds{widget="good"} 1795359600"#,
+                "# HELP widgetd_refresh_duration_seconds How long each widget's last refresh took.",
+                "# TYPE widgetd_refresh_duration_seconds gauge",
+                #"widgetd_refresh_duration_seconds{widget="bad"} SECONDS"#,
+                #"widgetd_refresh_duration_seconds{widget="good"} SECONDS"#,
+                "# HELP widgetd_refresh_failures_total Failed refreshes since the daemon started, by failing stage.",
+                "# TYPE widgetd_refresh_failures_total counter",
+                #"widgetd_refresh_failures_total{widget="bad",stage="source"} 1"#,
+                "# HELP widgetd_write_failures_total Snapshot or state writes that failed since the daemon started.",
+                "# TYPE widgetd_write_failures_total counter",
+                "# HELP widgetd_fetch_duration_seconds Time spent fetching in each widget's last successful refresh.",
+                "# TYPE widgetd_fetch_duration_seconds gauge",
+                #"widgetd_fetch_duration_seconds{widget="good"} SECONDS"#,
+                "# HELP widgetd_fetch_bytes Bytes fetched in each widget's last successful refresh.",
+                "# TYPE widgetd_fetch_bytes gauge",
+                #"widgetd_fetch_bytes{widget="good"} 12"#,
+                "# HELP widgetd_budget_used Refreshes used today, in the widget's zone.",
+                "# TYPE widgetd_budget_used gauge",
+                #"widgetd_budget_used{widget="bad"} 1"#,
+                #"widgetd_budget_used{widget="good"} 1"#,
+                "# HELP widgetd_budget_limit The most refreshes a day (maxPerDay).",
+                "# TYPE widgetd_budget_limit gauge",
+                #"widgetd_budget_limit{widget="bad"} 70"#,
+                #"widgetd_budget_limit{widget="good"} 70"#,
+                "# HELP widgetd_snapshot_age_seconds Age of the data each widget serves.",
+                "# TYPE widgetd_snapshot_age_seconds gauge",
+                #"widgetd_snapshot_age_seconds{widget="good"} 0"#,
+                "# HELP widgetd_widgets Widgets loaded.",
+                "# TYPE widgetd_widgets gauge",
+                "widgetd_widgets 2",
+            ])
 
         task.cancel()
         try await task.value
@@ -644,11 +653,12 @@ struct WidgetDaemonTests {
 
         #expect(report.outcomes.map(\.snapshot.id) == ["news"])
         #expect(report.outcomes.map(\.snapshot.status) == [.fresh])
-        #expect(report.diagnostics.map(\.description) == [
-            "\(config.path)/broken.json:1:44: $.colour: unknown key 'colour'; known keys: 'id', 'title', 'description', "
-            + "'timeZone', 'inputs', 'source', 'parser', 'transforms', 'timeline', 'schedule', 'staleAfter', 'deadline', 'fallback', "
-            + "'placeholder', 'instances'"
-        ])
+        #expect(
+            report.diagnostics.map(\.description) == [
+                "\(config.path)/broken.json:1:44: $.colour: unknown key 'colour'; known keys: 'id', 'title', 'description', "
+                    + "'timeZone', 'inputs', 'source', 'parser', 'transforms', 'timeline', 'schedule', 'staleAfter', 'deadline', 'fallback', "
+                    + "'placeholder', 'instances'"
+            ])
         #expect(store.snapshot(for: "news")?.entries.map(\.content) == [["headline": "once"]])
         #expect(out.names().contains("index.json"))
         #expect(out.names().contains("widgetd.prom"))

@@ -200,8 +200,9 @@ struct WidgetRefresherTests {
         #expect(!refused.ran)
         #expect(source.fetchCount("news") == 2)
         let midnight = TestWidgets.date("2026-11-23T05:00:00Z")
-        #expect(refused.snapshot.error
-            == "schedule: the daily budget of 2 refreshes is used up; the next refresh waits until 2026-11-23T05:00:00Z")
+        #expect(
+            refused.snapshot.error
+                == "schedule: the daily budget of 2 refreshes is used up; the next refresh waits until 2026-11-23T05:00:00Z")
         #expect(refused.snapshot.nextRefreshAt == midnight)
         #expect(refused.state.nextDueAt == midnight)
         #expect(refused.snapshot.entries.map(\.content) == [["headline": "Rain tomorrow"]])

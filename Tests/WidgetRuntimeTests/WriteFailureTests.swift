@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import WidgetCore
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -15,8 +16,10 @@ struct WriteFailureTests {
     @Test func aSnapshotThatCannotBeWrittenShowsInTheLogStatusAndMetrics() async throws {
         let server = try CommandLineEndToEndTests.server()
         let folder = try TemporaryFolder()
-        try folder.write("widgets.d/items.json", CommandLineEndToEndTests.items(
-            server, size: 2, schedule: #"{"every": "1s", "allowFrequent": true, "maxPerDay": 100000}"#))
+        try folder.write(
+            "widgets.d/items.json",
+            CommandLineEndToEndTests.items(
+                server, size: 2, schedule: #"{"every": "1s", "allowFrequent": true, "maxPerDay": 100000}"#))
         let daemon = try RunningWidgetd(["run", "--config", "widgets.d", "--out", "out"], in: folder.url)
         _ = try #require(await daemon.line(containing: "items: fresh, 1 entry in "), "\(daemon.log)")
 

@@ -60,12 +60,14 @@ struct AssetsTransformTests {
 
     @Test func imagesAreStoredByContentAndURLsRewritten() async throws {
         let fixture = try Fixture()
-        let value: WidgetValue = ["items": [
-            ["title": "A", "image": .string(fixture.url("a.png"))],
-            ["title": "B", "image": .string(fixture.url("b.jpg"))],
-            ["title": "A again", "image": .string(fixture.url("same-as-a.png"))],
-            ["title": "none", "image": nil],
-        ]]
+        let value: WidgetValue = [
+            "items": [
+                ["title": "A", "image": .string(fixture.url("a.png"))],
+                ["title": "B", "image": .string(fixture.url("b.jpg"))],
+                ["title": "A again", "image": .string(fixture.url("same-as-a.png"))],
+                ["title": "none", "image": nil],
+            ]
+        ]
         let result = try await transform().transform(value, context: fixture.context())
         let pngName = SHA256.hexDigest(of: Self.png) + ".png"
         let jpegName = SHA256.hexDigest(of: Self.jpeg) + ".jpg"
@@ -80,20 +82,24 @@ struct AssetsTransformTests {
 
     @Test func theSameImageUsedByTwoWidgetsIsStoredOnce() async throws {
         let fixture = try Fixture()
-        let first = try await transform(["path": "$.image"]).transform(["image": .string(fixture.url("a.png"))], context: fixture.context(widget: "one"))
-        let second = try await transform(["path": "$.picture"]).transform(["picture": .string(fixture.url("same-as-a.png"))], context: fixture.context(widget: "two"))
+        let first = try await transform(["path": "$.image"]).transform(
+            ["image": .string(fixture.url("a.png"))], context: fixture.context(widget: "one"))
+        let second = try await transform(["path": "$.picture"]).transform(
+            ["picture": .string(fixture.url("same-as-a.png"))], context: fixture.context(widget: "two"))
         #expect(first["image"] == second["picture"])
         #expect(try fixture.storedFiles().count == 1)
     }
 
     @Test func failedImagesKeepTheirURLsAndAreLogged() async throws {
         let fixture = try Fixture()
-        let value: WidgetValue = ["items": [
-            ["image": .string(fixture.url("missing.png"))],
-            ["image": .string(fixture.url("big.png"))],
-            ["image": .string(fixture.url("note.txt"))],
-            ["image": .string(fixture.url("a.png"))],
-        ]]
+        let value: WidgetValue = [
+            "items": [
+                ["image": .string(fixture.url("missing.png"))],
+                ["image": .string(fixture.url("big.png"))],
+                ["image": .string(fixture.url("note.txt"))],
+                ["image": .string(fixture.url("a.png"))],
+            ]
+        ]
         let result = try await transform(["path": "$.items[*].image", "maxBytes": 1024]).transform(value, context: fixture.context())
         #expect(result["items"]?[0]?["image"] == .string(fixture.url("missing.png")))
         #expect(result["items"]?[1]?["image"] == .string(fixture.url("big.png")))

@@ -13,7 +13,8 @@ struct BuiltInStagesTests {
             "text": StageConformance.check(TextParser.self, options: ["lines": true]),
             "select": StageConformance.check(SelectTransform.self, options: ["path": "$.items[*]"]),
             "filter": StageConformance.check(FilterTransform.self, options: ["where": "@.price > 10"]),
-            "choose": StageConformance.check(ChooseTransform.self, options: ["cases": [["where": "@.price > 10", "fields": ["dear": true]]]]),
+            "choose": StageConformance.check(
+                ChooseTransform.self, options: ["cases": [["where": "@.price > 10", "fields": ["dear": true]]]]),
             "sort": StageConformance.check(SortTransform.self, options: ["by": "$.price"]),
             "limit": StageConformance.check(LimitTransform.self, options: ["count": 4]),
             "map": StageConformance.check(MapTransform.self, options: ["fields": ["title": "{{ title }}"]]),

@@ -28,10 +28,12 @@ struct ChooseTransformTests {
     /// Bitpal's rule: `pnlPercentage = costBasis > 0 ? (currentValue / costBasis - 1) * 100 : 0`.
     static let profit: WidgetValue = [
         "cases": [
-            ["where": "@.costBasis > 0",
-             "fields": ["pnlPercentage": "{{ currentValue | divided_by: costBasis | minus: 1 | times: 100 | round: 2 }}"]],
+            [
+                "where": "@.costBasis > 0",
+                "fields": ["pnlPercentage": "{{ currentValue | divided_by: costBasis | minus: 1 | times: 100 | round: 2 }}"],
+            ],
             ["fields": ["pnlPercentage": 0]],
-        ],
+        ]
     ]
 
     // MARK: - Cases
@@ -43,11 +45,15 @@ struct ChooseTransformTests {
             ["coin": "eth", "currentValue": .number(WidgetNumber("13649.0")!), "costBasis": 16000],
         ]
         let result = try await choose(Self.profit).transform(holdings, context: context)
-        #expect(result == [
-            ["coin": "btc", "currentValue": 48625.25, "costBasis": 31250, "pnlPercentage": .number(WidgetNumber("55.6")!)],
-            ["coin": "airdrop", "currentValue": 310.5, "costBasis": 0, "pnlPercentage": 0],
-            ["coin": "eth", "currentValue": .number(WidgetNumber("13649.0")!), "costBasis": 16000, "pnlPercentage": .number(WidgetNumber("-14.69")!)],
-        ])
+        #expect(
+            result == [
+                ["coin": "btc", "currentValue": 48625.25, "costBasis": 31250, "pnlPercentage": .number(WidgetNumber("55.6")!)],
+                ["coin": "airdrop", "currentValue": 310.5, "costBasis": 0, "pnlPercentage": 0],
+                [
+                    "coin": "eth", "currentValue": .number(WidgetNumber("13649.0")!), "costBasis": 16000,
+                    "pnlPercentage": .number(WidgetNumber("-14.69")!),
+                ],
+            ])
     }
 
     @Test func anItemNoCaseMatchesIsKeptUnchanged() async throws {
@@ -66,7 +72,7 @@ struct ChooseTransformTests {
                 ["where": "@.status == 4 && @.isStalled == true", "fields": ["state": "Stalled"]],
                 ["where": "@.status == 4", "fields": ["state": "Downloading"]],
                 ["fields": ["state": "Unknown"]],
-            ],
+            ]
         ]
         let torrents: WidgetValue = [
             ["status": 0, "percentDone": 1.0, "isStalled": false],
@@ -84,7 +90,7 @@ struct ChooseTransformTests {
             "cases": [
                 ["if": "{{ image }}", "fields": ["thumbnail": "{{ image | prepend: 'https://cdn.example.com/' }}"]],
                 ["fields": ["thumbnail": nil]],
-            ],
+            ]
         ]
         let items: WidgetValue = [["image": "a.jpg"], ["image": ""], ["image": nil], [:]]
         let result = try await choose(options).transform(items, context: context)
@@ -93,7 +99,7 @@ struct ChooseTransformTests {
 
     @Test func fieldsSeeTheItemInputsAndParamsAndKeepTheirTypes() async throws {
         let options: WidgetValue = [
-            "cases": [["fields": ["currency": "{{ params.currency | upcase }}", "pair": "{{ item }}", "literal": [1, 2]]]],
+            "cases": [["fields": ["currency": "{{ params.currency | upcase }}", "pair": "{{ item }}", "literal": [1, 2]]]]
         ]
         let result = try await choose(options).transform(["price": 3], context: context)
         #expect(result == ["price": 3, "currency": "USD", "pair": ["price": 3], "literal": [1, 2]])
@@ -107,7 +113,7 @@ struct ChooseTransformTests {
             "cases": [
                 ["where": "@.totalCost > 0", "fields": ["totalPnLPercentage": "{{ totalValue | divided_by: totalCost }}"]],
                 ["fields": ["totalPnLPercentage": 0]],
-            ],
+            ]
         ]
         let result = try await choose(options).transform(portfolio, context: context)
         #expect(result == ["totalValue": 0, "totalCost": 0, "totalPnLPercentage": 0])
@@ -115,7 +121,7 @@ struct ChooseTransformTests {
 
     @Test func eachPicksTheItemsInsideTheValueAndKeepsTheRest() async throws {
         let server: WidgetValue = [
-            "session": ["downloadSpeed": 5242880],
+            "session": ["downloadSpeed": 5_242_880],
             "torrents": [["name": "debian.iso", "error": 0], ["name": "arch.iso", "error": 2, "errorString": "Tracker gave HTTP 404"]],
         ]
         let options: WidgetValue = [
@@ -126,13 +132,14 @@ struct ChooseTransformTests {
             ],
         ]
         let result = try await choose(options).transform(server, context: context)
-        #expect(result == [
-            "session": ["downloadSpeed": 5242880],
-            "torrents": [
-                ["name": "debian.iso", "error": 0, "problem": nil],
-                ["name": "arch.iso", "error": 2, "errorString": "Tracker gave HTTP 404", "problem": "Tracker gave HTTP 404"],
-            ],
-        ])
+        #expect(
+            result == [
+                "session": ["downloadSpeed": 5_242_880],
+                "torrents": [
+                    ["name": "debian.iso", "error": 0, "problem": nil],
+                    ["name": "arch.iso", "error": 2, "errorString": "Tracker gave HTTP 404", "problem": "Tracker gave HTTP 404"],
+                ],
+            ])
     }
 
     @Test func eachWithNothingToPickLeavesTheValueAsItWas() async throws {
@@ -166,16 +173,22 @@ struct ChooseTransformTests {
     }
 
     @Test func badCasesAreOptionsErrors() throws {
-        #expect(optionsError(["cases": []])?.description
-            == #"$.cases: "cases" is empty; give at least one, e.g. [{"where": "@.price > 0", "fields": {"onSale": true}}]"#)
-        #expect(optionsError(["cases": [["where": "@.a", "if": "{{ a }}", "fields": [:]]]])?.description
-            == #"$.cases: case 0: give either "where" (a JSONPath filter such as "@.price > 10") or "if" (a template), not both"#)
-        #expect(optionsError(["cases": [["where": "@.a", "fields": "{{ a }}"]]])?.description
-            == #"$.cases: case 0: "fields" must be an object of field names and templates, e.g. {"label": "{{ name }}"}"#)
-        #expect(optionsError(["cases": [["fields": ["a": 1]], ["where": "@.b", "fields": ["a": 2]]]])?.description
-            == #"$.cases: case 0 has no "where" or "if", so every item takes it and the cases after it can never be chosen; move it last"#)
-        #expect(optionsError(["cases": [["where": "@.a", "fields": [:], "feilds": [:]]]])?.description
-            == "$.cases[0].feilds: unknown key 'feilds'; did you mean 'fields'?")
+        #expect(
+            optionsError(["cases": []])?.description
+                == #"$.cases: "cases" is empty; give at least one, e.g. [{"where": "@.price > 0", "fields": {"onSale": true}}]"#)
+        #expect(
+            optionsError(["cases": [["where": "@.a", "if": "{{ a }}", "fields": [:]]]])?.description
+                == #"$.cases: case 0: give either "where" (a JSONPath filter such as "@.price > 10") or "if" (a template), not both"#)
+        #expect(
+            optionsError(["cases": [["where": "@.a", "fields": "{{ a }}"]]])?.description
+                == #"$.cases: case 0: "fields" must be an object of field names and templates, e.g. {"label": "{{ name }}"}"#)
+        #expect(
+            optionsError(["cases": [["fields": ["a": 1]], ["where": "@.b", "fields": ["a": 2]]]])?.description
+                == #"$.cases: case 0 has no "where" or "if", so every item takes it and the cases after it can never be chosen; move it last"#
+        )
+        #expect(
+            optionsError(["cases": [["where": "@.a", "fields": [:], "feilds": [:]]]])?.description
+                == "$.cases[0].feilds: unknown key 'feilds'; did you mean 'fields'?")
         let badFilter = try #require(optionsError(["cases": [["where": "@.price >", "fields": [:]]]]))
         #expect(badFilter.path.description == "$.cases[0].where")
         #expect(badFilter.expressionColumn != nil)

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import WidgetCore
 import WidgetStages
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -55,15 +56,18 @@ struct CommandTransformTests {
     @Test func theProgramSeesOnlyTheBasicEnvironmentAndWhatIsPassed() async throws {
         setenv("WIDGETD_TEST_CANARY", "s3cr3t-canary", 1)
         defer { unsetenv("WIDGETD_TEST_CANARY") }
-        let run: WidgetValue = ["sh", "-c", #"cat > /dev/null; printf '{"canary": "%s", "path": "%s"}' "$WIDGETD_TEST_CANARY" "${PATH:+set}""#]
+        let run: WidgetValue = [
+            "sh", "-c", #"cat > /dev/null; printf '{"canary": "%s", "path": "%s"}' "$WIDGETD_TEST_CANARY" "${PATH:+set}""#,
+        ]
         let printing: WidgetValue = ["run": run]
         #expect(try await command(printing).transform([:], context: context()) == ["canary": "", "path": "set"])
         let passing: WidgetValue = ["run": run, "passEnvironment": ["WIDGETD_TEST_CANARY"]]
         #expect(try await command(passing).transform([:], context: context()) == ["canary": "s3cr3t-canary", "path": "set"])
         let stage = try command(passing)
-        #expect(stage.programEnvironment(from: ["WIDGETD_TEST_CANARY": "x", "API_KEY": "k", "PATH": "/bin"]) == [
-            "PATH=/bin", "WIDGETD_TEST_CANARY=x",
-        ])
+        #expect(
+            stage.programEnvironment(from: ["WIDGETD_TEST_CANARY": "x", "API_KEY": "k", "PATH": "/bin"]) == [
+                "PATH=/bin", "WIDGETD_TEST_CANARY=x",
+            ])
     }
 
     /// Whether `pid` is gone (or a zombie waiting for its new parent to reap it), waiting up to 10 s for
@@ -91,8 +95,10 @@ struct CommandTransformTests {
         // busy machine to start the shell and write the file first).
         let stage = try command(["run": ["sh", "-c", "sleep 60 & echo $! > child.pid; wait"], "timeout": "5s"])
         await #expect(throws: StageError.self) { _ = try await stage.transform([:], context: context(folder)) }
-        let child = try #require(pid_t(String(contentsOf: folder.appendingPathComponent("child.pid"), encoding: .utf8)
-            .trimmingCharacters(in: .whitespacesAndNewlines)))
+        let child = try #require(
+            pid_t(
+                String(contentsOf: folder.appendingPathComponent("child.pid"), encoding: .utf8)
+                    .trimmingCharacters(in: .whitespacesAndNewlines)))
         #expect(await ended(child), "the program's child \(child) outlived the timeout")
     }
 

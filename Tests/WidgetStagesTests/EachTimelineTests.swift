@@ -53,21 +53,24 @@ struct EachTimelineTests {
     @Test func moreItemsThanTimesRollToTheNextDays() throws {
         let context = try context(now: "2026-06-15T18:00:00Z")
         let entries = try each(["at": ["08:00", "20:00:30"]]).entries(for: ["a", "b", "c", "d", "e"], context: context)
-        #expect(dates(entries) == [
-            "2026-06-15T12:00:00Z", "2026-06-16T00:00:30Z",
-            "2026-06-16T12:00:00Z", "2026-06-17T00:00:30Z",
-            "2026-06-17T12:00:00Z",
-        ])
+        #expect(
+            dates(entries) == [
+                "2026-06-15T12:00:00Z", "2026-06-16T00:00:30Z",
+                "2026-06-16T12:00:00Z", "2026-06-17T00:00:30Z",
+                "2026-06-17T12:00:00Z",
+            ])
     }
 
     @Test func aSlotInTheSpringForwardGapMovesToTheSameMinuteAnHourLater() throws {
         // 2026-03-08: 02:00 EST jumps to 03:00 EDT; 02:30 does not exist and becomes 03:30 EDT.
         let context = try context(now: "2026-03-08T16:00:00Z")
-        let entries = try each(["at": ["00:00", "01:30", "02:30", "03:30", "12:00"]]).entries(for: ["a", "b", "c", "d", "e"], context: context)
-        #expect(dates(entries) == [
-            "2026-03-08T05:00:00Z", "2026-03-08T06:30:00Z", "2026-03-08T07:30:00Z", "2026-03-08T07:30:00Z",
-            "2026-03-08T16:00:00Z",
-        ])
+        let entries = try each(["at": ["00:00", "01:30", "02:30", "03:30", "12:00"]]).entries(
+            for: ["a", "b", "c", "d", "e"], context: context)
+        #expect(
+            dates(entries) == [
+                "2026-03-08T05:00:00Z", "2026-03-08T06:30:00Z", "2026-03-08T07:30:00Z", "2026-03-08T07:30:00Z",
+                "2026-03-08T16:00:00Z",
+            ])
     }
 
     @Test func aSlotRollingIntoTheSpringForwardDayAlsoMoves() throws {
@@ -110,7 +113,8 @@ struct EachTimelineTests {
 
     @Test func dateReadsISOStringsAndUnixSecondsAndSortsByThem() throws {
         let context = try context(now: "2026-06-15T18:00:00Z")
-        let items = try JSONReader.read("""
+        let items = try JSONReader.read(
+            """
             [{"id": "a", "published": "2026-06-15T10:00:00+02:00"},
              {"id": "b", "published": 1781510400},
              {"id": "c", "published": "2026-06-15T03:30:00-04:00"},
@@ -118,10 +122,11 @@ struct EachTimelineTests {
              {"id": "e", "published": 1781510400.5}]
             """)
         let entries = try each(["date": "$.published"]).entries(for: items, context: context)
-        #expect(dates(entries) == [
-            "2026-06-15T07:00:00Z", "2026-06-15T07:30:00Z", "2026-06-15T08:00:00Z", "2026-06-15T08:00:00Z",
-            "2026-06-15T08:00:00Z",
-        ])
+        #expect(
+            dates(entries) == [
+                "2026-06-15T07:00:00Z", "2026-06-15T07:30:00Z", "2026-06-15T08:00:00Z", "2026-06-15T08:00:00Z",
+                "2026-06-15T08:00:00Z",
+            ])
         #expect(entries.map { $0.content["id"] } == ["d", "c", "a", "b", "e"])
         #expect(entries[0].date == (try date("2026-06-15T07:00:00Z")).addingTimeInterval(0.25))
         #expect(entries[4].date == (try date("2026-06-15T08:00:00Z")).addingTimeInterval(0.5))
@@ -130,23 +135,26 @@ struct EachTimelineTests {
     @Test func datesWithoutAZoneAreReadInTheWidgetsZone() throws {
         let context = try context(now: "2026-06-15T18:00:00Z")
         // Weather APIs send local hours without seconds or offset; RFC 3339 allows a space for the T.
-        let items = try JSONReader.read("""
+        let items = try JSONReader.read(
+            """
             [{"id": "a", "d": "2026-06-15T10:00"}, {"id": "b", "d": "2026-06-15"}, {"id": "c", "d": "2026-06-15 09:30:00"},
              {"id": "d", "d": "2026-06-15T11:00:00.5"}, {"id": "e", "d": "2026-06-15T10:00Z"}, {"id": "f", "d": "2026-03-08T02:30:00"},
              {"id": "g", "d": "2026-06-15T10:00:00+02"}, {"id": "h", "d": "2026-06-15x"}, {"id": "i", "d": "2026-6-15"}]
             """)
         let entries = try each(["date": "$.d"]).entries(for: items, context: context)
         #expect(entries.map { $0.content["id"] } == ["f", "b", "g", "e", "c", "a", "d"])
-        #expect(dates(entries) == [
-            "2026-03-08T07:30:00Z", "2026-06-15T04:00:00Z", "2026-06-15T08:00:00Z", "2026-06-15T10:00:00Z",
-            "2026-06-15T13:30:00Z", "2026-06-15T14:00:00Z", "2026-06-15T15:00:00Z",
-        ])
+        #expect(
+            dates(entries) == [
+                "2026-03-08T07:30:00Z", "2026-06-15T04:00:00Z", "2026-06-15T08:00:00Z", "2026-06-15T10:00:00Z",
+                "2026-06-15T13:30:00Z", "2026-06-15T14:00:00Z", "2026-06-15T15:00:00Z",
+            ])
         #expect(entries[6].date == (try date("2026-06-15T15:00:00Z")).addingTimeInterval(0.5))
     }
 
     @Test func itemsWithoutAReadableDateAreDropped() throws {
         let context = try context(now: "2026-06-15T18:00:00Z")
-        let items = try JSONReader.read("""
+        let items = try JSONReader.read(
+            """
             [{"id": "a", "published": "yesterday"}, {"id": "b"}, {"id": "c", "published": "2026-06-15T10:00:00Z"},
              {"id": "d", "published": true}, {"id": "e", "published": null}, "text", {"id": "f", "published": "2026-06-14T10:00:00Z"}]
             """)
@@ -167,7 +175,8 @@ struct EachTimelineTests {
     // MARK: - Options
 
     @Test func exactlyOneRuleIsRequired() throws {
-        let expected = #"$: an "each" timeline needs exactly one of "at" (times of day), "every" (an interval) or "date" (a JSONPath into each item)"#
+        let expected =
+            #"$: an "each" timeline needs exactly one of "at" (times of day), "every" (an interval) or "date" (a JSONPath into each item)"#
         #expect(optionsError([:])?.description == expected)
         #expect(optionsError(["at": ["08:00"], "every": "1h"])?.description == expected)
     }

@@ -54,7 +54,8 @@ struct FeedParserTests {
 
         let value = document.value
         let keys = value["items"]?[0]?.object?.keys
-        #expect(keys == ["id", "title", "link", "published", "updated", "author", "summary", "content", "image", "categories", "enclosures"])
+        #expect(
+            keys == ["id", "title", "link", "published", "updated", "author", "summary", "content", "image", "categories", "enclosures"])
         #expect(value.object?.keys == ["format", "title", "link", "description", "updated", "items"])
     }
 
@@ -128,7 +129,8 @@ struct FeedParserTests {
         #expect(atom.items[1].published == "2026-11-02T10:00:00.123Z")
         let rss = try read("rss2-relative-links.xml")
         #expect(rss.items.map(\.link) == ["https://relative.example.com/posts/one.html", "https://relative.example.com/posts/two.html"])
-        let bare = try parse("""
+        let bare = try parse(
+            """
             <rss version="2.0"><channel><title>T</title><link>https://site.example/blog/</link>
             <item><title>A</title><link>a.html</link></item></channel></rss>
             """)

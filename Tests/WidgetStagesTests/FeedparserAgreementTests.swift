@@ -25,7 +25,8 @@ struct FeedparserAgreementTests {
         "atom10-blogger.xml[0]:author": "feedparser appends the email as \"Name (email)\"; we give the author's name",
         "broken-html-in-title.xml[0]:title": "feedparser turns the bare \"&D\" of \"R&D teams\" into \"&D;\"; we keep the text",
         "broken-undeclared-entities.xml[1]:title": "feedparser turns the bare \"&A\" of \"Q&A\" into \"&A;\"; we keep the text",
-        "rss10-rdf.xml:published": "feedparser files dc:date under updated only; in RSS 1.0 it is the item's date, so we also give it as published",
+        "rss10-rdf.xml:published":
+            "feedparser files dc:date under updated only; in RSS 1.0 it is the item's date, so we also give it as published",
         "rss2-dc-date.xml:published": "feedparser files dc:date under updated only; we also give it as published",
         "rss2-dates-variety.xml[11]:published": "feedparser rejects an RFC 822 date without a zone; we read it as UTC",
         "rss2-podcast-itunes.xml:link": "feedparser uses a guid that is not a URL as the link; we leave link null",

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import WidgetCore
 import WidgetStages
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)

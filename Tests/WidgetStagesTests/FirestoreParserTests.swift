@@ -12,7 +12,8 @@ struct FirestoreParserTests {
     }
 
     @Test func aDocumentBecomesPlainJSONWithItsID() throws {
-        let value = try parse("""
+        let value = try parse(
+            """
             {"name": "projects/mr-funny-jokes/databases/(default)/documents/jokes/42",
              "fields": {
                "text": {"stringValue": "Why did the widget refresh?"},
@@ -31,7 +32,8 @@ struct FirestoreParserTests {
              },
              "createTime": "2026-01-01T00:00:00Z", "updateTime": "2026-01-02T00:00:00Z"}
             """)
-        let expected = try JSONReader.read("""
+        let expected = try JSONReader.read(
+            """
             {"_id": "42", "_name": "projects/mr-funny-jokes/databases/(default)/documents/jokes/42",
              "_createTime": "2026-01-01T00:00:00Z", "_updateTime": "2026-01-02T00:00:00Z",
              "text": "Why did the widget refresh?", "likes": 12345678901234567890, "rating": 4.75, "nan": "NaN",
@@ -45,13 +47,15 @@ struct FirestoreParserTests {
     }
 
     @Test func listAndQueryResponsesBecomeListsOfDocuments() throws {
-        let list = try parse("""
+        let list = try parse(
+            """
             {"documents": [{"name": "a/b/c/1", "fields": {"n": {"integerValue": "1"}}},
                            {"name": "a/b/c/2", "fields": {"n": {"integerValue": "2"}}}],
              "nextPageToken": "x"}
             """)
         #expect(list == [["_id": "1", "_name": "a/b/c/1", "n": 1], ["_id": "2", "_name": "a/b/c/2", "n": 2]])
-        let query = try parse("""
+        let query = try parse(
+            """
             [{"document": {"name": "d/jokes/9", "fields": {"t": {"stringValue": "x"}}}, "readTime": "2026-01-01T00:00:00Z"},
              {"readTime": "2026-01-01T00:00:00Z"}]
             """)

@@ -285,9 +285,10 @@ struct HTTPClientTests {
         #expect(headers["x-kept"] == "yes")
 
         let elsewhere = second.url("/echo").absoluteString.replacingOccurrences(of: "127.0.0.1", with: "localhost")
-        let moved = try await HTTPClient().send(HTTPRequest(
-            url: first.url("/goto?status=307&to=\(elsewhere.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)"),
-            method: "POST", headers: ["Authorization": "Bearer hunter2"], body: Data("hello".utf8)))
+        let moved = try await HTTPClient().send(
+            HTTPRequest(
+                url: first.url("/goto?status=307&to=\(elsewhere.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)"),
+                method: "POST", headers: ["Authorization": "Bearer hunter2"], body: Data("hello".utf8)))
         let kept = try #require(try JSONSerialization.jsonObject(with: moved.body) as? [String: Any])
         #expect(kept["method"] as? String == "POST")
         #expect(kept["body"] as? String == "hello")

@@ -148,7 +148,8 @@ struct HTTPFetcherTests {
         let server = try startServer()
         let options: WidgetValue = ["url": "{{ params.base }}/echo?joke={{ inputs.daily.joke_id }}&day={{ 'now' | date: '%Y-%m-%d' }}"]
         let base = "http://127.0.0.1:\(server.port)"
-        let payload = try await fetcher(options).fetch(context: context(inputs: ["daily": ["joke_id": 42]], params: ["base": .string(base)]))
+        let payload = try await fetcher(options).fetch(
+            context: context(inputs: ["daily": ["joke_id": 42]], params: ["base": .string(base)]))
         let request = try echo(payload)
         #expect(request["method"] == "GET")
         #expect(request["query"] == "joke=42&day=2026-11-22")
@@ -183,7 +184,8 @@ struct HTTPFetcherTests {
         #expect(try echo(payload)["query"] == "token=s3cr3t-value")
         #expect(payload.origin == "\(base)/echo")
         let slow = await #expect(throws: StageError.self) {
-            _ = try await fetcher(["url": .string(base + "/slow?delay=30&token={{ env.TOKEN }}"), "timeout": "1s", "connectTimeout": "60s"]).fetch(context: context())
+            _ = try await fetcher(["url": .string(base + "/slow?delay=30&token={{ env.TOKEN }}"), "timeout": "1s", "connectTimeout": "60s"])
+                .fetch(context: context())
         }
         #expect(slow?.message.contains("s3cr3t") == false)
     }
@@ -237,7 +239,8 @@ struct HTTPFetcherTests {
     @Test func aServerSlowerThanTheTimeoutFailsWithItsHost() async throws {
         let server = try startServer()
         let error = await #expect(throws: StageError.self) {
-            _ = try await fetcher(["url": url(server, "/slow?delay=30"), "timeout": "1s", "connectTimeout": "60s"]).fetch(context: context())
+            _ = try await fetcher(["url": url(server, "/slow?delay=30"), "timeout": "1s", "connectTimeout": "60s"]).fetch(
+                context: context())
         }
         #expect(error?.message == "127.0.0.1:\(server.port) did not answer within 1 s")
     }
@@ -278,14 +281,17 @@ struct HTTPFetcherTests {
     }
 
     @Test func otherBadOptionsAreRejectedAtTheOption() throws {
-        #expect(optionsError(["url": "https://example.com", "method": "FETCH"])?.description
-            == #"$.method: "method" is "FETCH"; use one of GET, POST, PUT, PATCH, DELETE, HEAD, OPTIONS"#)
+        #expect(
+            optionsError(["url": "https://example.com", "method": "FETCH"])?.description
+                == #"$.method: "method" is "FETCH"; use one of GET, POST, PUT, PATCH, DELETE, HEAD, OPTIONS"#)
         #expect(optionsError(["url": "https://example.com", "maxBytes": 0])?.description == #"$.maxBytes: "maxBytes" must be above 0"#)
-        #expect(optionsError(["url": "https://example.com", "timeout": "0s"])?.description
-            == #"$.timeout: "timeout" and "connectTimeout" must be above 0s"#)
+        #expect(
+            optionsError(["url": "https://example.com", "timeout": "0s"])?.description
+                == #"$.timeout: "timeout" and "connectTimeout" must be above 0s"#)
         #expect(optionsError(["url": "https://example.com", "timeout": "10 seconds"])?.path.description == "$.timeout")
-        #expect(optionsError(["url": "https://example.com", "header": [:]])?.description
-            == "$.header: unknown key 'header'; did you mean 'headers'?")
+        #expect(
+            optionsError(["url": "https://example.com", "header": [:]])?.description
+                == "$.header: unknown key 'header'; did you mean 'headers'?")
     }
 
     @Test func theMethodDefaultsToPostWithABody() throws {

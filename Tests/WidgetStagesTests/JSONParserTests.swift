@@ -20,7 +20,8 @@ struct JSONParserTests {
     }
 
     @Test func numbersKeepTheirExactDigits() throws {
-        let text = #"{"price": 43210.12345678901234567890, "big": 123456789012345678901234567890, "e": 1.50e3, "neg": -0.0, "list": [0.1, 10]}"#
+        let text =
+            #"{"price": 43210.12345678901234567890, "big": 123456789012345678901234567890, "e": 1.50e3, "neg": -0.0, "list": [0.1, 10]}"#
         let value = try parser().parse(payload(text), context: context)
         #expect(value["price"]?.number?.text == "43210.12345678901234567890")
         #expect(value["big"]?.number?.text == "123456789012345678901234567890")
@@ -62,7 +63,8 @@ struct JSONParserTests {
         let error = #expect(throws: StageError.self) {
             _ = try parser().parse(payload(#"{"title": "<b>bold</b>", "n": }"#), context: context)
         }
-        #expect(error?.message.hasPrefix("the payload from https://api.example.com/v1/items is not valid JSON: line 1, column 31: ") == true)
+        #expect(
+            error?.message.hasPrefix("the payload from https://api.example.com/v1/items is not valid JSON: line 1, column 31: ") == true)
     }
 
     @Test func anEmptyBodyFailsSayingSoAndNamingTheOption() throws {
@@ -70,7 +72,10 @@ struct JSONParserTests {
             let error = #expect(throws: StageError.self) {
                 _ = try parser().parse(payload(body), context: context)
             }
-            #expect(error?.message == #"https://api.example.com/v1/items sent an empty body where JSON was expected; if that means "no data", add "empty": "null" to the parser to read it as null"#)
+            #expect(
+                error?.message
+                    == #"https://api.example.com/v1/items sent an empty body where JSON was expected; if that means "no data", add "empty": "null" to the parser to read it as null"#
+            )
         }
         var noContent = payload("")
         noContent.status = 204

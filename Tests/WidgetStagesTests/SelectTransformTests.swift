@@ -17,7 +17,7 @@ struct SelectTransformTests {
                 ["id": 2, "price": 8],
             ],
             "title": "Shop",
-        ],
+        ]
     ]
 
     private func select(_ options: WidgetValue) throws -> SelectTransform {

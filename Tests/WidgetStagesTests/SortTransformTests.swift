@@ -40,7 +40,8 @@ struct SortTransformTests {
     // MARK: - Kinds
 
     @Test func numbersCompareAsNumbersNotAsText() async throws {
-        let json = #"[{"id": "a", "p": 10}, {"id": "b", "p": 9.5}, {"id": "c", "p": 100}, {"id": "d", "p": -2}, {"id": "e", "p": 1e1}, {"id": "f", "p": 0.25}]"#
+        let json =
+            #"[{"id": "a", "p": 10}, {"id": "b", "p": 9.5}, {"id": "c", "p": 100}, {"id": "d", "p": -2}, {"id": "e", "p": 1e1}, {"id": "f", "p": 0.25}]"#
         #expect(try await sortedIDs(json, ["by": "$.p"]) == ["d", "f", "b", "a", "e", "c"])
         #expect(try await sortedIDs(json, ["by": "$.p", "order": "descending"]) == ["c", "a", "e", "b", "f", "d"])
     }
@@ -73,7 +74,8 @@ struct SortTransformTests {
     }
 
     @Test func stringsCompareByCodePoints() async throws {
-        let json = #"[{"id": "b"}, {"id": "B"}, {"id": "é"}, {"id": "a"}, {"id": "Z"}, {"id": "e"}, {"id": "😀"}, {"id": "｡"}, {"id": "ab"}]"#
+        let json =
+            #"[{"id": "b"}, {"id": "B"}, {"id": "é"}, {"id": "a"}, {"id": "Z"}, {"id": "e"}, {"id": "😀"}, {"id": "｡"}, {"id": "ab"}]"#
         // U+FF61 (｡) before U+1F600 (😀), though UTF-16 code units would put the emoji first.
         #expect(try await sortedIDs(json, ["by": "$.id"]) == ["B", "Z", "a", "ab", "b", "e", "é", "｡", "😀"])
     }

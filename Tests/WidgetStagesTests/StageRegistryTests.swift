@@ -82,8 +82,9 @@ struct StageRegistryTests {
         do {
             _ = try builder.build()
         } catch {
-            #expect(error.description
-                == "The stage registry is invalid: two parser stages are named 'json'; give each stage a unique type name.")
+            #expect(
+                error.description
+                    == "The stage registry is invalid: two parser stages are named 'json'; give each stage a unique type name.")
         }
     }
 
@@ -102,11 +103,13 @@ struct StageRegistryTests {
         #expect(registry.typeNames(of: .parser) == ["feed", "firestore", "json", "text", "xml"])
         #expect(registry.typeNames(of: .transformer) == ["assets", "choose", "command", "filter", "limit", "map", "select", "sort"])
         #expect(registry.typeNames(of: .timeline) == ["each", "single"])
-        #expect(registry.allEntries.map { "\($0.kind) \($0.typeName)" } == [
-            "source file", "source http", "parser feed", "parser firestore", "parser json", "parser text", "parser xml",
-            "transform assets", "transform choose", "transform command", "transform filter", "transform limit", "transform map", "transform select",
-            "transform sort", "timeline each", "timeline single",
-        ])
+        #expect(
+            registry.allEntries.map { "\($0.kind) \($0.typeName)" } == [
+                "source file", "source http", "parser feed", "parser firestore", "parser json", "parser text", "parser xml",
+                "transform assets", "transform choose", "transform command", "transform filter", "transform limit", "transform map",
+                "transform select",
+                "transform sort", "timeline each", "timeline single",
+            ])
     }
 
     // MARK: - Making stages
@@ -122,7 +125,10 @@ struct StageRegistryTests {
             _ = try StageRegistry.builtIn.makeStage(.transformer, typeName: "limt", options: [:])
             Issue.record("an unknown transform was made")
         } catch {
-            #expect(error.description == "$.type: unknown transform type 'limt'; did you mean 'limit'? known: 'assets', 'choose', 'command', 'filter', 'limit', 'map', 'select', 'sort'")
+            #expect(
+                error.description
+                    == "$.type: unknown transform type 'limt'; did you mean 'limit'? known: 'assets', 'choose', 'command', 'filter', 'limit', 'map', 'select', 'sort'"
+            )
         }
         do {
             _ = try StageRegistry.empty.makeStage(.timeline, typeName: "single", options: [:])
@@ -179,29 +185,33 @@ struct StageRegistryTests {
     }
 
     @Test func badlyNamedStageFailsConformance() {
-        #expect(StageConformance.check(BadlyNamedTransform.self) == [
-            "typeName 'Bad Name' must start with a lowercase letter and use only letters, digits, '-', '.', '_'",
-            "summary is empty; give one sentence for 'widgetd list' and the schema",
-        ])
+        #expect(
+            StageConformance.check(BadlyNamedTransform.self) == [
+                "typeName 'Bad Name' must start with a lowercase letter and use only letters, digits, '-', '.', '_'",
+                "summary is empty; give one sentence for 'widgetd list' and the schema",
+            ])
     }
 
     @Test func stageThatAcceptsUnknownOptionsFailsConformance() {
-        #expect(StageConformance.check(LenientTransform.self) == [
-            "an unknown option 'zzUnknownOption' was accepted; decode Options with the synthesized Decodable or read only known keys",
-        ])
+        #expect(
+            StageConformance.check(LenientTransform.self) == [
+                "an unknown option 'zzUnknownOption' was accepted; decode Options with the synthesized Decodable or read only known keys"
+            ])
     }
 
     @Test func stageClashingWithABuiltInFailsConformance() {
-        #expect(StageConformance.check(OtherJSONParser.self, alongside: .builtIn()) == [
-            "registering it fails: The stage registry is invalid: two parser stages are named 'json'; give each stage a unique type name.",
-        ])
+        #expect(
+            StageConformance.check(OtherJSONParser.self, alongside: .builtIn()) == [
+                "registering it fails: The stage registry is invalid: two parser stages are named 'json'; give each stage a unique type name."
+            ])
     }
 
     @Test func stageWhoseOptionsAreDescribedWronglyFailsConformance() {
-        #expect(StageConformance.check(MisdescribedTransform.self, options: ["count": 1]) == [
-            "an example of every described option does not decode ($.label: expected a string, found number); describe the keys and shapes Options reads",
-            "'count' is described as optional, but Options need it: $: missing required key 'count'",
-        ])
+        #expect(
+            StageConformance.check(MisdescribedTransform.self, options: ["count": 1]) == [
+                "an example of every described option does not decode ($.label: expected a string, found number); describe the keys and shapes Options reads",
+                "'count' is described as optional, but Options need it: $: missing required key 'count'",
+            ])
     }
 
     @Test func stageWhoseExampleOptionsDoNotBuildFailsConformance() {

@@ -33,7 +33,8 @@ struct WidgetPipelineTests {
     // MARK: - Running
 
     @Test func inputsReachTheMapTemplatesAndLimitKeepsTheFirstItems() async throws {
-        let widget = try pipeline(#"""
+        let widget = try pipeline(
+            #"""
             {
               "inputs": { "config": { "type": "memory", "key": "config" } },
               "source": { "type": "memory", "key": "news" },
@@ -50,18 +51,22 @@ struct WidgetPipelineTests {
         source.set("config", json: #"{"site": "Example", "weight": 0.5}"#)
         source.set("news", json: #"[{"title": "one", "votes": 3}, {"title": "two", "votes": 10}, {"title": "three", "votes": 1}]"#)
         let entries = try await run(widget, source)
-        #expect(entries == [
-            TimelineEntry(date: Self.now, content: [
-                ["title": "ONE", "site": "Example", "score": 1.5],
-                ["title": "TWO", "site": "Example", "score": 5.0],
-            ]),
-        ])
+        #expect(
+            entries == [
+                TimelineEntry(
+                    date: Self.now,
+                    content: [
+                        ["title": "ONE", "site": "Example", "score": 1.5],
+                        ["title": "TWO", "site": "Example", "score": 5.0],
+                    ])
+            ])
         #expect(source.fetchCount("config") == 1)
         #expect(source.fetchCount("news") == 1)
     }
 
     @Test func decimalArithmeticInMapStaysExact() async throws {
-        let widget = try pipeline(#"""
+        let widget = try pipeline(
+            #"""
             {
               "source": { "type": "memory", "key": "prices" },
               "transforms": [ { "type": "map", "fields": { "total": "{{ price | plus: fee }}" } } ]
@@ -74,7 +79,8 @@ struct WidgetPipelineTests {
     }
 
     @Test func paramsAndWidgetAreVisibleToTemplates() async throws {
-        let widget = try pipeline(#"""
+        let widget = try pipeline(
+            #"""
             {
               "id": "servers",
               "title": "Servers",
@@ -93,7 +99,8 @@ struct WidgetPipelineTests {
     }
 
     @Test func timelineRelevanceURLAndLimitApplyToEachEntry() async throws {
-        let widget = try pipeline(#"""
+        let widget = try pipeline(
+            #"""
             {
               "source": { "type": "memory", "key": "news" },
               "transforms": [ { "type": "limit", "count": 2, "offset": 1 } ],
@@ -116,7 +123,8 @@ struct WidgetPipelineTests {
     }
 
     @Test func emptyURLTemplateLeavesNoURL() async throws {
-        let widget = try pipeline(#"""
+        let widget = try pipeline(
+            #"""
             {
               "source": { "type": "memory", "key": "news" },
               "timeline": { "type": "single", "url": "{{ link }}", "relevance": "{{ missing }}" }
@@ -145,7 +153,8 @@ struct WidgetPipelineTests {
     }
 
     @Test func inputFailureNamesTheInput() async throws {
-        let widget = try pipeline(#"""
+        let widget = try pipeline(
+            #"""
             {
               "inputs": { "daily": { "type": "memory", "key": "daily" } },
               "source": { "type": "memory", "key": "news" }
@@ -175,7 +184,8 @@ struct WidgetPipelineTests {
     }
 
     @Test func transformFailureNamesTheTransformAndItsIndex() async throws {
-        let widget = try pipeline(#"""
+        let widget = try pipeline(
+            #"""
             {
               "source": { "type": "memory", "key": "news" },
               "transforms": [
@@ -195,7 +205,8 @@ struct WidgetPipelineTests {
     }
 
     @Test func mapFailureNamesTheItem() async throws {
-        let widget = try pipeline(#"""
+        let widget = try pipeline(
+            #"""
             {
               "source": { "type": "memory", "key": "news" },
               "transforms": [ { "type": "map", "fields": { "ratio": "{{ a | divided_by: b }}" } } ]
@@ -207,13 +218,15 @@ struct WidgetPipelineTests {
             _ = try await run(widget, source)
         } throws: { error in
             guard let error = error as? PipelineError else { return false }
-            return error.stage == .transform(index: 0, type: "map") && error.stage.description == "transforms[0] (map)" && error.kind == .transformer
+            return error.stage == .transform(index: 0, type: "map") && error.stage.description == "transforms[0] (map)"
+                && error.kind == .transformer
                 && error.description.hasPrefix("transforms[0] (map): the \"ratio\" field failed on item 1: ")
         }
     }
 
     @Test func timelineTemplateFailureNamesTheTimeline() async throws {
-        let widget = try pipeline(#"""
+        let widget = try pipeline(
+            #"""
             {
               "source": { "type": "memory", "key": "news" },
               "timeline": { "type": "single", "relevance": "{{ a | divided_by: 0 }}" }
@@ -272,7 +285,8 @@ struct WidgetPipelineTests {
     }
 
     @Test func aMainSourceWhoseWhenFailsItsTestIsNotFetchedAndTheTransformsSeeNull() async throws {
-        let widget = try pipeline(#"""
+        let widget = try pipeline(
+            #"""
             {
               "inputs": { "holdings": { "type": "memory", "key": "holdings" } },
               "source": { "type": "memory", "key": "prices", "when": "{{ inputs.holdings | map: 'id' | join: ',' }}" },
@@ -290,7 +304,8 @@ struct WidgetPipelineTests {
     }
 
     @Test func aWhenTemplateThatFailsNamesItsSource() async throws {
-        let widget = try pipeline(#"""
+        let widget = try pipeline(
+            #"""
             {
               "inputs": { "daily": { "type": "memory", "key": "daily", "when": "{{ 1 | divided_by: params.zero }}" } },
               "source": { "type": "memory", "key": "news" }
@@ -311,14 +326,15 @@ struct WidgetPipelineTests {
             source: StageSpec(typeName: "memory", options: ["kee": "news"], path: ValuePath.root.appending("source"))
         )
         definition.transforms = [
-            StageSpec(typeName: "limit", options: ["count": 2.5], path: ValuePath.root.appending("transforms").appending(index: 0)),
+            StageSpec(typeName: "limit", options: ["count": 2.5], path: ValuePath.root.appending("transforms").appending(index: 0))
         ]
         do {
             _ = try WidgetPipeline(definition, registry: Self.registry)
             Issue.record("a bad definition was built")
         } catch {
-            #expect(error.description == "The widget news cannot be built: $.source.kee: unknown key 'kee'; did you mean 'key'?; "
-                + "$.transforms[0].count: 2.5 is not a whole number in range")
+            #expect(
+                error.description == "The widget news cannot be built: $.source.kee: unknown key 'kee'; did you mean 'key'?; "
+                    + "$.transforms[0].count: 2.5 is not a whole number in range")
         }
     }
 }

@@ -49,7 +49,8 @@ struct XMLInputGuardTests {
     /// "fresh", nested ones (billion laughs) failed with a bare error number.
     @Test func documentsThatDeclareEntitiesAreRefusedByName() throws {
         let large = String(repeating: "x", count: 20_000_000)
-        let laughs = #"<!ENTITY lol "lol"><!ENTITY lol1 "&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;">"#
+        let laughs =
+            #"<!ENTITY lol "lol"><!ENTITY lol1 "&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;">"#
             + #"<!ENTITY lol2 "&lol1;&lol1;&lol1;&lol1;&lol1;&lol1;&lol1;&lol1;&lol1;&lol1;">"#
         let documents: [(String, String, String)] = [
             (#"<!ENTITY big "\#(large)">"#, "&big;", "big"),
@@ -64,7 +65,9 @@ struct XMLInputGuardTests {
             let payload = Payload(data: Data(feed.utf8), origin: "https://example.com/feed")
             let expected = "the payload from https://example.com/feed declares the entity \"\(name)\" in its DTD"
             #expect { _ = try FeedParser().read(payload) } throws: { ($0 as? StageError)?.message.hasPrefix(expected) == true }
-            #expect { _ = try xmlParser.parse(payload, context: context) } throws: { ($0 as? StageError)?.message.hasPrefix(expected) == true }
+            #expect { _ = try xmlParser.parse(payload, context: context) } throws: {
+                ($0 as? StageError)?.message.hasPrefix(expected) == true
+            }
         }
     }
 

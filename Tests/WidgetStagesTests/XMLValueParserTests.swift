@@ -12,7 +12,8 @@ struct XMLValueParserTests {
     }
 
     @Test func elementsBecomeObjectsAndRepeatedElementsLists() throws {
-        let value = try parse("""
+        let value = try parse(
+            """
             <?xml version="1.0"?>
             <rates base="EUR" date="2026-11-20">
               <rate currency="USD">1.08</rate>
@@ -21,7 +22,8 @@ struct XMLValueParserTests {
               <empty/>
             </rates>
             """)
-        let expected = try JSONReader.read("""
+        let expected = try JSONReader.read(
+            """
             {"rates": {"@base": "EUR", "@date": "2026-11-20",
               "rate": [{"@currency": "USD", "#text": "1.08"}, {"@currency": "GBP", "#text": "0.85"}],
               "source": "ECB", "empty": ""}}

@@ -83,7 +83,8 @@ struct RecordedAPITests {
         let url = server.url("/api.example.com/v1/rpc")
         let first = try await HTTPClient().send(HTTPRequest(url: url, method: "POST", body: Data("{}".utf8)))
         #expect(first.status == 409)
-        let second = try await HTTPClient().send(HTTPRequest(url: url, method: "POST", headers: ["X-Session": "abc"], body: Data("{}".utf8)))
+        let second = try await HTTPClient().send(
+            HTTPRequest(url: url, method: "POST", headers: ["X-Session": "abc"], body: Data("{}".utf8)))
         #expect(second.body == Data(#"{"price": 42}"#.utf8))
 
         // Without the handler, the route says what is missing.

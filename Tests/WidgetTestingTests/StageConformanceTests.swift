@@ -13,10 +13,11 @@ struct StageConformanceTests {
 
     @Test func aStageThatKeepsStateBetweenRunsIsCaught() async {
         let problems = await StageConformance.check(CountingTransform.self, input: [])
-        #expect(problems == [
-            "8 runs at once on the same input gave 8 different results; a stage must keep no state between runs "
-                + "(hold it in an actor or a Mutex and make the result not depend on it)"
-        ])
+        #expect(
+            problems == [
+                "8 runs at once on the same input gave 8 different results; a stage must keep no state between runs "
+                    + "(hold it in an actor or a Mutex and make the result not depend on it)"
+            ])
     }
 
     @Test func runsThatFailAreReported() async {

@@ -2,7 +2,9 @@ import Foundation
 import Testing
 import WidgetCore
 import WidgetStages
+
 @testable import WidgetTesting
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -31,8 +33,9 @@ struct TestHTTPServerTests {
         #expect(day.status == 200)
         #expect(try JSONReader.read(day.body) == ["day": "2026-11-22", "tag": "a b!"])
 
-        let posted = try await client.send(HTTPRequest(
-            url: server.url("/items"), method: "POST", headers: ["Content-Type": "text/plain"], body: Data("hello".utf8)))
+        let posted = try await client.send(
+            HTTPRequest(
+                url: server.url("/items"), method: "POST", headers: ["Content-Type": "text/plain"], body: Data("hello".utf8)))
         #expect(posted.status == 201)
         #expect(posted.headers["x-seen"] == "POST")
         #expect(try JSONReader.read(posted.body) == ["body": "hello", "type": "text/plain"])
@@ -90,7 +93,8 @@ struct TestHTTPServerTests {
         // buffers and wait.
         let stuck = try RawClient(port: server.port)
         try stuck.send("GET /huge?bytes=100000000000&unannounced=1 HTTP/1.1\r\nHost: x\r\n\r\n")
-        let waited = try await HTTPClient().send(HTTPRequest(url: server.url("/wait?target=%2Fhuge%3Fbytes%3D100000000000%26unannounced%3D1")))
+        let waited = try await HTTPClient().send(
+            HTTPRequest(url: server.url("/wait?target=%2Fhuge%3Fbytes%3D100000000000%26unannounced%3D1")))
         #expect(waited.status == 200)
 
         let response = try await HTTPClient().send(HTTPRequest(url: server.url("/json?size=2")))
@@ -201,7 +205,8 @@ private final class RawClient {
             received.append(byte)
         }
         let head = String(decoding: received, as: UTF8.self)
-        let length = head.split(separator: "\r\n").first { $0.lowercased().hasPrefix("content-length:") }
+        let length =
+            head.split(separator: "\r\n").first { $0.lowercased().hasPrefix("content-length:") }
             .flatMap { Int($0.split(separator: ":")[1].trimmingCharacters(in: .whitespaces)) } ?? 0
         var body = [UInt8](repeating: 0, count: length)
         var count = 0

@@ -69,7 +69,8 @@ extension DefinitionDocument: DescribedOptions {
         public var keyDescription: KeyDescription {
             switch self {
             case .schema:
-                KeyDescription("The JSON Schema this file follows, for editors (the output of 'widgetd schema'); widgetd ignores it.", .string())
+                KeyDescription(
+                    "The JSON Schema this file follows, for editors (the output of 'widgetd schema'); widgetd ignores it.", .string())
             case .id:
                 KeyDescription(
                     "The widget's id, 1 to 64 lowercase letters, digits, '.', '_' or '-'; the file name without .json when absent.",
@@ -100,7 +101,8 @@ extension DefinitionDocument: DescribedOptions {
                     .reference("parser"), default: .string(WidgetDefinition.defaultParser)
                 )
             case .transforms:
-                KeyDescription("Transforms applied in order, each an object with \"type\" and its options.", .array(.reference("transform")))
+                KeyDescription(
+                    "Transforms applied in order, each an object with \"type\" and its options.", .array(.reference("transform")))
             case .timeline:
                 KeyDescription(
                     "How entries are dated: a timeline's name, or an object with \"type\", its options and the per-entry relevance, url and limit.",
@@ -147,7 +149,9 @@ extension DefinitionDocument.Instance: DescribedOptions {
         public var keyDescription: KeyDescription {
             switch self {
             case .id:
-                KeyDescription("Added to the definition's id with a dot: \"home\" makes NAME.home.", .string(pattern: "^[a-z0-9._-]{1,63}$"), required: true)
+                KeyDescription(
+                    "Added to the definition's id with a dot: \"home\" makes NAME.home.", .string(pattern: "^[a-z0-9._-]{1,63}$"),
+                    required: true)
             case .title:
                 KeyDescription("The instance's display title, instead of the definition's.", .string())
             case .params:
@@ -175,7 +179,8 @@ extension DefinitionDocument: Decodable {
         if let name = try members.string(.timeZone, what: "the time zone") {
             timeZone = TimeZone(identifier: name)
             if timeZone == nil {
-                let hint = Suggestion.hint(for: name, among: TimeZone.knownTimeZoneIdentifiers)
+                let hint =
+                    Suggestion.hint(for: name, among: TimeZone.knownTimeZoneIdentifiers)
                     ?? "use an IANA name such as \"America/New_York\" or \"UTC\""
                 try members.report(.timeZone, "\"\(name)\" is not a known time zone; \(hint)")
             }
@@ -183,7 +188,8 @@ extension DefinitionDocument: Decodable {
         inputs = try members.decode(.inputs, as: Inputs.self)?.list ?? []
         source = try members.decode(.source)
         if !members.contains(.source) {
-            try members.report(nil, "the definition has no \"source\"; add e.g. \"source\": {\"url\": \"https://…\"} or {\"path\": \"data.json\"}")
+            try members.report(
+                nil, "the definition has no \"source\"; add e.g. \"source\": {\"url\": \"https://…\"} or {\"path\": \"data.json\"}")
         }
         parser = try members.decode(.parser, as: ParserReference.self)?.stage ?? parser
         transforms = try members.decode(.transforms, as: Transforms.self)?.list ?? []
@@ -211,7 +217,8 @@ private struct Inputs: Decodable {
         let decoder = try ValueDecoder(decoder)
         // The names are the user's: the object is not checked for unknown keys.
         guard case .object(let object) = decoder.value else {
-            throw OptionsError(path: decoder.path, message: "\"inputs\" must be an object of named sources, e.g. {\"daily\": {\"url\": \"…\"}}")
+            throw OptionsError(
+                path: decoder.path, message: "\"inputs\" must be an object of named sources, e.g. {\"daily\": {\"url\": \"…\"}}")
         }
         for (name, value) in object {
             let member = decoder.child(value, key: AnyCodingKey(name))
@@ -254,12 +261,15 @@ private struct Instances: Decodable {
         var seen: Set<String> = []
         for (index, element) in elements.enumerated() {
             let member = decoder.child(element, index: index)
-            guard let instance = try decoder.recovering({ try DefinitionDocument.Instance(reading: member, index: index) }) else { continue }
+            guard let instance = try decoder.recovering({ try DefinitionDocument.Instance(reading: member, index: index) }) else {
+                continue
+            }
             guard seen.insert(instance.id).inserted else {
-                try decoder.report(OptionsError(
-                    path: member.path.appending("id"),
-                    message: "the instance id \"\(instance.id)\" is used twice; give each instance its own id"
-                ))
+                try decoder.report(
+                    OptionsError(
+                        path: member.path.appending("id"),
+                        message: "the instance id \"\(instance.id)\" is used twice; give each instance its own id"
+                    ))
                 continue
             }
             list.append(instance)

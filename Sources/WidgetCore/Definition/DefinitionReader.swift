@@ -221,7 +221,10 @@ extension DefinitionReader {
 
             let id = document.id ?? DefinitionReader.defaultID(forFile: file)
             if document.id == nil, !DefinitionReader.isValidID(id) {
-                report(.root, "the file name gives the id \"\(id)\", which is not valid; rename the file or add an \"id\" key; \(DefinitionReader.idRule)")
+                report(
+                    .root,
+                    "the file name gives the id \"\(id)\", which is not valid; rename the file or add an \"id\" key; \(DefinitionReader.idRule)"
+                )
             }
             secretUses = []
             checkTemplates(value, at: .root, instances: document.instances?.map { ($0.id, $0.params) } ?? [(nil, [:])])
@@ -296,7 +299,10 @@ extension DefinitionReader {
             guard Self.secretsAllowed(at: path) else {
                 // Outside a source no secret is in scope: only a direct mention needs saying.
                 if let namespace = SecretStore.Namespace.allCases.first(where: { template.variables.contains($0.rawValue) }) {
-                    report(path, "{{ \(namespace.rawValue).… }} may only be used in a source's \"url\", \"headers\" and \"body\", so that secrets never reach a snapshot; move it there")
+                    report(
+                        path,
+                        "{{ \(namespace.rawValue).… }} may only be used in a source's \"url\", \"headers\" and \"body\", so that secrets never reach a snapshot; move it there"
+                    )
                 }
                 return
             }
@@ -309,7 +315,10 @@ extension DefinitionReader {
                 for instance in instances {
                     guard let name = use.name.resolved(with: instance.params) else {
                         let owner = instance.id.map { "the instance \"\($0)\"" } ?? "this widget (it has no instances)"
-                        report(path, "\(use.display) names no variable for \(owner): its params do not give that name as text; set it in \"instances\"")
+                        report(
+                            path,
+                            "\(use.display) names no variable for \(owner): its params do not give that name as text; set it in \"instances\""
+                        )
                         continue
                     }
                     guard let environment = reader.environment, environment[use.namespace, name] == nil,
@@ -322,7 +331,10 @@ extension DefinitionReader {
                         if let folder = environment.folder {
                             report(path, "the secret \(name) is not a file in the secrets folder \(folder); write it to \(folder)/\(name)")
                         } else {
-                            report(path, "the secret \(name) cannot be read: no secrets folder is given; pass --secrets DIR or run under systemd with LoadCredential=\(name):FILE")
+                            report(
+                                path,
+                                "the secret \(name) cannot be read: no secrets folder is given; pass --secrets DIR or run under systemd with LoadCredential=\(name):FILE"
+                            )
                         }
                     }
                 }
@@ -337,7 +349,7 @@ extension DefinitionReader {
             scope.budget = RenderBudget()
             do {
                 _ = try template.render(scope)
-            } catch where error.reason.contains("would make a text of") || error.reason.contains("the range (") {
+            } catch  where error.reason.contains("would make a text of") || error.reason.contains("the range (") {
                 report(path, "this template can never render: \(error)")
             } catch {
                 // Other failures of a constant template (a date it cannot read, say) are left to the
@@ -363,7 +375,8 @@ extension DefinitionReader {
             var failed = false
             // A source that could not be read is reported already; its stand-in names no stage.
             let unreadSource = definition.source.typeName.isEmpty ? definition.source.path : nil
-            let pipeline = WidgetPipeline.build(definition, registry: reader.registry, filters: reader.filters, templates: templates) { error, base in
+            let pipeline = WidgetPipeline.build(definition, registry: reader.registry, filters: reader.filters, templates: templates) {
+                error, base in
                 failed = true
                 if base != unreadSource { report(error, under: base) }
             }

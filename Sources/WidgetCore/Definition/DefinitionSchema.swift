@@ -35,7 +35,8 @@ public enum DefinitionSchema {
             "$schema": .string(dialect),
             "$id": "https://widgetd.dev/schema/definition.json",
             "title": "widgetd widget definition",
-            "description": "One widget (or, with instances, several): where its data comes from, how it is read, reshaped and dated, and when it is refreshed. Check a file with 'widgetd validate'.",
+            "description":
+                "One widget (or, with instances, several): where its data comes from, how it is read, reshaped and dated, and when it is refreshed. Check a file with 'widgetd validate'.",
         ]
         for (key, value) in document { schema[key] = value }
         schema["$defs"] = .object(definitions)
@@ -65,28 +66,42 @@ public enum DefinitionSchema {
     }
 
     /// `{"type": NAME, …}` for every stage of `kind`, or its bare name for those that need no options.
-    static func stage(_ kind: StageKind, _ registry: StageRegistry, extraKeys: [OptionKey], into definitions: inout WidgetObject) -> WidgetObject {
+    static func stage(_ kind: StageKind, _ registry: StageRegistry, extraKeys: [OptionKey], into definitions: inout WidgetObject)
+        -> WidgetObject
+    {
         let entries = registry.typeNames(of: kind).compactMap { registry.entry(kind, named: $0) }
         var choices: [WidgetValue] = []
         for entry in entries {
             let defined = name(kind, entry.typeName)
             definitions[defined] = .object(stageObject(entry, extraKeys: extraKeys, typeRequired: true))
-            choices.append(["if": ["properties": ["type": ["const": .string(entry.typeName)]], "required": ["type"]], "then": ["$ref": .string("#/$defs/\(defined)")]])
+            choices.append([
+                "if": ["properties": ["type": ["const": .string(entry.typeName)]], "required": ["type"]],
+                "then": ["$ref": .string("#/$defs/\(defined)")],
+            ])
         }
         let object: WidgetObject = [
             "type": "object",
             "required": ["type"],
-            "properties": ["type": ["description": .string("The registered \(kind) to use."), "enum": .array(entries.map { .string($0.typeName) })]],
+            "properties": [
+                "type": ["description": .string("The registered \(kind) to use."), "enum": .array(entries.map { .string($0.typeName) })]
+            ],
             "allOf": .array(choices),
         ]
         guard kind != .transformer else { return object }
         // A bare name stands for the stage with no options: allowed for the stages that build without any.
         let named = entries.filter { (try? registry.makeStage(kind, typeName: $0.typeName, options: [:])) != nil }
-        return ["anyOf": [["description": .string("A \(kind) that needs no options, by name."), "enum": .array(named.map { .string($0.typeName) })], .object(object)]]
+        return [
+            "anyOf": [
+                ["description": .string("A \(kind) that needs no options, by name."), "enum": .array(named.map { .string($0.typeName) })],
+                .object(object),
+            ]
+        ]
     }
 
     /// A source object: by `type` when it has one, else by the key that implies its type (`url`, `path`).
-    static func source(_ registry: StageRegistry, extraKeys: [OptionKey], defined prefix: String, into definitions: inout WidgetObject) -> WidgetObject {
+    static func source(_ registry: StageRegistry, extraKeys: [OptionKey], defined prefix: String, into definitions: inout WidgetObject)
+        -> WidgetObject
+    {
         let sourceKeys = SourceReference.CodingKeys.allCases.filter { $0 != .type }.map {
             OptionKey(name: $0.rawValue, description: $0.keyDescription)
         }
@@ -95,12 +110,16 @@ public enum DefinitionSchema {
         for entry in entries {
             let defined = "\(prefix).\(entry.typeName)"
             definitions[defined] = .object(stageObject(entry, extraKeys: sourceKeys + extraKeys, typeRequired: false))
-            byType.append(["if": ["properties": ["type": ["const": .string(entry.typeName)]], "required": ["type"]], "then": ["$ref": .string("#/$defs/\(defined)")]])
+            byType.append([
+                "if": ["properties": ["type": ["const": .string(entry.typeName)]], "required": ["type"]],
+                "then": ["$ref": .string("#/$defs/\(defined)")],
+            ])
         }
         // Without `type`: the first implied type whose key is there, as the reader tries them.
         var implied: WidgetValue = true
         for (key, typeName) in SourceReference.impliedTypes.reversed() {
-            let then: WidgetValue = registry.entry(.fetcher, named: typeName) == nil ? false : ["$ref": .string("#/$defs/\(prefix).\(typeName)")]
+            let then: WidgetValue =
+                registry.entry(.fetcher, named: typeName) == nil ? false : ["$ref": .string("#/$defs/\(prefix).\(typeName)")]
             implied = ["if": ["required": [.string(key)]], "then": then, "else": implied]
         }
         var properties = WidgetObject()

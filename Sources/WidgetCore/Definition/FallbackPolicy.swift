@@ -50,7 +50,9 @@ extension FallbackPolicy: Decodable, DescribedOptions {
         let members = try DescribedMembers(ValueDecoder(decoder), keyedBy: CodingKeys.self) { _ in
             "\"fallback\" must be an object such as {\"keep\": 20, \"pick\": \"daily\"}"
         }
-        keep = try members.integer(.keep, in: 1...Self.maximumKeep, problem: "\"keep\" must be a whole number from 1 to \(Self.maximumKeep)") ?? keep
+        keep =
+            try members.integer(.keep, in: 1...Self.maximumKeep, problem: "\"keep\" must be a whole number from 1 to \(Self.maximumKeep)")
+            ?? keep
         if let name = try members.string(.pick, what: "\"pick\"") {
             if let choice = Pick(rawValue: name) {
                 pick = choice

@@ -35,7 +35,9 @@ extension InputDefinition: Decodable, DescribedOptions {
             switch self {
             case .type, .when: SourceReference.CodingKeys(rawValue: rawValue)!.keyDescription
             case .parser:
-                KeyDescription("The parser for this input's payload: a name, or an object with \"type\" and its options.", .reference("parser"), default: "json")
+                KeyDescription(
+                    "The parser for this input's payload: a name, or an object with \"type\" and its options.", .reference("parser"),
+                    default: "json")
             }
         }
     }

@@ -54,7 +54,8 @@ extension Schedule: Decodable, DescribedOptions {
         if case .string(let text) = decoder.value {
             guard let word = Self.words.first(where: { $0.word == text }) else {
                 let words = Self.words.map(\.word)
-                let hint = Suggestion.hint(for: text, among: words)
+                let hint =
+                    Suggestion.hint(for: text, among: words)
                     ?? "write " + words.map { "\"\($0)\"" }.joined(separator: ", ") + ", or an object such as {\"every\": \"15m\"}"
                 throw OptionsError(path: path, message: "\"\(text)\" is not a schedule; \(hint)")
             }
@@ -66,18 +67,26 @@ extension Schedule: Decodable, DescribedOptions {
         }
         let present = Self.exactlyOneOf.filter { members.contains($0) }
         if present.count > 1 {
-            try members.report(nil, "a schedule has one rule, but this one has \(present.map { "\"\($0.rawValue)\"" }.joined(separator: " and ")); keep one")
+            try members.report(
+                nil,
+                "a schedule has one rule, but this one has \(present.map { "\"\($0.rawValue)\"" }.joined(separator: " and ")); keep one")
         } else if present.isEmpty, !Self.hasMisspeltRule(decoder.value) {
             try members.report(nil, "the schedule has no rule; add \"every\", \"at\" or \"cron\", e.g. {\"every\": \"15m\"}")
         }
         if let flag = members.value(.allowFrequent) {
-            if case .bool(let flag) = flag { allowFrequent = flag } else { try members.report(.allowFrequent, "\"allowFrequent\" must be true or false") }
+            if case .bool(let flag) = flag {
+                allowFrequent = flag
+            } else {
+                try members.report(.allowFrequent, "\"allowFrequent\" must be true or false")
+            }
         }
         if let text = try members.string(.every, what: "\"every\"") {
             if let interval = WidgetDuration(text), interval.seconds > 0 {
                 rule = .every(interval)
                 if interval < Self.frequentLimit, !allowFrequent {
-                    try members.report(.every, "\"\(text)\" is shorter than 5 minutes; add \"allowFrequent\": true if the source allows it, or use e.g. \"5m\"")
+                    try members.report(
+                        .every,
+                        "\"\(text)\" is shorter than 5 minutes; add \"allowFrequent\": true if the source allows it, or use e.g. \"5m\"")
                 }
             } else {
                 try members.report(.every, WidgetDuration.problem(text))
@@ -91,7 +100,8 @@ extension Schedule: Decodable, DescribedOptions {
                     parsed.append(time)
                 } else {
                     let place = times.array == nil ? members.path(.at) : members.path(.at).appending(index: index)
-                    try decoder.report(OptionsError(path: place, message: "\(element) is not a time of day; write e.g. \"08:00\" (24-hour HH:MM)"))
+                    try decoder.report(
+                        OptionsError(path: place, message: "\(element) is not a time of day; write e.g. \"08:00\" (24-hour HH:MM)"))
                 }
             }
             if list.isEmpty { try members.report(.at, "\"at\" needs at least one time, e.g. [\"08:00\"]") }
@@ -102,13 +112,17 @@ extension Schedule: Decodable, DescribedOptions {
             case .success(let cron):
                 rule = .cron(cron)
                 if cron.shortestGapInMinutes < Self.frequentLimit.seconds / 60, !allowFrequent {
-                    try members.report(.cron, "\"\(text)\" fires more often than every 5 minutes; add \"allowFrequent\": true if the source allows it, or use e.g. \"*/5 * * * *\"")
+                    try members.report(
+                        .cron,
+                        "\"\(text)\" fires more often than every 5 minutes; add \"allowFrequent\": true if the source allows it, or use e.g. \"*/5 * * * *\""
+                    )
                 }
             case .failure(let error):
                 try members.report(.cron, error.description, column: error.column)
             }
         }
         jitter = try members.duration(.jitter, what: "\"jitter\"")
-        maxPerDay = try members.integer(.maxPerDay, in: 1...Int.max, problem: "\"maxPerDay\" must be a whole number above 0, e.g. 70") ?? maxPerDay
+        maxPerDay =
+            try members.integer(.maxPerDay, in: 1...Int.max, problem: "\"maxPerDay\" must be a whole number above 0, e.g. 70") ?? maxPerDay
     }
 }

@@ -57,7 +57,8 @@ extension SourceReference: Decodable, DescribedOptions {
             throw OptionsError(path: path.appending("type"), message: "\"type\" must be a string naming a registered source")
         case nil:
             guard let implied = Self.impliedTypes.first(where: { object[$0.key] != nil }) else {
-                throw OptionsError(path: path, message: "a source needs \"url\" (HTTP), \"path\" (a local file) or \"type\" (a registered source)")
+                throw OptionsError(
+                    path: path, message: "a source needs \"url\" (HTTP), \"path\" (a local file) or \"type\" (a registered source)")
             }
             stage = StageSpec(typeName: implied.typeName, options: object, path: path, ownerKeys: ownerKeys)
         }

@@ -16,7 +16,9 @@ public struct WidgetDuration: Sendable, Hashable, Comparable, CustomStringConver
     /// Parses `text`; `nil` when it is not a duration.
     public init?(_ text: String) {
         // Read as bytes: ASCII digits and unit letters, without Unicode tables.
-        let units: [(UInt8, Int)] = [(UInt8(ascii: "d"), 86_400), (UInt8(ascii: "h"), 3_600), (UInt8(ascii: "m"), 60), (UInt8(ascii: "s"), 1)]
+        let units: [(UInt8, Int)] = [
+            (UInt8(ascii: "d"), 86_400), (UInt8(ascii: "h"), 3_600), (UInt8(ascii: "m"), 60), (UInt8(ascii: "s"), 1),
+        ]
         var total = 0
         var value = 0
         var digits = 0

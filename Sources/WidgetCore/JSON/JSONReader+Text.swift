@@ -72,7 +72,7 @@ extension JSONReader {
                 index += 2
             } else if word & 0xC0C0_C0F8 == 0x8080_80F0 {
                 // 11110xxx 10xxxxxx 10xxxxxx 10xxxxxx, not overlong (F0 80...8F) nor above U+10FFFF.
-                guard lead <= 0xF4, (lead != 0xF0 || second >= 0x90), (lead != 0xF4 || second <= 0x8F) else {
+                guard lead <= 0xF4, lead != 0xF0 || second >= 0x90, lead != 0xF4 || second <= 0x8F else {
                     return false
                 }
                 index += 4

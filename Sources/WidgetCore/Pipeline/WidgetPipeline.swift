@@ -94,7 +94,12 @@ public struct WidgetPipeline: Sendable {
                 guard let typed = stage as? S else {
                     // The registry files stages by kind, so this is a stage type registered under a kind it
                     // does not conform to: said, not dropped.
-                    report(OptionsError(path: .root, message: "the stage type \"\(spec.typeName)\" (\(String(describing: Swift.type(of: stage)))) is registered as a \(kind.rawValue) but is not one; register it with the kind of its protocol"), spec.typePath)
+                    report(
+                        OptionsError(
+                            path: .root,
+                            message:
+                                "the stage type \"\(spec.typeName)\" (\(String(describing: Swift.type(of: stage)))) is registered as a \(kind.rawValue) but is not one; register it with the kind of its protocol"
+                        ), spec.typePath)
                     return nil
                 }
                 return typed
@@ -178,7 +183,9 @@ public struct WidgetPipeline: Sendable {
         }
         for (index, transformer) in transformers.enumerated() {
             let input = value
-            value = try await attempt(.transform(index: index, type: type(of: transformer).typeName), .transformer) { try await transformer.transform(input, context: context) }
+            value = try await attempt(.transform(index: index, type: type(of: transformer).typeName), .transformer) {
+                try await transformer.transform(input, context: context)
+            }
         }
         return (value, context)
     }

@@ -123,9 +123,13 @@ extension OptionsError {
         case is Double.Type, is Float.Type, is Decimal.Type: "a number"
         case is [Any].Type: "an array"
         default:
-            if "\(type)".hasPrefix("Array<") { "an array" }
-            else if "\(type)".hasPrefix("Dictionary<") { "an object" }
-            else { "a value of type \(type)" }
+            if "\(type)".hasPrefix("Array<") {
+                "an array"
+            } else if "\(type)".hasPrefix("Dictionary<") {
+                "an object"
+            } else {
+                "a value of type \(type)"
+            }
         }
     }
 }

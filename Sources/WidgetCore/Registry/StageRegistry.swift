@@ -114,7 +114,8 @@ extension StageRegistry {
 
         private mutating func add<S: Stage>(_ kind: StageKind, _ stage: S.Type) {
             pending.append(
-                Entry(kind: kind, typeName: S.typeName, summary: S.summary, describe: { Self.shape(of: S.Options.self) }) { options, decoder in
+                Entry(kind: kind, typeName: S.typeName, summary: S.summary, describe: { Self.shape(of: S.Options.self) }) {
+                    options, decoder in
                     let decoded = try decoder.decode(S.Options.self, from: options)
                     return try S(options: decoded)
                 }

@@ -138,7 +138,9 @@ public struct CronExpression: Sendable, Hashable, CustomStringConvertible {
             guard pieces.count <= 2, !part.isEmpty else { throw fail("'\(part)' is not allowed") }
             var step = 1
             if pieces.count == 2 {
-                guard pieces[1].allSatisfy({ $0.isASCII && $0.isNumber }), let parsed = Int(pieces[1]), parsed > 0 else { throw fail("'\(pieces[1])' is not a step") }
+                guard pieces[1].allSatisfy({ $0.isASCII && $0.isNumber }), let parsed = Int(pieces[1]), parsed > 0 else {
+                    throw fail("'\(pieces[1])' is not a step")
+                }
                 step = parsed
             }
             let base = pieces[0]

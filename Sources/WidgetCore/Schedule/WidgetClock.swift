@@ -57,7 +57,9 @@ public struct SystemClock: WidgetClock {
 /// finishes, so those would pile up with the refresh rate. A cancelled timer source is released at once.
 enum DispatchSleep {
     private final class State: Sendable {
-        private let inner = Mutex<(continuation: CheckedContinuation<Void, any Error>?, timer: (any DispatchSourceTimer)?, cancelled: Bool)>(
+        private let inner = Mutex<
+            (continuation: CheckedContinuation<Void, any Error>?, timer: (any DispatchSourceTimer)?, cancelled: Bool)
+        >(
             (nil, nil, false))
 
         /// Starts the timer unless the sleep was cancelled first.

@@ -14,7 +14,8 @@
 /// ```
 public struct FilterRegistry: Sendable {
     /// A filter's implementation: the input value, the positional arguments and the call's context.
-    public typealias Body = @Sendable (WidgetValue, [WidgetValue], FilterContext) throws(ExpressionError)
+    public typealias Body =
+        @Sendable (WidgetValue, [WidgetValue], FilterContext) throws(ExpressionError)
         -> WidgetValue
 
     /// One registered filter.

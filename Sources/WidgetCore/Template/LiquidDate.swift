@@ -131,7 +131,7 @@ enum LiquidDate {
                 } else {
                     return nil
                 }
-            } else if (scalar == "+" || scalar == "-"), hasTime || year != nil, isDigit(index + 1) {
+            } else if scalar == "+" || scalar == "-", hasTime || year != nil, isDigit(index + 1) {
                 let negative = scalar == "-"
                 index += 1
                 guard let hours = digits() else { return nil }
@@ -307,8 +307,10 @@ enum LiquidDate {
             /// The flags as the characters that spell them.
             var scalars: Set<Unicode.Scalar> {
                 var set: Set<Unicode.Scalar> = []
-                for (flag, scalar) in [(Flags.noPadding, "-"), (.spaces, "_"), (.zeros, "0"), (.upper, "^"),
-                                       (.changeCase, "#"), (.colons, ":")] as [(Flags, Unicode.Scalar)]
+                for (flag, scalar) in [
+                    (Flags.noPadding, "-"), (.spaces, "_"), (.zeros, "0"), (.upper, "^"),
+                    (.changeCase, "#"), (.colons, ":"),
+                ] as [(Flags, Unicode.Scalar)]
                 where contains(flag) {
                     set.insert(scalar)
                 }
@@ -409,8 +411,10 @@ enum LiquidDate {
             case "S": return number(second, 2, pad: "0", flags: flags, width: width)
             case "L": return String(number(nanosecond, 9, pad: "0", flags: [], width: nil).prefix(width ?? 3))
             case "N": return String(number(nanosecond, 9, pad: "0", flags: [], width: nil).prefix(width ?? 9))
-            case "p": return text(hour < 12 ? (flags.contains("#") ? "am" : "AM") : (flags.contains("#") ? "pm" : "PM"),
-                                  flags: flags.subtracting(["#"]), width: width)
+            case "p":
+                return text(
+                    hour < 12 ? (flags.contains("#") ? "am" : "AM") : (flags.contains("#") ? "pm" : "PM"),
+                    flags: flags.subtracting(["#"]), width: width)
             case "P": return text(hour < 12 ? "am" : "pm", flags: flags, width: width)
             case "A": return text(LiquidDate.longWeekdays[weekday], flags: flags, width: width)
             case "a": return text(LiquidDate.shortWeekdays[weekday], flags: flags, width: width)

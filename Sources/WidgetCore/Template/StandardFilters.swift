@@ -133,88 +133,117 @@ enum StandardFilters {
         Entry("escape_once", 0...0, text { HTMLText.escapeOnce($0) }),
         Entry("strip_html", 0...0, text { HTMLText.stripTags($0) }),
         Entry("url_encode", 0...0, optionalText { URLText.encode($0) }),
-        Entry("url_decode", 0...0, { input, _, context throws(ExpressionError) in
-            guard !input.isNull else { return .null }
-            guard let decoded = URLText.decode(string(input)) else {
-                throw context.error("the input does not decode to UTF-8 text")
-            }
-            return .string(decoded)
-        }),
-        Entry("base64_encode", 0...0, text { Data($0.utf8).base64EncodedString() }),
-        Entry("base64_url_safe_encode", 0...0, text {
-            Data($0.utf8).base64EncodedString().replacing("+", with: "-").replacing("/", with: "_")
-        }),
-        Entry("base64_decode", 0...0, { input, _, context throws(ExpressionError) in
-            try base64Decode(string(input), urlSafe: false, context: context)
-        }),
-        Entry("base64_url_safe_decode", 0...0, { input, _, context throws(ExpressionError) in
-            try base64Decode(string(input), urlSafe: true, context: context)
-        }),
-        Entry("remove", 1...1, { input, arguments, _ in .string(replaceAll(string(input), string(arguments[0]), "")) }),
-        Entry("remove_first", 1...1, { input, arguments, _ in
-            .string(replaceFirst(string(input), string(arguments[0]), ""))
-        }),
-        Entry("remove_last", 1...1, { input, arguments, _ in
-            .string(replaceLast(string(input), string(arguments[0]), ""))
-        }),
-        Entry("replace", 1...2, { input, arguments, context throws(ExpressionError) in
-            let text = string(input), target = string(arguments[0])
-            let replacement = arguments.count > 1 ? string(arguments[1]) : ""
-            // Measured before it is built: a long replacement of a frequent target multiplies the size.
-            let growth = replacement.utf8.count - target.utf8.count
-            if growth > 0 {
-                let occurrences = target.isEmpty ? text.count + 1 : text.ranges(of: target).count
-                try RenderBudget.check(text.utf8.count + occurrences * growth, producedBy: "replace", column: context.column)
-            }
-            return .string(replaceAll(text, target, replacement))
-        }),
-        Entry("replace_first", 1...2, { input, arguments, _ in
-            .string(replaceFirst(string(input), string(arguments[0]), arguments.count > 1 ? string(arguments[1]) : ""))
-        }),
-        Entry("replace_last", 2...2, { input, arguments, _ in
-            .string(replaceLast(string(input), string(arguments[0]), string(arguments[1])))
-        }),
-        Entry("split", 1...1, { input, arguments, _ in
-            .array(split(string(input), by: string(arguments[0])).map { .string($0) })
-        }),
-        Entry("truncate", 0...2, { input, arguments, context throws(ExpressionError) in
-            guard !input.isNull else { return .null }
-            let length = try arguments.first.map { (value) throws(ExpressionError) in
-                try LiquidValue.strictInteger(value, context: context, argument: "the length")
-            } ?? 50
-            let ellipsis = arguments.count > 1 ? string(arguments[1]) : "..."
-            return .string(truncated(string(input), length: length, ellipsis: ellipsis))
-        }),
-        Entry("truncatewords", 0...2, { input, arguments, context throws(ExpressionError) in
-            guard !input.isNull else { return .null }
-            let text = string(input)
-            var count = try arguments.first.map { (value) throws(ExpressionError) in
-                try LiquidValue.strictInteger(value, context: context, argument: "the number of words")
-            } ?? 15
-            if count <= 0 { count = 1 }
-            let words = text.split(whereSeparator: { rubyWhitespace.contains($0) })
-            guard words.count > count else { return .string(text) }
-            let ellipsis = arguments.count > 1 ? string(arguments[1]) : "..."
-            return .string(words.prefix(count).joined(separator: " ") + ellipsis)
-        }),
-        Entry("slice", 1...2, { input, arguments, context throws(ExpressionError) in
-            let offset = try LiquidValue.strictInteger(arguments[0], context: context, argument: "the offset")
-            var length = 1
-            if arguments.count > 1, !arguments[1].isNull {
-                length = try LiquidValue.strictInteger(arguments[1], context: context, argument: "the length")
-            }
-            if case .array(let array) = input {
-                guard let range = rubySliceRange(offset: offset, length: length, count: array.count) else {
-                    return .array([])
+        Entry(
+            "url_decode", 0...0,
+            { input, _, context throws(ExpressionError) in
+                guard !input.isNull else { return .null }
+                guard let decoded = URLText.decode(string(input)) else {
+                    throw context.error("the input does not decode to UTF-8 text")
                 }
-                return .array(Array(array[range]))
-            }
-            let characters = Array(string(input))
-            guard let range = rubySliceRange(offset: offset, length: length, count: characters.count) else {
-                return .string("")
-            }
-            return .string(String(characters[range]))
-        }),
+                return .string(decoded)
+            }),
+        Entry("base64_encode", 0...0, text { Data($0.utf8).base64EncodedString() }),
+        Entry(
+            "base64_url_safe_encode", 0...0,
+            text {
+                Data($0.utf8).base64EncodedString().replacing("+", with: "-").replacing("/", with: "_")
+            }),
+        Entry(
+            "base64_decode", 0...0,
+            { input, _, context throws(ExpressionError) in
+                try base64Decode(string(input), urlSafe: false, context: context)
+            }),
+        Entry(
+            "base64_url_safe_decode", 0...0,
+            { input, _, context throws(ExpressionError) in
+                try base64Decode(string(input), urlSafe: true, context: context)
+            }),
+        Entry("remove", 1...1, { input, arguments, _ in .string(replaceAll(string(input), string(arguments[0]), "")) }),
+        Entry(
+            "remove_first", 1...1,
+            { input, arguments, _ in
+                .string(replaceFirst(string(input), string(arguments[0]), ""))
+            }),
+        Entry(
+            "remove_last", 1...1,
+            { input, arguments, _ in
+                .string(replaceLast(string(input), string(arguments[0]), ""))
+            }),
+        Entry(
+            "replace", 1...2,
+            { input, arguments, context throws(ExpressionError) in
+                let text = string(input)
+                let target = string(arguments[0])
+                let replacement = arguments.count > 1 ? string(arguments[1]) : ""
+                // Measured before it is built: a long replacement of a frequent target multiplies the size.
+                let growth = replacement.utf8.count - target.utf8.count
+                if growth > 0 {
+                    let occurrences = target.isEmpty ? text.count + 1 : text.ranges(of: target).count
+                    try RenderBudget.check(text.utf8.count + occurrences * growth, producedBy: "replace", column: context.column)
+                }
+                return .string(replaceAll(text, target, replacement))
+            }),
+        Entry(
+            "replace_first", 1...2,
+            { input, arguments, _ in
+                .string(replaceFirst(string(input), string(arguments[0]), arguments.count > 1 ? string(arguments[1]) : ""))
+            }),
+        Entry(
+            "replace_last", 2...2,
+            { input, arguments, _ in
+                .string(replaceLast(string(input), string(arguments[0]), string(arguments[1])))
+            }),
+        Entry(
+            "split", 1...1,
+            { input, arguments, _ in
+                .array(split(string(input), by: string(arguments[0])).map { .string($0) })
+            }),
+        Entry(
+            "truncate", 0...2,
+            { input, arguments, context throws(ExpressionError) in
+                guard !input.isNull else { return .null }
+                let length =
+                    try arguments.first.map { (value) throws(ExpressionError) in
+                        try LiquidValue.strictInteger(value, context: context, argument: "the length")
+                    } ?? 50
+                let ellipsis = arguments.count > 1 ? string(arguments[1]) : "..."
+                return .string(truncated(string(input), length: length, ellipsis: ellipsis))
+            }),
+        Entry(
+            "truncatewords", 0...2,
+            { input, arguments, context throws(ExpressionError) in
+                guard !input.isNull else { return .null }
+                let text = string(input)
+                var count =
+                    try arguments.first.map { (value) throws(ExpressionError) in
+                        try LiquidValue.strictInteger(value, context: context, argument: "the number of words")
+                    } ?? 15
+                if count <= 0 { count = 1 }
+                let words = text.split(whereSeparator: { rubyWhitespace.contains($0) })
+                guard words.count > count else { return .string(text) }
+                let ellipsis = arguments.count > 1 ? string(arguments[1]) : "..."
+                return .string(words.prefix(count).joined(separator: " ") + ellipsis)
+            }),
+        Entry(
+            "slice", 1...2,
+            { input, arguments, context throws(ExpressionError) in
+                let offset = try LiquidValue.strictInteger(arguments[0], context: context, argument: "the offset")
+                var length = 1
+                if arguments.count > 1, !arguments[1].isNull {
+                    length = try LiquidValue.strictInteger(arguments[1], context: context, argument: "the length")
+                }
+                if case .array(let array) = input {
+                    guard let range = rubySliceRange(offset: offset, length: length, count: array.count) else {
+                        return .array([])
+                    }
+                    return .array(Array(array[range]))
+                }
+                let characters = Array(string(input))
+                guard let range = rubySliceRange(offset: offset, length: length, count: characters.count) else {
+                    return .string("")
+                }
+                return .string(String(characters[range]))
+            }),
     ]
 
     private static func base64Decode(_ text: String, urlSafe: Bool, context: FilterContext) throws(ExpressionError)
@@ -277,43 +306,59 @@ enum StandardFilters {
         Entry("plus", 1...1, { input, arguments, _ in arithmetic(input, arguments[0], +) }),
         Entry("minus", 1...1, { input, arguments, _ in arithmetic(input, arguments[0], -) }),
         Entry("times", 1...1, { input, arguments, _ in arithmetic(input, arguments[0], *) }),
-        Entry("divided_by", 1...1, { input, arguments, context throws(ExpressionError) in
-            try LiquidArithmetic.divide(LiquidValue.number(input), LiquidValue.number(arguments[0]), context: context)
-                .widgetValue
-        }),
-        Entry("modulo", 1...1, { input, arguments, context throws(ExpressionError) in
-            try LiquidArithmetic.modulo(LiquidValue.number(input), LiquidValue.number(arguments[0]), context: context)
-                .widgetValue
-        }),
-        Entry("abs", 0...0, { input, _, _ in
-            let number = LiquidValue.number(input)
-            guard number.value.text.hasPrefix("-") else { return number.widgetValue }
-            return LiquidValue.Number(
-                WidgetNumber(unchecked: String(number.value.text.dropFirst())), isFloat: number.isFloat
-            ).widgetValue
-        }),
-        Entry("ceil", 0...0, { input, _, _ in
-            .number(LiquidArithmetic.rounded(LiquidValue.number(input).value, places: 0, mode: .up))
-        }),
-        Entry("floor", 0...0, { input, _, _ in
-            .number(LiquidArithmetic.rounded(LiquidValue.number(input).value, places: 0, mode: .down))
-        }),
-        Entry("round", 0...1, { input, arguments, _ in
-            let number = LiquidValue.number(input)
-            let places = arguments.first.map { LiquidValue.integer(LiquidValue.number($0).widgetValue) } ?? 0
-            let rounded = LiquidArithmetic.rounded(number.value, places: places, mode: .plain)
-            return LiquidValue.Number(rounded, isFloat: number.isFloat && places > 0).widgetValue
-        }),
-        Entry("at_least", 1...1, { input, arguments, _ in
-            let value = LiquidValue.number(input)
-            let bound = LiquidValue.number(arguments[0])
-            return (bound.value > value.value ? bound : value).widgetValue
-        }),
-        Entry("at_most", 1...1, { input, arguments, _ in
-            let value = LiquidValue.number(input)
-            let bound = LiquidValue.number(arguments[0])
-            return (bound.value < value.value ? bound : value).widgetValue
-        }),
+        Entry(
+            "divided_by", 1...1,
+            { input, arguments, context throws(ExpressionError) in
+                try LiquidArithmetic.divide(LiquidValue.number(input), LiquidValue.number(arguments[0]), context: context)
+                    .widgetValue
+            }),
+        Entry(
+            "modulo", 1...1,
+            { input, arguments, context throws(ExpressionError) in
+                try LiquidArithmetic.modulo(LiquidValue.number(input), LiquidValue.number(arguments[0]), context: context)
+                    .widgetValue
+            }),
+        Entry(
+            "abs", 0...0,
+            { input, _, _ in
+                let number = LiquidValue.number(input)
+                guard number.value.text.hasPrefix("-") else { return number.widgetValue }
+                return LiquidValue.Number(
+                    WidgetNumber(unchecked: String(number.value.text.dropFirst())), isFloat: number.isFloat
+                ).widgetValue
+            }),
+        Entry(
+            "ceil", 0...0,
+            { input, _, _ in
+                .number(LiquidArithmetic.rounded(LiquidValue.number(input).value, places: 0, mode: .up))
+            }),
+        Entry(
+            "floor", 0...0,
+            { input, _, _ in
+                .number(LiquidArithmetic.rounded(LiquidValue.number(input).value, places: 0, mode: .down))
+            }),
+        Entry(
+            "round", 0...1,
+            { input, arguments, _ in
+                let number = LiquidValue.number(input)
+                let places = arguments.first.map { LiquidValue.integer(LiquidValue.number($0).widgetValue) } ?? 0
+                let rounded = LiquidArithmetic.rounded(number.value, places: places, mode: .plain)
+                return LiquidValue.Number(rounded, isFloat: number.isFloat && places > 0).widgetValue
+            }),
+        Entry(
+            "at_least", 1...1,
+            { input, arguments, _ in
+                let value = LiquidValue.number(input)
+                let bound = LiquidValue.number(arguments[0])
+                return (bound.value > value.value ? bound : value).widgetValue
+            }),
+        Entry(
+            "at_most", 1...1,
+            { input, arguments, _ in
+                let value = LiquidValue.number(input)
+                let bound = LiquidValue.number(arguments[0])
+                return (bound.value < value.value ? bound : value).widgetValue
+            }),
     ]
 
     private static func arithmetic(
@@ -327,95 +372,123 @@ enum StandardFilters {
     // MARK: - Lists
 
     static let listFilters: [Entry] = [
-        Entry("join", 0...1, { input, arguments, context throws(ExpressionError) in
-            let glue = arguments.first.map(string) ?? " "
-            let pieces = LiquidValue.list(input).map(string)
-            let size = pieces.reduce(0) { $0 + $1.utf8.count } + max(0, pieces.count - 1) * glue.utf8.count
-            try RenderBudget.check(size, producedBy: "join", column: context.column)
-            return .string(pieces.joined(separator: glue))
-        }),
+        Entry(
+            "join", 0...1,
+            { input, arguments, context throws(ExpressionError) in
+                let glue = arguments.first.map(string) ?? " "
+                let pieces = LiquidValue.list(input).map(string)
+                let size = pieces.reduce(0) { $0 + $1.utf8.count } + max(0, pieces.count - 1) * glue.utf8.count
+                try RenderBudget.check(size, producedBy: "join", column: context.column)
+                return .string(pieces.joined(separator: glue))
+            }),
         Entry("first", 0...0, { input, _, _ in first(input) }),
         Entry("last", 0...0, { input, _, _ in input.array?.last ?? .null }),
-        Entry("size", 0...0, { input, _, _ in
-            switch input {
-            case .array(let array): .number(WidgetNumber(array.count))
-            case .object(let object): .number(WidgetNumber(object.count))
-            case .string(let text): .number(WidgetNumber(text.unicodeScalars.count))
-            default: .number(0)
-            }
-        }),
+        Entry(
+            "size", 0...0,
+            { input, _, _ in
+                switch input {
+                case .array(let array): .number(WidgetNumber(array.count))
+                case .object(let object): .number(WidgetNumber(object.count))
+                case .string(let text): .number(WidgetNumber(text.unicodeScalars.count))
+                default: .number(0)
+                }
+            }),
         Entry("reverse", 0...0, { input, _, _ in .array(LiquidValue.list(input).reversed()) }),
-        Entry("concat", 1...1, { input, arguments, context throws(ExpressionError) in
-            guard case .array(let extra) = arguments[0] else {
-                throw context.error("expects a list, not \(LiquidValue.describe(arguments[0]))")
-            }
-            return .array(LiquidValue.list(input) + extra)
-        }),
-        Entry("compact", 0...1, { input, arguments, context throws(ExpressionError) in
-            let list = LiquidValue.list(input)
-            guard let property = arguments.first, !property.isNull else { return .array(list.filter { !$0.isNull }) }
-            var kept: [WidgetValue] = []
-            for item in list where !(try LiquidLookup.index(item, property, context: context) ?? .null).isNull {
-                kept.append(item)
-            }
-            return .array(kept)
-        }),
-        Entry("uniq", 0...1, { input, arguments, context throws(ExpressionError) in
-            var seen: Set<WidgetValue> = []
-            var kept: [WidgetValue] = []
-            for item in LiquidValue.list(input) {
-                var key = item
-                if let property = arguments.first, !property.isNull {
-                    key = try LiquidLookup.index(item, property, context: context) ?? .null
+        Entry(
+            "concat", 1...1,
+            { input, arguments, context throws(ExpressionError) in
+                guard case .array(let extra) = arguments[0] else {
+                    throw context.error("expects a list, not \(LiquidValue.describe(arguments[0]))")
                 }
-                if seen.insert(key).inserted { kept.append(item) }
-            }
-            return .array(kept)
-        }),
-        Entry("map", 1...1, { input, arguments, context throws(ExpressionError) in
-            var mapped: [WidgetValue] = []
-            for item in LiquidValue.list(input) {
-                mapped.append(try LiquidLookup.index(item, arguments[0], context: context) ?? .null)
-            }
-            return .array(mapped)
-        }),
-        Entry("sum", 0...1, { input, arguments, context throws(ExpressionError) in
-            var total = LiquidValue.Number.zero
-            for item in LiquidValue.list(input) {
-                var value = item
-                if let property = arguments.first, !property.isNull {
-                    value = try LiquidLookup.index(item, property, context: context) ?? .null
+                return .array(LiquidValue.list(input) + extra)
+            }),
+        Entry(
+            "compact", 0...1,
+            { input, arguments, context throws(ExpressionError) in
+                let list = LiquidValue.list(input)
+                guard let property = arguments.first, !property.isNull else { return .array(list.filter { !$0.isNull }) }
+                var kept: [WidgetValue] = []
+                for item in list where !(try LiquidLookup.index(item, property, context: context) ?? .null).isNull {
+                    kept.append(item)
                 }
-                let number: LiquidValue.Number =
-                    switch value {
-                    case .number, .string: LiquidValue.number(value)
-                    default: .zero
+                return .array(kept)
+            }),
+        Entry(
+            "uniq", 0...1,
+            { input, arguments, context throws(ExpressionError) in
+                var seen: Set<WidgetValue> = []
+                var kept: [WidgetValue] = []
+                for item in LiquidValue.list(input) {
+                    var key = item
+                    if let property = arguments.first, !property.isNull {
+                        key = try LiquidLookup.index(item, property, context: context) ?? .null
                     }
-                total = LiquidValue.Number(total.value + number.value, isFloat: total.isFloat || number.isFloat)
-            }
-            return total.widgetValue
-        }),
-        Entry("sort", 0...1, { input, arguments, context throws(ExpressionError) in
-            try LiquidSort.sort(input, property: arguments.first ?? .null, natural: false, context: context)
-        }),
-        Entry("sort_natural", 0...1, { input, arguments, context throws(ExpressionError) in
-            try LiquidSort.sort(input, property: arguments.first ?? .null, natural: true, context: context)
-        }),
-        Entry("where", 1...2, { input, arguments, context throws(ExpressionError) in
-            try LiquidLookup.select(input, arguments, context: context, mode: .where)
-        }),
-        Entry("reject", 1...2, { input, arguments, context throws(ExpressionError) in
-            try LiquidLookup.select(input, arguments, context: context, mode: .reject)
-        }),
-        Entry("find", 1...2, { input, arguments, context throws(ExpressionError) in
-            try LiquidLookup.select(input, arguments, context: context, mode: .find)
-        }),
-        Entry("find_index", 1...2, { input, arguments, context throws(ExpressionError) in
-            try LiquidLookup.select(input, arguments, context: context, mode: .findIndex)
-        }),
-        Entry("has", 1...2, { input, arguments, context throws(ExpressionError) in
-            try LiquidLookup.select(input, arguments, context: context, mode: .has)
-        }),
+                    if seen.insert(key).inserted { kept.append(item) }
+                }
+                return .array(kept)
+            }),
+        Entry(
+            "map", 1...1,
+            { input, arguments, context throws(ExpressionError) in
+                var mapped: [WidgetValue] = []
+                for item in LiquidValue.list(input) {
+                    mapped.append(try LiquidLookup.index(item, arguments[0], context: context) ?? .null)
+                }
+                return .array(mapped)
+            }),
+        Entry(
+            "sum", 0...1,
+            { input, arguments, context throws(ExpressionError) in
+                var total = LiquidValue.Number.zero
+                for item in LiquidValue.list(input) {
+                    var value = item
+                    if let property = arguments.first, !property.isNull {
+                        value = try LiquidLookup.index(item, property, context: context) ?? .null
+                    }
+                    let number: LiquidValue.Number =
+                        switch value {
+                        case .number, .string: LiquidValue.number(value)
+                        default: .zero
+                        }
+                    total = LiquidValue.Number(total.value + number.value, isFloat: total.isFloat || number.isFloat)
+                }
+                return total.widgetValue
+            }),
+        Entry(
+            "sort", 0...1,
+            { input, arguments, context throws(ExpressionError) in
+                try LiquidSort.sort(input, property: arguments.first ?? .null, natural: false, context: context)
+            }),
+        Entry(
+            "sort_natural", 0...1,
+            { input, arguments, context throws(ExpressionError) in
+                try LiquidSort.sort(input, property: arguments.first ?? .null, natural: true, context: context)
+            }),
+        Entry(
+            "where", 1...2,
+            { input, arguments, context throws(ExpressionError) in
+                try LiquidLookup.select(input, arguments, context: context, mode: .where)
+            }),
+        Entry(
+            "reject", 1...2,
+            { input, arguments, context throws(ExpressionError) in
+                try LiquidLookup.select(input, arguments, context: context, mode: .reject)
+            }),
+        Entry(
+            "find", 1...2,
+            { input, arguments, context throws(ExpressionError) in
+                try LiquidLookup.select(input, arguments, context: context, mode: .find)
+            }),
+        Entry(
+            "find_index", 1...2,
+            { input, arguments, context throws(ExpressionError) in
+                try LiquidLookup.select(input, arguments, context: context, mode: .findIndex)
+            }),
+        Entry(
+            "has", 1...2,
+            { input, arguments, context throws(ExpressionError) in
+                try LiquidLookup.select(input, arguments, context: context, mode: .has)
+            }),
     ]
 
     /// `first` of a list, or the first `[key, value]` pair of an object.
@@ -432,17 +505,21 @@ enum StandardFilters {
     // MARK: - Others
 
     static let otherFilters: [Entry] = [
-        Entry("default", 0...1, { input, arguments, context in
-            let allowFalse = context.keywordArguments["allow_false"]?.isTruthy ?? false
-            let fallback = arguments.first ?? .string("")
-            if input.isNull || LiquidValue.isEmpty(input) { return fallback }
-            if input == .bool(false), !allowFalse { return fallback }
-            return input
-        }),
-        Entry("date", 1...1, { input, arguments, context in
-            let format = string(arguments[0])
-            guard !format.isEmpty, let date = LiquidDate.date(from: input, context: context) else { return input }
-            return .string(LiquidDate.format(date, format, timeZone: context.timeZone))
-        }),
+        Entry(
+            "default", 0...1,
+            { input, arguments, context in
+                let allowFalse = context.keywordArguments["allow_false"]?.isTruthy ?? false
+                let fallback = arguments.first ?? .string("")
+                if input.isNull || LiquidValue.isEmpty(input) { return fallback }
+                if input == .bool(false), !allowFalse { return fallback }
+                return input
+            }),
+        Entry(
+            "date", 1...1,
+            { input, arguments, context in
+                let format = string(arguments[0])
+                guard !format.isEmpty, let date = LiquidDate.date(from: input, context: context) else { return input }
+                return .string(LiquidDate.format(date, format, timeZone: context.timeZone))
+            }),
     ]
 }

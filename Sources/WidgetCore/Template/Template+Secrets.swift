@@ -79,7 +79,8 @@ extension Template {
                         if Self.secretArgumentFilters.contains(call.name) {
                             carries = carries ?? use.display
                         } else {
-                            problems.append("'\(call.name)' cannot take the secret \(use.display) as an argument; only append, prepend and default can")
+                            problems.append(
+                                "'\(call.name)' cannot take the secret \(use.display) as an argument; only append, prepend and default can")
                         }
                     }
                 }
@@ -130,7 +131,8 @@ extension Template {
             }
             let example = "{{ \(rootName).NAME }}"
             guard let first = segments.first else {
-                return .problem("{{ \(rootName) }} would show every \(namespace == .env ? "environment variable" : "secret"); name one: \(example)")
+                return .problem(
+                    "{{ \(rootName) }} would show every \(namespace == .env ? "environment variable" : "secret"); name one: \(example)")
             }
             guard segments.count == 1 else {
                 return .problem("nothing can be read from inside a secret (\(rootName).….…); use it whole: \(example)")
@@ -144,12 +146,15 @@ extension Template {
                     switch segment {
                     case .name(let key), .index(.literal(.string(let key))): keys.append(key)
                     default:
-                        return .problem("the name of a secret must be written (\(example)) or come from params ({{ \(rootName)[params.NAME] }})")
+                        return .problem(
+                            "the name of a secret must be written (\(example)) or come from params ({{ \(rootName)[params.NAME] }})")
                     }
                 }
                 return .use(SecretUse(namespace: namespace, name: .parameter(keys)))
             default:
-                return .problem("the name of a secret must be written (\(example)) or come from params ({{ \(rootName)[params.NAME] }}), never from data")
+                return .problem(
+                    "the name of a secret must be written (\(example)) or come from params ({{ \(rootName)[params.NAME] }}), never from data"
+                )
             }
         }
     }

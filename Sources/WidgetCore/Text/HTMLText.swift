@@ -299,8 +299,14 @@ public enum HTMLText {
                     }
                     if cursor - nameStart > 8 { code = 0 }
                     index = skipTag(from: cursor)
-                    if !isClosing, code == scriptCode { index = skip(past: "</script", from: index); index = skipTag(from: index) }
-                    if !isClosing, code == styleCode { index = skip(past: "</style", from: index); index = skipTag(from: index) }
+                    if !isClosing, code == scriptCode {
+                        index = skip(past: "</script", from: index)
+                        index = skipTag(from: index)
+                    }
+                    if !isClosing, code == styleCode {
+                        index = skip(past: "</style", from: index)
+                        index = skipTag(from: index)
+                    }
                     if !isInline(code) { pendingSpace = true }
                     continue
                 }
@@ -490,7 +496,7 @@ public enum HTMLText {
         "thetasym": 0x3D1, "thinsp": 0x2009, "thorn": 0xFE, "tilde": 0x2DC, "times": 0xD7, "trade": 0x2122,
         "uArr": 0x21D1, "uacute": 0xFA, "uarr": 0x2191, "ucirc": 0xFB, "ugrave": 0xF9, "uml": 0xA8, "upsih": 0x3D2,
         "upsilon": 0x3C5, "uuml": 0xFC, "verbar": 0x7C, "vert": 0x7C, "weierp": 0x2118, "xi": 0x3BE, "yacute": 0xFD,
-        "yen": 0xA5, "yuml": 0xFF, "zeta": 0x3B6, "zwj": 0x200D, "zwnj": 0x200C
+        "yen": 0xA5, "yuml": 0xFF, "zeta": 0x3B6, "zwj": 0x200D, "zwnj": 0x200C,
     ]
 }
 

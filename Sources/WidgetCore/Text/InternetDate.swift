@@ -137,7 +137,9 @@ public enum InternetDate {
         guard let month = digits(bytes, &index, 2, end), index < end, bytes[index] == UInt8(ascii: "-") else { return nil }
         index += 1
         guard let day = digits(bytes, &index, 2, end) else { return nil }
-        var hour = 0, minute = 0, second = 0
+        var hour = 0
+        var minute = 0
+        var second = 0
         var fraction = 0.0
         var offset = 0
         var zoned = false
@@ -243,7 +245,9 @@ public enum InternetDate {
 
     /// `hh:mm:ss` at `index` when a time comes before the year (as in `asctime`); nil, `index` unmoved,
     /// otherwise.
-    private static func asctimeTime(_ bytes: UnsafeBufferPointer<UInt8>, _ index: inout Int, _ end: Int) -> (hour: Int, minute: Int, second: Int)? {
+    private static func asctimeTime(_ bytes: UnsafeBufferPointer<UInt8>, _ index: inout Int, _ end: Int) -> (
+        hour: Int, minute: Int, second: Int
+    )? {
         var cursor = index
         guard let hour = digits(bytes, &cursor, 2, end), cursor < end, bytes[cursor] == UInt8(ascii: ":") else { return nil }
         cursor += 1
@@ -269,7 +273,9 @@ public enum InternetDate {
         guard yearDigits == 2 || yearDigits == 4 else { return nil }
         if yearDigits == 2 { year += year < 90 ? 2000 : 1900 }
         while index < end, isSpace(bytes[index]) || bytes[index] == UInt8(ascii: ",") { index += 1 }
-        var hour = 0, minute = 0, second = 0
+        var hour = 0
+        var minute = 0
+        var second = 0
         if index < end, isDigit(bytes[index]) {
             var hourDigits = 0
             while index < end, isDigit(bytes[index]), hourDigits < 2 {

@@ -164,7 +164,9 @@ extension WidgetValue: Codable {
             try single.encode(value)
         case .number(let value):
             var single = encoder.singleValueContainer()
-            if let int = value.int { try single.encode(int) } else if let decimal = value.decimal {
+            if let int = value.int {
+                try single.encode(int)
+            } else if let decimal = value.decimal {
                 try single.encode(decimal)
             } else {
                 try single.encode(value.double)

@@ -93,10 +93,12 @@ public struct DefinitionDirectory: Sendable {
             var widgets: [WidgetPipeline] = []
             for widget in read.widgets {
                 if let owner = owners[widget.id] {
-                    diagnostics.append(Diagnostic(
-                        file: file, location: SourceLocation(line: 1, column: 1), path: .root,
-                        message: "the widget id \"\(widget.id)\" is already used by \(owner); rename this file or set a different \"id\""
-                    ))
+                    diagnostics.append(
+                        Diagnostic(
+                            file: file, location: SourceLocation(line: 1, column: 1), path: .root,
+                            message:
+                                "the widget id \"\(widget.id)\" is already used by \(owner); rename this file or set a different \"id\""
+                        ))
                 } else {
                     widgets.append(widget)
                 }
@@ -140,7 +142,8 @@ public struct DefinitionDirectory: Sendable {
         do {
             data = try RegularFile.read(file, maxBytes: maximumFileSize)
         } catch {
-            return DefinitionReader.Result(widgets: [], diagnostics: [Diagnostic(file: file, location: nil, path: nil, message: message(for: error))])
+            return DefinitionReader.Result(
+                widgets: [], diagnostics: [Diagnostic(file: file, location: nil, path: nil, message: message(for: error))])
         }
         return reader.read(data, file: file)
     }

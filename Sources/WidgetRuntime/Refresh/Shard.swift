@@ -23,7 +23,8 @@ public struct Shard: Sendable, Equatable, CustomStringConvertible {
             throw ShardError("the shard count \(count) must be between 1 and 10000")
         }
         guard index >= 0, index < count else {
-            throw ShardError("shard \(index) does not exist among \(count) (they are numbered 0 to \(count - 1)); write e.g. --shard 0/\(count)")
+            throw ShardError(
+                "shard \(index) does not exist among \(count) (they are numbered 0 to \(count - 1)); write e.g. --shard 0/\(count)")
         }
         self.index = index
         self.count = count

@@ -194,12 +194,16 @@ public final class WidgetDaemon: Sendable {
                     let now = configuration.clock.now()
                     for id in takeReloadRequests() {
                         guard book.widgets[id] != nil else {
-                            configuration.log(LogRecord(.warning, "reload-ignored", "\(id): reload requested for an unknown widget; ignored", widget: id))
+                            configuration.log(
+                                LogRecord(.warning, "reload-ignored", "\(id): reload requested for an unknown widget; ignored", widget: id))
                             continue
                         }
                         // Requests within a second of the last manual refresh are merged into it.
                         if let last = book.manualRefreshAt[id], now.timeIntervalSince(last) < WidgetDaemon.reloadCoalescingInterval {
-                            configuration.log(LogRecord(.debug, "reload-merged", "\(id): reload requested again within a second; merged into the last one", widget: id))
+                            configuration.log(
+                                LogRecord(
+                                    .debug, "reload-merged", "\(id): reload requested again within a second; merged into the last one",
+                                    widget: id))
                             continue
                         }
                         book.manualRefreshAt[id] = now
@@ -213,8 +217,9 @@ public final class WidgetDaemon: Sendable {
         // A refresh under way is abandoned: its widget keeps its last snapshot and state.
         for id in running.ids {
             running.abandon(id)
-            configuration.log(LogRecord(
-                .notice, "refresh-interrupted", "\(id): refresh interrupted by the stop; its last snapshot stays", widget: id))
+            configuration.log(
+                LogRecord(
+                    .notice, "refresh-interrupted", "\(id): refresh interrupted by the stop; its last snapshot stays", widget: id))
         }
         configuration.log(LogRecord(.notice, "stopping", "stopping"))
         book.daemon?.stoppedAt = configuration.clock.now()
@@ -274,13 +279,15 @@ public final class WidgetDaemon: Sendable {
                 book.snapshots[id] = Book.summary(of: snapshot)
                 book.unwritten[id] = nil
                 marked += 1
-                configuration.log(LogRecord(
-                    .notice, "stale", "\(id): stale, its last good data is from \(snapshot.lastSuccessAt.map(Timestamp.string) ?? "-")",
-                    widget: id, status: Snapshot.Status.stale.rawValue, next: snapshot.nextRefreshAt))
+                configuration.log(
+                    LogRecord(
+                        .notice, "stale", "\(id): stale, its last good data is from \(snapshot.lastSuccessAt.map(Timestamp.string) ?? "-")",
+                        widget: id, status: Snapshot.Status.stale.rawValue, next: snapshot.nextRefreshAt))
             } catch {
                 book.writeFailures[id, default: 0] += 1
                 book.unwritten[id] = "\(error)"
-                configuration.log(LogRecord(.error, "write-failed", "\(id): stale, but it was not written — \(error)", widget: id, error: "\(error)"))
+                configuration.log(
+                    LogRecord(.error, "write-failed", "\(id): stale, but it was not written — \(error)", widget: id, error: "\(error)"))
             }
         }
         if marked > 0 { book.writeIndexAndMetrics(now: now, log: configuration.log) }
@@ -311,13 +318,14 @@ public final class WidgetDaemon: Sendable {
         // flushes the output folder again, which costs nothing more).
         configuration.store.syncFolders()
         book.writeIndexAndMetrics(now: ended, log: configuration.log)
-        configuration.log(LogRecord(
-            .debug, "wave", "wave done: \(recorded) refreshed, \(fresh) fresh, \(running.count) under way; index written",
-            next: book.earliestDue,
-            details: [
-                "refreshed": .number(WidgetNumber(recorded)), "fresh": .number(WidgetNumber(fresh)),
-                "running": .number(WidgetNumber(running.count)),
-            ]))
+        configuration.log(
+            LogRecord(
+                .debug, "wave", "wave done: \(recorded) refreshed, \(fresh) fresh, \(running.count) under way; index written",
+                next: book.earliestDue,
+                details: [
+                    "refreshed": .number(WidgetNumber(recorded)), "fresh": .number(WidgetNumber(fresh)),
+                    "running": .number(WidgetNumber(running.count)),
+                ]))
     }
 
     /// Loads the definitions into `book`, keeping the last valid version of widgets whose file broke,
@@ -331,8 +339,10 @@ public final class WidgetDaemon: Sendable {
         recordProblems(loaded.diagnostics)
         if loaded.files.isEmpty, !loaded.diagnostics.isEmpty, !book.widgets.isEmpty {
             // The folder itself cannot be read (moved away, unmounted): that removes no widget.
-            log(LogRecord(.error, "definitions-unreadable",
-                "keeping every widget running until \(configuration.definitions.path) can be read again"))
+            log(
+                LogRecord(
+                    .error, "definitions-unreadable",
+                    "keeping every widget running until \(configuration.definitions.path) can be read again"))
             return
         }
         let now = configuration.clock.now()
@@ -363,17 +373,20 @@ public final class WidgetDaemon: Sendable {
         for (id, widget) in book.widgets where !keep.contains(id) {
             if loaded.failedFiles.contains(widget.definition.file) {
                 kept.append(id)
-                log(LogRecord(.warning, "definition-kept",
-                    "\(id): keeps running its last valid definition until \(widget.definition.file) is fixed", widget: id))
+                log(
+                    LogRecord(
+                        .warning, "definition-kept",
+                        "\(id): keeps running its last valid definition until \(widget.definition.file) is fixed", widget: id))
             } else if !startup {
                 removed.append(id)
                 log(LogRecord(.info, "definition-removed", "\(id): definition removed", widget: id))
                 book.remove(id)
             }
         }
-        log(WidgetDaemon.reloadSummary(
-            startup: startup, widgets: book.widgets.count, added: added, changed: changed, removed: removed,
-            keptLastValid: kept, problems: loaded.diagnostics.count))
+        log(
+            WidgetDaemon.reloadSummary(
+                startup: startup, widgets: book.widgets.count, added: added, changed: changed, removed: removed,
+                keptLastValid: kept, problems: loaded.diagnostics.count))
     }
 
     /// The line a load of the definitions ends with: `definitions reloaded: 1 added (news), 0 changed,
@@ -389,7 +402,8 @@ public final class WidgetDaemon: Sendable {
             return "\(sorted.count) \(word) (\(shown))"
         }
         let counts = "\(widgets) widget\(widgets == 1 ? "" : "s"), \(problems) problem\(problems == 1 ? "" : "s")"
-        let message = startup
+        let message =
+            startup
             ? "definitions loaded: \(counts)"
             : "definitions reloaded: \(part(added, "added")), \(part(changed, "changed")), \(part(removed, "removed")); \(counts)"
         func list(_ ids: [String]) -> WidgetValue { .array(ids.sorted().map(WidgetValue.string)) }
@@ -470,7 +484,10 @@ public final class WidgetDaemon: Sendable {
             for _ in 0..<limit where !startNext() { break }
             for await (widget, outcome, duration, written) in group {
                 if case .skipped = written {
-                    configuration.log(LogRecord(.notice, "refresh-interrupted", "\(widget.id): refresh interrupted by the stop; its last snapshot stays", widget: widget.id))
+                    configuration.log(
+                        LogRecord(
+                            .notice, "refresh-interrupted", "\(widget.id): refresh interrupted by the stop; its last snapshot stays",
+                            widget: widget.id))
                     _ = startNext()
                     continue
                 }
@@ -673,17 +690,19 @@ extension WidgetDaemon {
             }
             dueAt[id] = outcome.state.nextDueAt
             if case .done = written {
-                watchStaleness(of: id, status: snapshot.status, lastSuccessAt: outcome.state.lastSuccessAt, policy: widget.definition.refreshPolicy)
+                watchStaleness(
+                    of: id, status: snapshot.status, lastSuccessAt: outcome.state.lastSuccessAt, policy: widget.definition.refreshPolicy)
             }
             refreshCounts[id, default: [:]][snapshot.status, default: 0] += 1
             let seconds = Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
             lastDurations[id] = seconds
             if let error = outcome.error {
-                let stage = switch error.stage {
-                case .budget: "schedule"
-                case .deadline: "deadline"
-                default: error.kind.rawValue
-                }
+                let stage =
+                    switch error.stage {
+                    case .budget: "schedule"
+                    case .deadline: "deadline"
+                    default: error.kind.rawValue
+                    }
                 failures[id, default: [:]][stage, default: 0] += 1
             }
             if let seconds = outcome.fetchSeconds { fetchSeconds[id] = seconds }
@@ -767,8 +786,10 @@ extension WidgetDaemon {
             let referenced = assetReferences.values.reduce(into: Set<String>()) { $0.formUnion($1) }
             let deleted = AssetGarbageCollector.collect(in: folder, referencedBy: referenced.sorted().map(WidgetValue.string))
             if !deleted.isEmpty {
-                log(LogRecord(.debug, "assets-deleted", "deleted \(deleted.count) unused asset\(deleted.count == 1 ? "" : "s")",
-                    details: ["deleted": .number(WidgetNumber(deleted.count))]))
+                log(
+                    LogRecord(
+                        .debug, "assets-deleted", "deleted \(deleted.count) unused asset\(deleted.count == 1 ? "" : "s")",
+                        details: ["deleted": .number(WidgetNumber(deleted.count))]))
             }
         }
 
@@ -790,35 +811,46 @@ extension WidgetDaemon {
             }
             func widget(_ id: String) -> String { "widget=\"\(label(id))\"" }
             let statuses = Snapshot.Status.allCases
-            family("widgetd_refreshes_total", "counter", "Refreshes run since the daemon started, by resulting status.",
+            family(
+                "widgetd_refreshes_total", "counter", "Refreshes run since the daemon started, by resulting status.",
                 refreshCounts.keys.sorted().flatMap { id in
                     statuses.map { ("\(widget(id)),status=\"\($0.rawValue)\"", "\(refreshCounts[id]?[$0] ?? 0)") }
                 })
-            family("widgetd_widget_status", "gauge", "Current status of each widget (1 for the current status).",
+            family(
+                "widgetd_widget_status", "gauge", "Current status of each widget (1 for the current status).",
                 snapshots.keys.sorted().flatMap { id in
                     statuses.map { ("\(widget(id)),status=\"\($0.rawValue)\"", snapshots[id]?.status == $0 ? "1" : "0") }
                 })
-            family("widgetd_last_success_timestamp_seconds", "gauge", "When each widget last refreshed successfully.",
+            family(
+                "widgetd_last_success_timestamp_seconds", "gauge", "When each widget last refreshed successfully.",
                 snapshots.keys.sorted().compactMap { id in
                     snapshots[id]?.lastSuccessAt.map { (widget(id), "\(Int($0.timeIntervalSince1970))") }
                 })
-            family("widgetd_refresh_duration_seconds", "gauge", "How long each widget's last refresh took.",
+            family(
+                "widgetd_refresh_duration_seconds", "gauge", "How long each widget's last refresh took.",
                 lastDurations.keys.sorted().map { (widget($0), String(format: "%.6f", lastDurations[$0]!)) })
-            family("widgetd_refresh_failures_total", "counter", "Failed refreshes since the daemon started, by failing stage.",
+            family(
+                "widgetd_refresh_failures_total", "counter", "Failed refreshes since the daemon started, by failing stage.",
                 failures.keys.sorted().flatMap { id in
                     failures[id]!.keys.sorted().map { ("\(widget(id)),stage=\"\($0)\"", "\(failures[id]![$0]!)") }
                 })
-            family("widgetd_write_failures_total", "counter", "Snapshot or state writes that failed since the daemon started.",
+            family(
+                "widgetd_write_failures_total", "counter", "Snapshot or state writes that failed since the daemon started.",
                 writeFailures.keys.sorted().map { (widget($0), "\(writeFailures[$0]!)") })
-            family("widgetd_fetch_duration_seconds", "gauge", "Time spent fetching in each widget's last successful refresh.",
+            family(
+                "widgetd_fetch_duration_seconds", "gauge", "Time spent fetching in each widget's last successful refresh.",
                 fetchSeconds.keys.sorted().map { (widget($0), String(format: "%.6f", fetchSeconds[$0]!)) })
-            family("widgetd_fetch_bytes", "gauge", "Bytes fetched in each widget's last successful refresh.",
+            family(
+                "widgetd_fetch_bytes", "gauge", "Bytes fetched in each widget's last successful refresh.",
                 fetchBytes.keys.sorted().map { (widget($0), "\(fetchBytes[$0]!)") })
-            family("widgetd_budget_used", "gauge", "Refreshes used today, in the widget's zone.",
+            family(
+                "widgetd_budget_used", "gauge", "Refreshes used today, in the widget's zone.",
                 budgets.keys.sorted().map { (widget($0), "\(budgets[$0]!.used)") })
-            family("widgetd_budget_limit", "gauge", "The most refreshes a day (maxPerDay).",
+            family(
+                "widgetd_budget_limit", "gauge", "The most refreshes a day (maxPerDay).",
                 budgets.keys.sorted().map { (widget($0), "\(budgets[$0]!.limit)") })
-            family("widgetd_snapshot_age_seconds", "gauge", "Age of the data each widget serves.",
+            family(
+                "widgetd_snapshot_age_seconds", "gauge", "Age of the data each widget serves.",
                 snapshots.keys.sorted().compactMap { id in
                     snapshots[id]?.lastSuccessAt.map { (widget(id), "\(max(0, Int(now.timeIntervalSince($0))))") }
                 })

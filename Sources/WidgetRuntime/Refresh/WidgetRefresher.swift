@@ -83,7 +83,8 @@ public struct WidgetRefresher: Sendable {
         state.budgetDay = policy.budgetDay(now)
         if respectBudget, policy.budgetIsSpent(used: state.budgetUsed, day: state.budgetDay, at: now) {
             let next = policy.budgetRenews(after: now)
-            let message = "the daily budget of \(definition.schedule.maxPerDay) refreshes is used up; the next refresh waits until \(Timestamp.string(next))"
+            let message =
+                "the daily budget of \(definition.schedule.maxPerDay) refreshes is used up; the next refresh waits until \(Timestamp.string(next))"
             state.nextDueAt = next
             let error = PipelineError(stage: .budget, kind: .fetcher, underlying: StageError(message))
             let snapshot = fallbackSnapshot(pipeline, state: state, now: now, error: error.description, next: next)

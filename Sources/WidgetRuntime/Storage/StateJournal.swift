@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import WidgetCore
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)

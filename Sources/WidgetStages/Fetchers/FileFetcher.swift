@@ -20,7 +20,9 @@ public struct FileFetcher: Fetcher {
                 case .path:
                     KeyDescription("The file, absolute or relative to the definition's folder.", .string(pattern: "."), required: true)
                 case .maxBytes:
-                    KeyDescription("The largest file accepted, in bytes.", .integer(minimum: 1), default: .number(WidgetNumber(FileFetcher.defaultMaxBytes)))
+                    KeyDescription(
+                        "The largest file accepted, in bytes.", .integer(minimum: 1),
+                        default: .number(WidgetNumber(FileFetcher.defaultMaxBytes)))
                 }
             }
         }

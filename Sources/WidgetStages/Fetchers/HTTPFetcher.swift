@@ -1,8 +1,9 @@
 public import Foundation
+public import WidgetCore
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-public import WidgetCore
 
 /// Fetches over HTTP: `"source": {"url": "https://…/{{ inputs.daily.joke_id }}"}`.
 ///
@@ -48,7 +49,9 @@ public struct HTTPFetcher: Fetcher {
             public var keyDescription: KeyDescription {
                 switch self {
                 case .url:
-                    KeyDescription("The http or https URL, a template that may read inputs, params and secrets (env, secret).", .template, required: true)
+                    KeyDescription(
+                        "The http or https URL, a template that may read inputs, params and secrets (env, secret).", .template,
+                        required: true)
                 case .method:
                     KeyDescription(
                         "The request method, in any case; GET, or POST when there is a body.",
@@ -59,18 +62,23 @@ public struct HTTPFetcher: Fetcher {
                 case .body:
                     KeyDescription("The request body: a template, or an object or array of templates sent as JSON (secrets allowed).", .any)
                 case .timeout:
-                    KeyDescription("The deadline for the whole exchange.", .duration, default: .string(WidgetDuration(seconds: Int(HTTPRequest.defaultTimeout)).description))
+                    KeyDescription(
+                        "The deadline for the whole exchange.", .duration,
+                        default: .string(WidgetDuration(seconds: Int(HTTPRequest.defaultTimeout)).description))
                 case .connectTimeout:
                     KeyDescription(
                         "The longest silence while connecting or receiving.",
                         .duration, default: .string(WidgetDuration(seconds: Int(HTTPRequest.defaultConnectTimeout)).description)
                     )
                 case .maxBytes:
-                    KeyDescription("The largest body accepted, in bytes.", .integer(minimum: 1), default: .number(WidgetNumber(HTTPRequest.defaultMaxBytes)))
+                    KeyDescription(
+                        "The largest body accepted, in bytes.", .integer(minimum: 1),
+                        default: .number(WidgetNumber(HTTPRequest.defaultMaxBytes)))
                 case .maxRedirects:
                     KeyDescription(
                         "How many redirects to follow.",
-                        .integer(minimum: 0, maximum: HTTPRequest.defaultMaxRedirects), default: .number(WidgetNumber(HTTPRequest.defaultMaxRedirects))
+                        .integer(minimum: 0, maximum: HTTPRequest.defaultMaxRedirects),
+                        default: .number(WidgetNumber(HTTPRequest.defaultMaxRedirects))
                     )
                 case .handshake:
                     KeyDescription(
@@ -105,9 +113,11 @@ public struct HTTPFetcher: Fetcher {
     public static let methods = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"]
 
     /// ``methods`` in any case, as a regular expression: `^([Gg][Ee][Tt]|…)$`.
-    static let methodPattern = "^(" + methods.map { name in
-        name.map { "[\($0)\(Character($0.lowercased()))]" }.joined()
-    }.joined(separator: "|") + ")$"
+    static let methodPattern =
+        "^("
+        + methods.map { name in
+            name.map { "[\($0)\(Character($0.lowercased()))]" }.joined()
+        }.joined(separator: "|") + ")$"
 
     public static let typeName = "http"
     public static let summary = "Fetches a URL over HTTP with deadlines, a size cap and templated URL, headers and body."
@@ -153,12 +163,14 @@ public struct HTTPFetcher: Fetcher {
             case .literal: break
             case .template(let template): templates.append(template)
             case .array(let elements): elements.forEach(collect)
-            case .object(let members): members.forEach { collect($0.value) }
+            case .object(let members): for member in members { collect(member.value) }
             }
         }
         if let body = options.body { collect(body) }
         secretUses = Array(Set(templates.flatMap(\.secretUses.uses)))
-        guard timeout > 0, connectTimeout > 0 else { throw StageError("\"timeout\" and \"connectTimeout\" must be above 0s", option: "timeout") }
+        guard timeout > 0, connectTimeout > 0 else {
+            throw StageError("\"timeout\" and \"connectTimeout\" must be above 0s", option: "timeout")
+        }
         guard maxBytes > 0 else { throw StageError("\"maxBytes\" must be above 0", option: "maxBytes") }
         guard (0...5).contains(maxRedirects) else { throw StageError("\"maxRedirects\" must be from 0 to 5", option: "maxRedirects") }
         if url.isConstant {

@@ -52,4 +52,3 @@ public struct OriginRewrites: Sendable, Hashable {
         return url
     }
 }
-

@@ -25,9 +25,10 @@ final class CurlLibrary: @unchecked Sendable {
     static let shared: CurlLibrary? = CurlLibrary()
 
     typealias Handle = OpaquePointer
-    typealias WriteCallback = @convention(c) (
-        UnsafeMutablePointer<CChar>?, Int, Int, UnsafeMutableRawPointer?
-    ) -> Int
+    typealias WriteCallback =
+        @convention(c) (
+            UnsafeMutablePointer<CChar>?, Int, Int, UnsafeMutableRawPointer?
+        ) -> Int
 
     let easyInit: @convention(c) () -> Handle?
     let easyCleanup: @convention(c) (Handle?) -> Void
@@ -41,8 +42,9 @@ final class CurlLibrary: @unchecked Sendable {
     let multiAddHandle: @convention(c) (Handle?, Handle?) -> Int32
     let multiRemoveHandle: @convention(c) (Handle?, Handle?) -> Int32
     let multiPerform: @convention(c) (Handle?, UnsafeMutablePointer<Int32>?) -> Int32
-    let multiPoll: @convention(c) (Handle?, UnsafeMutableRawPointer?, UInt32, Int32, UnsafeMutablePointer<Int32>?)
-        -> Int32
+    let multiPoll:
+        @convention(c) (Handle?, UnsafeMutableRawPointer?, UInt32, Int32, UnsafeMutablePointer<Int32>?)
+            -> Int32
     let multiWakeup: @convention(c) (Handle?) -> Int32
     let multiInfoRead: @convention(c) (Handle?, UnsafeMutablePointer<Int32>?) -> UnsafeMutableRawPointer?
 

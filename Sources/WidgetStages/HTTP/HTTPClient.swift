@@ -1,8 +1,9 @@
 import Foundation
+import Synchronization
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import Synchronization
 
 /// Sends HTTP requests with limits that hold on every platform: a per-host limit on requests in flight,
 /// a deadline for the whole exchange, a cap on the body, and a redirect limit.

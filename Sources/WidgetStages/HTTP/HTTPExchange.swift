@@ -1,8 +1,9 @@
 import Foundation
+import Synchronization
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import Synchronization
 
 /// The state of one request in flight: the body received so far, the redirects followed, the waiting
 /// caller. It finishes exactly once — with a response, or with the first failure among the deadline, the
@@ -256,8 +257,9 @@ final class HTTPExchange: Sendable {
     /// said nothing of its own.
     private func transportDescription(of error: NSError) -> String? {
         let underlying = error.userInfo[NSUnderlyingErrorKey] as? NSError
-        guard var said = (error.userInfo[NSLocalizedDescriptionKey] as? String)
-            ?? (underlying?.userInfo[NSLocalizedDescriptionKey] as? String)
+        guard
+            var said = (error.userInfo[NSLocalizedDescriptionKey] as? String)
+                ?? (underlying?.userInfo[NSLocalizedDescriptionKey] as? String)
         else { return nil }
         said = said.trimmingCharacters(in: .whitespacesAndNewlines)
         let url = request.url.absoluteString

@@ -1,8 +1,9 @@
 import Foundation
+import Synchronization
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import Synchronization
 
 /// Routes a URLSession's callbacks to the ``HTTPExchange`` of each task.
 ///

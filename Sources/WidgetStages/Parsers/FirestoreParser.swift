@@ -64,7 +64,9 @@ public struct FirestoreParser: Parser {
                 return .array(try documents.map(unwrapDocument))
             }
             if object.isEmpty { return .array([]) }  // An empty list response.
-            throw StageError("the JSON from \(origin) is not a Firestore document, list or query response: it has no \"fields\", \"name\" or \"documents\"")
+            throw StageError(
+                "the JSON from \(origin) is not a Firestore document, list or query response: it has no \"fields\", \"name\" or \"documents\""
+            )
         default:
             throw StageError("the JSON from \(origin) is not a Firestore response: it is a \(root.typeName), not an object or a list")
         }
@@ -124,7 +126,9 @@ public struct FirestoreParser: Parser {
             let values = inner["values"]?.array ?? []
             return .array(try values.enumerated().map { try unwrapValue($1, at: "\(path)[\($0)]") })
         default:
-            throw StageError("the Firestore field \"\(path)\" has the unknown type \"\(type)\"; known types are stringValue, integerValue, doubleValue, booleanValue, nullValue, timestampValue, mapValue, arrayValue, referenceValue, geoPointValue and bytesValue")
+            throw StageError(
+                "the Firestore field \"\(path)\" has the unknown type \"\(type)\"; known types are stringValue, integerValue, doubleValue, booleanValue, nullValue, timestampValue, mapValue, arrayValue, referenceValue, geoPointValue and bytesValue"
+            )
         }
     }
 }

@@ -87,7 +87,8 @@ public struct JSONParser: Parser {
             return try JSONReader.read(payload.data)
         } catch {
             if payload.contentType == "text/html" || Self.startsWithMarkup(payload.data) {
-                throw StageError("\(payload.origin) sent an HTML page (\(payload.contentType ?? "no content type")) where JSON was expected")
+                throw StageError(
+                    "\(payload.origin) sent an HTML page (\(payload.contentType ?? "no content type")) where JSON was expected")
             }
             throw StageError("the payload from \(payload.origin) is not valid JSON: \(error)")
         }

@@ -1,5 +1,6 @@
 import Foundation
 public import WidgetCore
+
 #if canImport(FoundationXML)
 import FoundationXML
 #endif
@@ -61,7 +62,9 @@ public struct XMLValueParser: Parser {
         parser.delegate = builder
         guard parser.parse(), let root = builder.root else {
             let reason = parser.parserError.map { $0.localizedDescription } ?? "it has no root element"
-            throw StageError("the payload from \(payload.origin) is not well-formed XML at line \(parser.lineNumber), column \(parser.columnNumber): \(reason)")
+            throw StageError(
+                "the payload from \(payload.origin) is not well-formed XML at line \(parser.lineNumber), column \(parser.columnNumber): \(reason)"
+            )
         }
         return .object(WidgetObject([(root.name, root.value(forceList: forceList))]))
     }
@@ -120,8 +123,8 @@ private final class XMLValueBuilder: NSObject, XMLParserDelegate {
         stack.last?.text += string
     }
 
-    func parser(_ parser: XMLParser, foundCDATA CDATABlock: Data) {
-        stack.last?.text += String(decoding: CDATABlock, as: UTF8.self)
+    func parser(_ parser: XMLParser, foundCDATA block: Data) {
+        stack.last?.text += String(decoding: block, as: UTF8.self)
     }
 
     func parser(_ parser: XMLParser, didEndElement name: String, namespaceURI: String?, qualifiedName: String?) {

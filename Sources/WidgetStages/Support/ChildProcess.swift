@@ -1,4 +1,5 @@
 import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -101,18 +102,17 @@ enum ChildProcess {
     #endif
 
     /// `posix_spawn_file_actions_addchdir_np` (glibc 2.29, macOS 10.15), which the C module does not export.
-    private static let addChdir:
-        (@convention(c) (UnsafeMutablePointer<FileActions>, UnsafePointer<CChar>) -> Int32)? = {
-            #if canImport(Glibc)
-            let handle = dlopen(nil, RTLD_NOW)
-            #else
-            let handle = UnsafeMutableRawPointer(bitPattern: -2)  // RTLD_DEFAULT
-            #endif
-            guard let symbol = dlsym(handle, "posix_spawn_file_actions_addchdir_np") else { return nil }
-            return unsafeBitCast(
-                symbol,
-                to: (@convention(c) (UnsafeMutablePointer<FileActions>, UnsafePointer<CChar>) -> Int32).self)
-        }()
+    private static let addChdir: (@convention(c) (UnsafeMutablePointer<FileActions>, UnsafePointer<CChar>) -> Int32)? = {
+        #if canImport(Glibc)
+        let handle = dlopen(nil, RTLD_NOW)
+        #else
+        let handle = UnsafeMutableRawPointer(bitPattern: -2)  // RTLD_DEFAULT
+        #endif
+        guard let symbol = dlsym(handle, "posix_spawn_file_actions_addchdir_np") else { return nil }
+        return unsafeBitCast(
+            symbol,
+            to: (@convention(c) (UnsafeMutablePointer<FileActions>, UnsafePointer<CChar>) -> Int32).self)
+    }()
 
     /// A pipe whose two ends close on exec, so that no child inherits them by accident (a child that held
     /// the writing end of its own input would wait for ever): `(reading, writing)` handles.

@@ -110,7 +110,8 @@ enum XMLInputGuard {
                     let end = close.map { $0 + 2 } ?? count
                     let leading = bytes[..<index].allSatisfy { isSpace($0) || $0 == 0xEF || $0 == 0xBB || $0 == 0xBF }
                     // A real declaration holds no '<' or '>'; one that does is broken and goes too.
-                    let clean = close.map { !bytes[index + 2..<$0].contains { $0 == UInt8(ascii: "<") || $0 == UInt8(ascii: ">") } } ?? false
+                    let clean =
+                        close.map { !bytes[index + 2..<$0].contains { $0 == UInt8(ascii: "<") || $0 == UInt8(ascii: ">") } } ?? false
                     if !(leading && clean && matches("<?xml", at: index) && index + 5 < count && isSpace(bytes[index + 5])) {
                         remove(index..<end)
                     }

@@ -55,12 +55,16 @@ public struct EachTimeline: TimelineBuilder {
     public init(options: Options) throws {
         let given = [options.at != nil, options.every != nil, options.date != nil].filter { $0 }.count
         guard given == 1 else {
-            throw StageError("an \"each\" timeline needs exactly one of \"at\" (times of day), \"every\" (an interval) or \"date\" (a JSONPath into each item)")
+            throw StageError(
+                "an \"each\" timeline needs exactly one of \"at\" (times of day), \"every\" (an interval) or \"date\" (a JSONPath into each item)"
+            )
         }
         if let at = options.at {
             var times: [TimeOfDay] = []
             for text in at {
-                guard let time = TimeOfDay(text) else { throw StageError("\"\(text)\" in \"at\" is not a time of day; write e.g. \"08:00\"", option: "at") }
+                guard let time = TimeOfDay(text) else {
+                    throw StageError("\"\(text)\" in \"at\" is not a time of day; write e.g. \"08:00\"", option: "at")
+                }
                 times.append(time)
             }
             guard !times.isEmpty else { throw StageError("\"at\" needs at least one time of day, e.g. [\"08:00\"]", option: "at") }

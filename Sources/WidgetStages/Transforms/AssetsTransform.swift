@@ -33,11 +33,14 @@ public struct AssetsTransform: Transformer {
                 switch self {
                 case .path: KeyDescription("A JSONPath to the image URLs, e.g. $.items[*].image.", .jsonPath, required: true)
                 case .maxBytes:
-                    KeyDescription("The largest image accepted, in bytes.", .integer(minimum: 1), default: .number(WidgetNumber(AssetsTransform.defaultMaxBytes)))
+                    KeyDescription(
+                        "The largest image accepted, in bytes.", .integer(minimum: 1),
+                        default: .number(WidgetNumber(AssetsTransform.defaultMaxBytes)))
                 case .concurrency:
                     KeyDescription(
                         "How many images are downloaded at once.",
-                        .integer(minimum: 1, maximum: AssetsTransform.maximumConcurrency), default: .number(WidgetNumber(AssetsTransform.defaultConcurrency))
+                        .integer(minimum: 1, maximum: AssetsTransform.maximumConcurrency),
+                        default: .number(WidgetNumber(AssetsTransform.defaultConcurrency))
                     )
                 }
             }
@@ -86,7 +89,8 @@ public struct AssetsTransform: Transformer {
         do {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         } catch {
-            context.log("assets: cannot create the folder \(directory.lastPathComponent): \(error.localizedDescription); images keep their URLs")
+            context.log(
+                "assets: cannot create the folder \(directory.lastPathComponent): \(error.localizedDescription); images keep their URLs")
             return value
         }
         let http = context.http
@@ -111,9 +115,10 @@ public struct AssetsTransform: Transformer {
                 addNext()
             }
         }
-        return value.replacing(targets.compactMap { target in
-            stored[target.url].map { (target.path, .string("assets/" + $0)) }
-        })
+        return value.replacing(
+            targets.compactMap { target in
+                stored[target.url].map { (target.path, .string("assets/" + $0)) }
+            })
     }
 
     /// Downloads one image and stores it; the stored file's name, or `nil` (logged) when it failed.

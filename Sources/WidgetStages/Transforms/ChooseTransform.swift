@@ -38,7 +38,9 @@ public struct ChooseTransform: Transformer {
                         .array(.object(Case.shape), minItems: 1), required: true
                     )
                 case .each:
-                    KeyDescription("A JSONPath to the items inside the value; the rest is kept. By default the value's items, or the value itself.", .jsonPath)
+                    KeyDescription(
+                        "A JSONPath to the items inside the value; the rest is kept. By default the value's items, or the value itself.",
+                        .jsonPath)
                 }
             }
         }
@@ -60,7 +62,10 @@ public struct ChooseTransform: Transformer {
                 switch self {
                 case .where: ItemTest.whereDescription
                 case .if: ItemTest.ifDescription
-                case .fields: KeyDescription("The fields this case adds: each name and template (or any JSON value, kept as written).", .map(.any), required: true)
+                case .fields:
+                    KeyDescription(
+                        "The fields this case adds: each name and template (or any JSON value, kept as written).", .map(.any),
+                        required: true)
                 }
             }
         }
@@ -101,7 +106,9 @@ public struct ChooseTransform: Transformer {
                 throw StageError("case \(index): \(error.message)", option: "cases")
             }
             guard case .object(let fields) = option.fields else {
-                throw StageError("case \(index): \"fields\" must be an object of field names and templates, e.g. {\"label\": \"{{ name }}\"}", option: "cases")
+                throw StageError(
+                    "case \(index): \"fields\" must be an object of field names and templates, e.g. {\"label\": \"{{ name }}\"}",
+                    option: "cases")
             }
             if test == nil, index < options.cases.count - 1 {
                 throw StageError(

@@ -1,6 +1,7 @@
 public import Foundation
-public import WidgetCore
 import Synchronization
+public import WidgetCore
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -41,13 +42,21 @@ public struct CommandTransform: Transformer {
             public var keyDescription: KeyDescription {
                 switch self {
                 case .run:
-                    KeyDescription("The program (relative to the definition's folder when it has a '/') and its arguments; no shell.", .array(.string(), minItems: 1), required: true)
+                    KeyDescription(
+                        "The program (relative to the definition's folder when it has a '/') and its arguments; no shell.",
+                        .array(.string(), minItems: 1), required: true)
                 case .timeout:
-                    KeyDescription("The longest the program may run.", .duration, default: .string(WidgetDuration(seconds: Int(CommandTransform.defaultTimeout)).description))
+                    KeyDescription(
+                        "The longest the program may run.", .duration,
+                        default: .string(WidgetDuration(seconds: Int(CommandTransform.defaultTimeout)).description))
                 case .maxBytes:
-                    KeyDescription("The most bytes the program may print.", .integer(minimum: 1), default: .number(WidgetNumber(CommandTransform.defaultMaxBytes)))
+                    KeyDescription(
+                        "The most bytes the program may print.", .integer(minimum: 1),
+                        default: .number(WidgetNumber(CommandTransform.defaultMaxBytes)))
                 case .passEnvironment:
-                    KeyDescription("Variables of widgetd's environment the program also sees, beside PATH, HOME, LANG, LC_ALL and TZ.", .array(.string()), default: [])
+                    KeyDescription(
+                        "Variables of widgetd's environment the program also sees, beside PATH, HOME, LANG, LC_ALL and TZ.",
+                        .array(.string()), default: [])
                 }
             }
         }
@@ -108,11 +117,12 @@ public struct CommandTransform: Transformer {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Data, any Error>) in
                 // Blocking work runs on its own thread, never on the cooperative pool.
                 Thread.detachNewThread {
-                    continuation.resume(with: Result {
-                        try CommandTransform.runProgram(
-                            arguments, input: input, folder: folder, environment: environment,
-                            timeout: timeout, maxBytes: maxBytes, group: group)
-                    })
+                    continuation.resume(
+                        with: Result {
+                            try CommandTransform.runProgram(
+                                arguments, input: input, folder: folder, environment: environment,
+                                timeout: timeout, maxBytes: maxBytes, group: group)
+                        })
                 }
             }
         } onCancel: {
@@ -137,7 +147,9 @@ public struct CommandTransform: Transformer {
             executable = folder.appendingPathComponent(program).path
         }
         let pid: pid_t
-        let stdin, stdout, stderr: (reading: FileHandle, writing: FileHandle)
+        let stdin: (reading: FileHandle, writing: FileHandle)
+        let stdout: (reading: FileHandle, writing: FileHandle)
+        let stderr: (reading: FileHandle, writing: FileHandle)
         do {
             (stdin, stdout, stderr) = (try ChildProcess.pipe(), try ChildProcess.pipe(), try ChildProcess.pipe())
             pid = try ChildProcess.spawn(
@@ -225,7 +237,8 @@ public struct CommandTransform: Transformer {
         case .exited(0):
             return output
         case .exited(let code):
-            let firstLine = errors.flatMap { String(decoding: $0, as: UTF8.self).split(separator: "\n").first }
+            let firstLine =
+                errors.flatMap { String(decoding: $0, as: UTF8.self).split(separator: "\n").first }
                 .map { ": \($0)" } ?? ""
             throw StageError("\(name) exited with status \(code)\(firstLine)")
         case .signalled(let signal):

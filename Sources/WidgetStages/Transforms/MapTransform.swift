@@ -26,7 +26,9 @@ public struct MapTransform: Transformer {
             public var keyDescription: KeyDescription {
                 switch self {
                 case .fields:
-                    KeyDescription("Each field's name and template (any other JSON value is kept as written); the item's fields are in scope.", .map(.any), required: true)
+                    KeyDescription(
+                        "Each field's name and template (any other JSON value is kept as written); the item's fields are in scope.",
+                        .map(.any), required: true)
                 case .merge: KeyDescription("Add the fields to the item instead of replacing it.", .boolean, default: false)
                 }
             }
@@ -46,7 +48,8 @@ public struct MapTransform: Transformer {
 
     public init(options: Options) throws {
         guard case .object(let members) = options.fields else {
-            throw StageError("\"fields\" must be an object of field names and templates, e.g. {\"title\": \"{{ title }}\"}", option: "fields")
+            throw StageError(
+                "\"fields\" must be an object of field names and templates, e.g. {\"title\": \"{{ title }}\"}", option: "fields")
         }
         fields = options.fields
         merge = options.merge ?? false

@@ -19,7 +19,9 @@ public struct SelectTransform: Transformer {
                 switch self {
                 case .path: KeyDescription("The JSONPath of the part to keep.", .jsonPath, required: true)
                 case .one:
-                    KeyDescription("true: the first match (or null); false: the list of matches. By default one value for a singular path (names and indexes only).", .boolean)
+                    KeyDescription(
+                        "true: the first match (or null); false: the list of matches. By default one value for a singular path (names and indexes only).",
+                        .boolean)
                 }
             }
         }

@@ -19,7 +19,9 @@ public struct SortTransform: Transformer {
 
             public var keyDescription: KeyDescription {
                 switch self {
-                case .by: KeyDescription("A JSONPath into each item ($ is the item) to sort by; items without the value go last.", .jsonPath, required: true)
+                case .by:
+                    KeyDescription(
+                        "A JSONPath into each item ($ is the item) to sort by; items without the value go last.", .jsonPath, required: true)
                 case .order:
                     KeyDescription("ascending or descending (asc, desc).", .oneOf(SortTransform.orders.map(\.name)), default: "ascending")
                 }
@@ -91,7 +93,9 @@ public struct SortTransform: Transformer {
         guard case .array(let items) = value else {
             throw StageError("sort needs a list, but the value is \(value.typeName); select a list first")
         }
-        let keyed = items.enumerated().map { (offset: $0.offset, item: $0.element, key: SortTransform.key(by.select($0.element).first, timeZone: context.timeZone)) }
+        let keyed = items.enumerated().map {
+            (offset: $0.offset, item: $0.element, key: SortTransform.key(by.select($0.element).first, timeZone: context.timeZone))
+        }
         // The kind most items share; keys of other kinds go last with the missing ones.
         var counts: [Int: Int] = [:]
         for entry in keyed { if let key = entry.key { counts[key.rank, default: 0] += 1 } }

@@ -1,6 +1,6 @@
 public import Foundation
-public import WidgetCore
 import Synchronization
+public import WidgetCore
 import WidgetStages
 
 /// A fake of remote APIs that answers with recorded payloads, as a route of a ``TestHTTPServer``: a
@@ -148,7 +148,8 @@ public final class RecordedAPI: Sendable {
         }
         if let (name, spec) = route.handler {
             guard let handler = handlers[name] else {
-                return .json(["error": .string("the route \(route.pattern) names \"\(name)\", but no handler of that name was given")], status: 501)
+                return .json(
+                    ["error": .string("the route \(route.pattern) names \"\(name)\", but no handler of that name was given")], status: 501)
             }
             return try handler(spec, request, self)
         }

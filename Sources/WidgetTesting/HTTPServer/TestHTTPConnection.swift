@@ -1,5 +1,6 @@
 public import Foundation
 import WidgetStages
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)

@@ -101,7 +101,8 @@ extension TestHTTPRoute {
             },
             TestHTTPRoute(nil, "/content") { request in
                 let text = request.query("body") ?? ""
-                let body = request.query("latin1") == "1"
+                let body =
+                    request.query("latin1") == "1"
                     ? Data(text.unicodeScalars.map { $0.value < 256 ? UInt8($0.value) : UInt8(ascii: "?") }) : Data(text.utf8)
                 return .data(body, contentType: request.query("type") ?? "text/plain")
             },
@@ -270,7 +271,8 @@ extension TestHTTPRoute {
         let headers: HTTPHeaders = ["ETag": tag, "Last-Modified": modified, "Cache-Control": "max-age=60"]
         var notModified = false
         if let match = request.headers["If-None-Match"] {
-            notModified = match.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.contains(tag)
+            notModified =
+                match.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.contains(tag)
                 || match.trimmingCharacters(in: .whitespaces) == "*"
         } else if let since = request.headers["If-Modified-Since"] {
             notModified = notEarlier(since, than: modified)

@@ -1,7 +1,8 @@
-public import Foundation
 import Dispatch
+public import Foundation
 import Synchronization
 import WidgetCore
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)

@@ -38,7 +38,9 @@ struct CronGenerator {
 
     /// One field: `*` with `star` percent chance, otherwise a value, range, step (`*/n`, `a-b/n`, and `a/n`
     /// when `openSteps`) or list.
-    private mutating func field(_ range: ClosedRange<Int>, star: Int, names: [String] = [], nameBase: Int = 0, openSteps: Bool = true) -> String {
+    private mutating func field(_ range: ClosedRange<Int>, star: Int, names: [String] = [], nameBase: Int = 0, openSteps: Bool = true)
+        -> String
+    {
         if int(0...99) < star { return "*" }
         let useNames = !names.isEmpty && int(0...99) < 40
         func text(_ value: Int) -> String {

@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -20,7 +21,9 @@ final class RunningWidgetd: Sendable {
     ///
     /// - Parameter closedOutput: whether both output streams are pipes nobody reads, closed at once (as
     ///   after `widgetd run 2>&1 | head -1`): every line the process writes meets a broken pipe.
-    init(_ arguments: [String], in directory: URL = Widgetd.packageRoot, variables: [String: String] = [:], closedOutput: Bool = false) throws {
+    init(_ arguments: [String], in directory: URL = Widgetd.packageRoot, variables: [String: String] = [:], closedOutput: Bool = false)
+        throws
+    {
         let process = Process()
         process.executableURL = try Widgetd.executable()
         process.arguments = arguments

@@ -44,10 +44,12 @@ struct CountingTransform: Transformer {
     init(options: Options) {}
 
     func transform(_ value: WidgetValue, context: StageContext) async throws -> WidgetValue {
-        .number(WidgetNumber(counter.runs.withLock { runs in
-            runs += 1
-            return runs
-        }))
+        .number(
+            WidgetNumber(
+                counter.runs.withLock { runs in
+                    runs += 1
+                    return runs
+                }))
     }
 }
 

@@ -72,7 +72,8 @@ public struct RunwayPerformanceTransform: Transformer {
                 case .baseDistance:
                     KeyDescription(
                         "The takeoff distance in feet at sea level, 15 °C and no wind.",
-                        .integer(minimum: 100, maximum: 20_000), default: .number(WidgetNumber(RunwayPerformanceTransform.defaultBaseDistance))
+                        .integer(minimum: 100, maximum: 20_000),
+                        default: .number(WidgetNumber(RunwayPerformanceTransform.defaultBaseDistance))
                     )
                 case .maxTailwind:
                     KeyDescription(
@@ -111,7 +112,8 @@ public struct RunwayPerformanceTransform: Transformer {
         baseDistance = options.baseDistance ?? Self.defaultBaseDistance
         maxTailwind = options.maxTailwind ?? Self.defaultMaxTailwind
         guard (100...20_000).contains(baseDistance) else {
-            throw StageError("\"baseDistance\" is \(baseDistance); give the distance in feet, from 100 to 20000, e.g. 3200", option: "baseDistance")
+            throw StageError(
+                "\"baseDistance\" is \(baseDistance); give the distance in feet, from 100 to 20000, e.g. 3200", option: "baseDistance")
         }
         guard maxTailwind >= 0 else {
             throw StageError("\"maxTailwind\" is \(maxTailwind); give a number of knots of 0 or more, e.g. 10", option: "maxTailwind")

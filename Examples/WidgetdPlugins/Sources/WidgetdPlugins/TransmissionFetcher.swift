@@ -1,9 +1,10 @@
 public import Foundation
+public import WidgetCore
+import WidgetStages
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-public import WidgetCore
-import WidgetStages
 
 /// A source that asks a Transmission server for its session statistics and its torrents, over
 /// Transmission's RPC protocol: `{"type": "transmission", "url": "http://{{ params.host }}:9091/transmission/rpc"}`.
@@ -218,7 +219,9 @@ public struct TransmissionFetcher: Fetcher {
                         + (endpoint.authorization == nil ? " (none were given)" : "")
                 )
             case 409:
-                throw StageError("\(host) answered 409 Conflict to \(method) without a usable \(TransmissionFetcher.sessionHeader) header; is this a Transmission RPC URL?")
+                throw StageError(
+                    "\(host) answered 409 Conflict to \(method) without a usable \(TransmissionFetcher.sessionHeader) header; is this a Transmission RPC URL?"
+                )
             default:
                 let reason = HTTPURLResponse.localizedString(forStatusCode: response.status).capitalized
                 throw StageError("\(host) answered \(response.status) \(reason) to \(method)", retryAfter: response.retryAfter(now: now))

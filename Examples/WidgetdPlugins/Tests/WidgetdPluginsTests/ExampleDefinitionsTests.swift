@@ -6,6 +6,7 @@ import WidgetCore
 import WidgetRuntime
 import WidgetStages
 import WidgetTesting
+
 @testable import WidgetdPlugins
 
 struct ExampleDefinitionsTests {

@@ -3,6 +3,7 @@ import Testing
 import WidgetCore
 import WidgetStages
 import WidgetTesting
+
 @testable import WidgetdPlugins
 
 struct RunwayPerformanceTransformTests {
@@ -20,7 +21,9 @@ struct RunwayPerformanceTransformTests {
 
     /// An ISA sea-level METAR (15 °C, 1013.25 hPa) with the given wind.
     static func metar(direction: WidgetValue, speed: Int, gust: Int? = nil) -> WidgetValue {
-        var report: WidgetObject = ["icaoId": "KTST", "wdir": direction, "wspd": .number(WidgetNumber(speed)), "temp": 15, "altim": 1013.25]
+        var report: WidgetObject = [
+            "icaoId": "KTST", "wdir": direction, "wspd": .number(WidgetNumber(speed)), "temp": 15, "altim": 1013.25,
+        ]
         if let gust { report["wgst"] = .number(WidgetNumber(gust)) }
         return .object(report)
     }
@@ -44,18 +47,19 @@ struct RunwayPerformanceTransformTests {
     }
 
     /// Wind, expected headwind, crosswind, side and takeoff distance, at sea level ISA (base 3,200 ft).
-    static let windCases: [(name: String, metar: WidgetValue, headwind: WidgetValue, crosswind: WidgetValue, from: WidgetValue, distance: WidgetValue)] = [
-        ("straight down the runway", metar(direction: 360, speed: 10), 10, 0, nil, 2880),
-        ("pure crosswind from the right", metar(direction: 90, speed: 15), 0, 15, "right", 3200),
-        ("pure crosswind from the left", metar(direction: 270, speed: 15), 0, 15, "left", 3200),
-        ("tailwind", metar(direction: 180, speed: 6), -6, 0, nil, 4160),
-        ("gusts give no headwind credit", metar(direction: 360, speed: 10, gust: 20), 10, 0, nil, 2880),
-        ("gusts count in a tailwind", metar(direction: 180, speed: 5, gust: 8), -8, 0, nil, 4480),
-        ("gusts count in the crosswind", metar(direction: 90, speed: 10, gust: 20), 0, 20, "right", 3200),
-        ("thirty degrees off the nose", metar(direction: 30, speed: 20), 17.3, 10, "right", 2647),
-        ("variable wind counts against us", metar(direction: "VRB", speed: 5), -5, 5, nil, 4000),
-        ("calm", metar(direction: 0, speed: 0), 0, 0, nil, 3200),
-    ]
+    static let windCases:
+        [(name: String, metar: WidgetValue, headwind: WidgetValue, crosswind: WidgetValue, from: WidgetValue, distance: WidgetValue)] = [
+            ("straight down the runway", metar(direction: 360, speed: 10), 10, 0, nil, 2880),
+            ("pure crosswind from the right", metar(direction: 90, speed: 15), 0, 15, "right", 3200),
+            ("pure crosswind from the left", metar(direction: 270, speed: 15), 0, 15, "left", 3200),
+            ("tailwind", metar(direction: 180, speed: 6), -6, 0, nil, 4160),
+            ("gusts give no headwind credit", metar(direction: 360, speed: 10, gust: 20), 10, 0, nil, 2880),
+            ("gusts count in a tailwind", metar(direction: 180, speed: 5, gust: 8), -8, 0, nil, 4480),
+            ("gusts count in the crosswind", metar(direction: 90, speed: 10, gust: 20), 0, 20, "right", 3200),
+            ("thirty degrees off the nose", metar(direction: 30, speed: 20), 17.3, 10, "right", 2647),
+            ("variable wind counts against us", metar(direction: "VRB", speed: 5), -5, 5, nil, 4000),
+            ("calm", metar(direction: 0, speed: 0), 0, 0, nil, 3200),
+        ]
 
     @Test(arguments: windCases.indices)
     func computesWindComponentsAndDistance(_ index: Int) async throws {
@@ -94,7 +98,9 @@ struct RunwayPerformanceTransformTests {
     }
 
     @Test func grassLengthensTheTakeoffByAFifth() async throws {
-        let airport: WidgetValue = ["id": "KTST", "elevation": 0, "runways": [["name": "36", "heading": 360, "length": 4000, "surface": "Grass"]]]
+        let airport: WidgetValue = [
+            "id": "KTST", "elevation": 0, "runways": [["name": "36", "heading": 360, "length": 4000, "surface": "Grass"]],
+        ]
         let runway = try await Self.firstRunway(Self.metar(direction: 0, speed: 0), airport: airport)
         #expect(runway["takeoffDistance"] == 3840)
     }
@@ -121,10 +127,13 @@ struct RunwayPerformanceTransformTests {
         let output = try await Self.run(["airport": airport, "metar": metar])
         #expect(output["weather"]?["pressureAltitude"] == 9)
         #expect(output["weather"]?["densityAltitude"] == 371)
-        #expect(output["runways"] == [[
-            "name": "31", "heading": 313, "length": 2443, "surface": "asphalt", "headwind": 8, "crosswind": 0.8,
-            "crosswindFrom": "left", "takeoffDistance": 3054, "margin": -611, "fits": false,
-        ]])
+        #expect(
+            output["runways"] == [
+                [
+                    "name": "31", "heading": 313, "length": 2443, "surface": "asphalt", "headwind": 8, "crosswind": 0.8,
+                    "crosswindFrom": "left", "takeoffDistance": 3054, "margin": -611, "fits": false,
+                ]
+            ])
     }
 
     @Test func aTailwindOverTheLimitMakesTheDistanceNotAvailableButKeepsTheWindComponents() async throws {
@@ -178,7 +187,10 @@ struct RunwayPerformanceTransformTests {
     @Test(arguments: [["metar": [:]], ["airport": nil, "metar": [:]], ["airport": [:], "metar": [:]]] as [WidgetValue])
     func noAirportPromptsToPickOne(_ input: WidgetValue) async throws {
         let output = try await Self.run(input)
-        #expect(output == ["airport": nil, "weather": nil, "runways": [], "message": "Select an airport in SF50 Runways to see takeoff performance."])
+        #expect(
+            output == [
+                "airport": nil, "weather": nil, "runways": [], "message": "Select an airport in SF50 Runways to see takeoff performance.",
+            ])
     }
 
     @Test func anInputThatIsNotAnObjectFailsWithAHint() async throws {

@@ -6,6 +6,7 @@ import WidgetCore
 import WidgetRuntime
 import WidgetStages
 import WidgetTesting
+
 @testable import WidgetdPlugins
 
 /// Seeds 001 (BitDream) and 002 (SF50 Runways) end to end: the standard `run --once` command line with the
@@ -148,8 +149,8 @@ struct SeedWidgetsEndToEndTests {
         #expect(content["active"] == 4)
         #expect(content["paused"] == 2)
         #expect(content["total"] == 8)
-        #expect(content["downloadSpeed"] == 5242880)
-        #expect(content["uploadSpeed"] == 1048576)
+        #expect(content["downloadSpeed"] == 5_242_880)
+        #expect(content["uploadSpeed"] == 1_048_576)
         // Counted over the torrents by the app's status: two downloading, one complete (stopped at 100 %).
         #expect(content["totalCount"] == 8)
         #expect(content["downloadingCount"] == 2)
@@ -159,19 +160,22 @@ struct SeedWidgetsEndToEndTests {
         #expect(content["ratio"]?.number?.description == "1.43")
         // Every torrent by name with its status as BitDream names it, its progress, ratio and error.
         let torrents = try #require(content["torrents"]?.array)
-        #expect(torrents.map { [$0["name"]?.string, $0["state"]?.string] } == [
-            ["debian-13.2.0-amd64-netinst.iso", "Downloading"],
-            ["archlinux-2026.11.01-x86_64.iso", "Downloading"],
-            ["ubuntu-24.04.3-desktop-amd64.iso", "Seeding"],
-            ["Fedora-Workstation-Live-x86_64-43.iso", "Paused"],
-            ["linuxmint-22.2-cinnamon-64bit.iso", "Complete"],
-            ["openSUSE-Tumbleweed-DVD-x86_64-Current.iso", "Retrieving metadata"],
-            ["kali-linux-2026.3-installer-amd64.iso", "Stalled"],
-            ["NixOS-25.11-plasma6-x86_64.iso", "Queued"],
-        ])
+        #expect(
+            torrents.map { [$0["name"]?.string, $0["state"]?.string] } == [
+                ["debian-13.2.0-amd64-netinst.iso", "Downloading"],
+                ["archlinux-2026.11.01-x86_64.iso", "Downloading"],
+                ["ubuntu-24.04.3-desktop-amd64.iso", "Seeding"],
+                ["Fedora-Workstation-Live-x86_64-43.iso", "Paused"],
+                ["linuxmint-22.2-cinnamon-64bit.iso", "Complete"],
+                ["openSUSE-Tumbleweed-DVD-x86_64-Current.iso", "Retrieving metadata"],
+                ["kali-linux-2026.3-installer-amd64.iso", "Stalled"],
+                ["NixOS-25.11-plasma6-x86_64.iso", "Queued"],
+            ])
         // Transmission's number forms kept: 1.0 stays 1.0, the -1.0 of "no ratio" too.
-        #expect(torrents.map { $0["percentDone"]?.number?.description } == ["0.6125", "0.25", "1.0", "0.42", "1.0", "0.0", "0.0815", "0.0"])
-        #expect(torrents.map { $0["uploadRatio"]?.number?.description } == ["0.1204", "0.0", "2.4817", "0.05", "1.0", "-1.0", "0.0", "0.0"])
+        #expect(
+            torrents.map { $0["percentDone"]?.number?.description } == ["0.6125", "0.25", "1.0", "0.42", "1.0", "0.0", "0.0815", "0.0"])
+        #expect(
+            torrents.map { $0["uploadRatio"]?.number?.description } == ["0.1204", "0.0", "2.4817", "0.05", "1.0", "-1.0", "0.0", "0.0"])
         #expect(torrents[6]["errorString"] == "Tracker gave HTTP response code 404 (Not Found)")
         #expect(torrents[6]["error"] == 2)
         #expect(torrents[0]["errorString"] == "")
@@ -183,7 +187,7 @@ struct SeedWidgetsEndToEndTests {
         #expect(seedboxEntry["url"] == "bitdream://server/seedbox.example.net")
         #expect(seedboxEntry["relevance"]?.number?.description == "0.5")
         #expect(seedboxEntry["content"]?["downloadingCount"] == 0)
-        #expect(seedboxEntry["content"]?["uploadSpeed"] == 3145728)
+        #expect(seedboxEntry["content"]?["uploadSpeed"] == 3_145_728)
         // Nothing downloaded this session: the app's ratio is 0, not a division by zero.
         #expect(seedboxEntry["content"]?["ratio"] == 0)
         #expect(seedboxEntry["content"]?["torrents"]?.array?.map { $0["state"] } == ["Seeding"])
@@ -198,7 +202,10 @@ struct SeedWidgetsEndToEndTests {
         // for the fields the widget reads.
         let requests = fixture.requests()
         let homeCalls = requests.filter { $0.target.hasPrefix("/nas.local:9091/") }
-        #expect(homeCalls.map { $0.headers["X-Transmission-Session-Id"] } == [nil, "GQm2sVbI8x0rSm1hBRp0a5LzW2yYtQ8Xc4kD7n6Jf3PeuAHo", "GQm2sVbI8x0rSm1hBRp0a5LzW2yYtQ8Xc4kD7n6Jf3PeuAHo"])
+        #expect(
+            homeCalls.map { $0.headers["X-Transmission-Session-Id"] } == [
+                nil, "GQm2sVbI8x0rSm1hBRp0a5LzW2yYtQ8Xc4kD7n6Jf3PeuAHo", "GQm2sVbI8x0rSm1hBRp0a5LzW2yYtQ8Xc4kD7n6Jf3PeuAHo",
+            ])
         #expect(homeCalls.allSatisfy { $0.headers["Authorization"] == "Basic " + Self.secretTexts[2] })
         let seedboxCalls = requests.filter { $0.target.hasPrefix("/seedbox.example.net:9091/") }
         #expect(seedboxCalls.count == 3)
@@ -224,11 +231,14 @@ struct SeedWidgetsEndToEndTests {
         #expect(try fixture.json("bitdream.home.json")["status"] == "fresh")
         let seedbox = try fixture.json("bitdream.seedbox.json")
         #expect(seedbox["status"] == "placeholder")
-        #expect(seedbox["entries"]?[0]?["content"] == [
-            "serverName": nil, "title": "Select Server", "message": "Edit this widget to select a server.",
-        ])
+        #expect(
+            seedbox["entries"]?[0]?["content"] == [
+                "serverName": nil, "title": "Select Server", "message": "Edit this widget to select a server.",
+            ])
         let error = try #require(seedbox["error"]?.string)
-        #expect(error.hasPrefix("source: 127.0.0.1:") && error.hasSuffix("answered 401 Unauthorized to session-stats; check the Transmission username and password"), "\(error)")
+        #expect(
+            error.hasPrefix("source: 127.0.0.1:")
+                && error.hasSuffix("answered 401 Unauthorized to session-stats; check the Transmission username and password"), "\(error)")
         #expect(!error.contains("not-the-password"))
         SnapshotLog.show("001 BitDream, a server without a snapshot: configuration prompt", seedbox)
     }
@@ -301,11 +311,13 @@ struct SeedWidgetsEndToEndTests {
         let config = try Self.copy(seed: "002-sf50-runways")
         defer { try? FileManager.default.removeItem(at: config) }
         // Berlin Tegel no longer reports: aviationweather.gov answers 204 with an empty body.
-        try Data(#"""
+        try Data(
+            #"""
             {"id": "EDDT", "name": "Berlin Tegel", "elevation": 122,
              "runways": [{"name": "08L", "heading": 82, "length": 9918, "surface": "asphalt"},
                          {"name": "26R", "heading": 262, "length": 9918, "surface": "asphalt"}]}
-            """#.utf8).write(to: config.appendingPathComponent("data/airport.json"))
+            """#.utf8
+        ).write(to: config.appendingPathComponent("data/airport.json"))
         let fixture = try Fixture()
         let run = try await fixture.run(config)
         #expect(run.code == 0, "\(run.log)")
@@ -314,17 +326,22 @@ struct SeedWidgetsEndToEndTests {
         let snapshot = try fixture.json("sf50-runways.json")
         #expect(snapshot["status"] == "fresh")
         #expect(snapshot["error"] == .null)
-        #expect(snapshot["entries"]?[0]?["content"] == [
-            "airport": ["id": "EDDT", "name": "Berlin Tegel"],
-            "weather": nil,
-            "runways": [
-                ["name": "08L", "heading": 82, "length": 9918, "surface": "asphalt", "headwind": nil, "crosswind": nil,
-                 "crosswindFrom": nil, "takeoffDistance": nil, "margin": nil, "fits": nil],
-                ["name": "26R", "heading": 262, "length": 9918, "surface": "asphalt", "headwind": nil, "crosswind": nil,
-                 "crosswindFrom": nil, "takeoffDistance": nil, "margin": nil, "fits": nil],
-            ],
-            "message": "Weather is unavailable for EDDT; runways are shown without performance.",
-        ])
+        #expect(
+            snapshot["entries"]?[0]?["content"] == [
+                "airport": ["id": "EDDT", "name": "Berlin Tegel"],
+                "weather": nil,
+                "runways": [
+                    [
+                        "name": "08L", "heading": 82, "length": 9918, "surface": "asphalt", "headwind": nil, "crosswind": nil,
+                        "crosswindFrom": nil, "takeoffDistance": nil, "margin": nil, "fits": nil,
+                    ],
+                    [
+                        "name": "26R", "heading": 262, "length": 9918, "surface": "asphalt", "headwind": nil, "crosswind": nil,
+                        "crosswindFrom": nil, "takeoffDistance": nil, "margin": nil, "fits": nil,
+                    ],
+                ],
+                "message": "Weather is unavailable for EDDT; runways are shown without performance.",
+            ])
         SnapshotLog.show("002 SF50 runways, weather unavailable (204)", snapshot)
     }
 

@@ -3,31 +3,45 @@ import Testing
 import WidgetCore
 import WidgetStages
 import WidgetTesting
+
 @testable import WidgetdPlugins
 
 struct TransmissionFetcherTests {
     /// A Transmission server: alice / s3cret-pa55, two session statistics and three torrents.
-    static let transmission = FakeTransmission(user: "alice", password: "s3cret-pa55", sessionID: "fake-session-42", challenges: false) { method in
+    static let transmission = FakeTransmission(user: "alice", password: "s3cret-pa55", sessionID: "fake-session-42", challenges: false) {
+        method in
         switch method {
         case "session-stats":
             [
                 "arguments": [
                     "activeTorrentCount": 2, "downloadSpeed": 524288, "pausedTorrentCount": 1, "torrentCount": 3, "uploadSpeed": 1024,
-                    "cumulative-stats": ["downloadedBytes": 1000, "uploadedBytes": 500, "filesAdded": 3, "secondsActive": 3600, "sessionCount": 2],
-                    "current-stats": ["downloadedBytes": 100, "uploadedBytes": 50, "filesAdded": 1, "secondsActive": 600, "sessionCount": 1],
+                    "cumulative-stats": [
+                        "downloadedBytes": 1000, "uploadedBytes": 500, "filesAdded": 3, "secondsActive": 3600, "sessionCount": 2,
+                    ],
+                    "current-stats": [
+                        "downloadedBytes": 100, "uploadedBytes": 50, "filesAdded": 1, "secondsActive": 600, "sessionCount": 1,
+                    ],
                 ],
                 "result": "success",
             ]
         case "torrent-get":
             [
-                "arguments": ["torrents": [
-                    ["id": 1, "name": "debian-13.iso", "status": 4, "percentDone": 0.5, "rateDownload": 524288, "rateUpload": 0,
-                     "eta": 1800, "totalSize": 700000000, "uploadRatio": 0.1, "error": 0, "errorString": ""],
-                    ["id": 2, "name": "ubuntu-24.04.iso", "status": 6, "percentDone": 1, "rateDownload": 0, "rateUpload": 1024,
-                     "eta": -1, "totalSize": 5000000000, "uploadRatio": 2.5, "error": 0, "errorString": ""],
-                    ["id": 3, "name": "fedora-41.iso", "status": 0, "percentDone": 0.25, "rateDownload": 0, "rateUpload": 0,
-                     "eta": -1, "totalSize": 2000000000, "uploadRatio": 0, "error": 0, "errorString": ""],
-                ]],
+                "arguments": [
+                    "torrents": [
+                        [
+                            "id": 1, "name": "debian-13.iso", "status": 4, "percentDone": 0.5, "rateDownload": 524288, "rateUpload": 0,
+                            "eta": 1800, "totalSize": 700_000_000, "uploadRatio": 0.1, "error": 0, "errorString": "",
+                        ],
+                        [
+                            "id": 2, "name": "ubuntu-24.04.iso", "status": 6, "percentDone": 1, "rateDownload": 0, "rateUpload": 1024,
+                            "eta": -1, "totalSize": 5_000_000_000, "uploadRatio": 2.5, "error": 0, "errorString": "",
+                        ],
+                        [
+                            "id": 3, "name": "fedora-41.iso", "status": 0, "percentDone": 0.25, "rateDownload": 0, "rateUpload": 0,
+                            "eta": -1, "totalSize": 2_000_000_000, "uploadRatio": 0, "error": 0, "errorString": "",
+                        ],
+                    ]
+                ],
                 "result": "success",
             ]
         default:
@@ -46,7 +60,9 @@ struct TransmissionFetcherTests {
         harness.context.params = [
             "host": "127.0.0.1", "port": .number(WidgetNumber(port)), "userVariable": "TR_USER", "passwordVariable": "TR_PASSWORD",
         ]
-        harness.context.secrets = SecretStore(environment: ["TR_USER": "alice", "TR_PASSWORD": "s3cret-pa55", "TR_WRONG": "not-the-pa55word"])
+        harness.context.secrets = SecretStore(environment: [
+            "TR_USER": "alice", "TR_PASSWORD": "s3cret-pa55", "TR_WRONG": "not-the-pa55word",
+        ])
         return harness
     }
 
@@ -58,7 +74,10 @@ struct TransmissionFetcherTests {
     /// The calls the server received: RPC method, session id, authorization, and the status it answered.
     static func calls(_ server: TestHTTPServer) -> [(method: String?, sessionID: String?, authorization: String?, status: Int)] {
         server.requests.map {
-            (FakeTransmission.method(of: $0), $0.headers["X-Transmission-Session-Id"], $0.headers["Authorization"], transmission.status(of: $0))
+            (
+                FakeTransmission.method(of: $0), $0.headers["X-Transmission-Session-Id"], $0.headers["Authorization"],
+                transmission.status(of: $0)
+            )
         }
     }
 
@@ -110,7 +129,8 @@ struct TransmissionFetcherTests {
         harness.context.resources.insert(try OriginRewrites(arguments: ["http://nas.local:9091=http://127.0.0.1:\(server.port)"]))
         let payload = try await harness.run(
             TransmissionFetcher.self,
-            options: #"{"url": "http://nas.local:9091/transmission/rpc", "username": "{{ env.TR_USER }}", "password": "{{ env.TR_PASSWORD }}"}"#
+            options:
+                #"{"url": "http://nas.local:9091/transmission/rpc", "username": "{{ env.TR_USER }}", "password": "{{ env.TR_PASSWORD }}"}"#
         )
         #expect(try JSONReader.read(payload.data)["torrents"]?.array?.count == 3)
         #expect(payload.origin == "http://127.0.0.1:\(server.port)/transmission/rpc")
@@ -133,10 +153,12 @@ struct TransmissionFetcherTests {
 
     @Test func takesCredentialsFromTheURLUserInfoAndKeepsThemOutOfTheOrigin() async throws {
         let server = try Self.startServer()
-        let payload = try await Self.harness(port: server.port).run(TransmissionFetcher.self, options: #"""
-            {"url": "http://{{ env[params.userVariable] | url_encode }}:{{ env[params.passwordVariable] | url_encode }}@{{ params.host }}:{{ params.port }}/transmission/rpc",
-             "fields": ["name", "rateDownload"]}
-            """#)
+        let payload = try await Self.harness(port: server.port).run(
+            TransmissionFetcher.self,
+            options: #"""
+                {"url": "http://{{ env[params.userVariable] | url_encode }}:{{ env[params.passwordVariable] | url_encode }}@{{ params.host }}:{{ params.port }}/transmission/rpc",
+                 "fields": ["name", "rateDownload"]}
+                """#)
 
         #expect(payload.origin == "http://127.0.0.1:\(server.port)/transmission/rpc")
         let value = try JSONReader.read(payload.data)
@@ -147,13 +169,16 @@ struct TransmissionFetcherTests {
     @Test func aWrongPasswordFailsWithoutShowingTheCredentials() async throws {
         let server = try Self.startServer()
         let error = await #expect(throws: StageError.self) {
-            try await Self.harness(port: server.port).run(TransmissionFetcher.self, options: #"""
-                {"url": "http://{{ params.host }}:{{ params.port }}/transmission/rpc",
-                 "username": "{{ env.TR_USER }}", "password": "{{ env.TR_WRONG }}"}
-                """#)
+            try await Self.harness(port: server.port).run(
+                TransmissionFetcher.self,
+                options: #"""
+                    {"url": "http://{{ params.host }}:{{ params.port }}/transmission/rpc",
+                     "username": "{{ env.TR_USER }}", "password": "{{ env.TR_WRONG }}"}
+                    """#)
         }
         let message = try #require(error?.message)
-        #expect(message == "127.0.0.1:\(server.port) answered 401 Unauthorized to session-stats; check the Transmission username and password")
+        #expect(
+            message == "127.0.0.1:\(server.port) answered 401 Unauthorized to session-stats; check the Transmission username and password")
         for secret in ["alice", "not-the-pa55word", Data("alice:not-the-pa55word".utf8).base64EncodedString()] {
             #expect(!message.contains(secret))
         }
@@ -172,7 +197,8 @@ struct TransmissionFetcherTests {
     @Test func rejectsAPasswordWithoutAUsername() throws {
         let error = #expect(throws: OptionsError.self) {
             try StageHarness().make(
-                TransmissionFetcher.self, options: #"{"url": "http://nas.local:9091/transmission/rpc", "password": "{{ env.TR_PASSWORD }}"}"#
+                TransmissionFetcher.self,
+                options: #"{"url": "http://nas.local:9091/transmission/rpc", "password": "{{ env.TR_PASSWORD }}"}"#
             )
         }
         #expect(error?.description == #"$.password: "password" is set without "username"; give both for basic authentication"#)

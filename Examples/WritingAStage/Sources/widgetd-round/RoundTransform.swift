@@ -16,12 +16,13 @@ struct RoundTransform: Transformer {
 
     func transform(_ value: WidgetValue, context: StageContext) async throws -> WidgetValue {
         guard case .array(let items) = value else { throw StageError("round needs a list, not \(value.typeName)") }
-        return .array(items.map { item in
-            guard let number = item.number?.decimal else { return item }
-            var rounded = Decimal()
-            var input = number
-            NSDecimalRound(&rounded, &input, places, .plain)
-            return WidgetNumber(rounded).map(WidgetValue.number) ?? item
-        })
+        return .array(
+            items.map { item in
+                guard let number = item.number?.decimal else { return item }
+                var rounded = Decimal()
+                var input = number
+                NSDecimalRound(&rounded, &input, places, .plain)
+                return WidgetNumber(rounded).map(WidgetValue.number) ?? item
+            })
     }
 }

@@ -2,6 +2,7 @@
 import Testing
 import WidgetCore
 import WidgetTesting
+
 @testable import widgetd_round
 
 struct RoundTransformTests {

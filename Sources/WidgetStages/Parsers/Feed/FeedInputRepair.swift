@@ -45,7 +45,10 @@ enum FeedInputRepair {
                 }
                 let (replacement, length) = entityRepair(bytes, at: index)
                 if let replacement {
-                    if output == nil { output = [] ; output!.reserveCapacity(end + 64) }
+                    if output == nil {
+                        output = []
+                        output!.reserveCapacity(end + 64)
+                    }
                     output!.append(contentsOf: bytes[copiedUpTo..<index])
                     output!.append(contentsOf: replacement)
                     copiedUpTo = index + length
@@ -184,7 +187,8 @@ enum FeedInputRepair {
             var index = 0
             while index < end {
                 if index + 32 <= end {
-                    let words = raw.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+                    let words =
+                        raw.loadUnaligned(fromByteOffset: index, as: UInt64.self)
                         | raw.loadUnaligned(fromByteOffset: index + 8, as: UInt64.self)
                         | raw.loadUnaligned(fromByteOffset: index + 16, as: UInt64.self)
                         | raw.loadUnaligned(fromByteOffset: index + 24, as: UInt64.self)
@@ -207,12 +211,20 @@ enum FeedInputRepair {
                 var upper: UInt8 = 0xBF
                 switch lead {
                 case 0xC2...0xDF: length = 2
-                case 0xE0: length = 3; lower = 0xA0
+                case 0xE0:
+                    length = 3
+                    lower = 0xA0
                 case 0xE1...0xEC, 0xEE...0xEF: length = 3
-                case 0xED: length = 3; upper = 0x9F
-                case 0xF0: length = 4; lower = 0x90
+                case 0xED:
+                    length = 3
+                    upper = 0x9F
+                case 0xF0:
+                    length = 4
+                    lower = 0x90
                 case 0xF1...0xF3: length = 4
-                case 0xF4: length = 4; upper = 0x8F
+                case 0xF4:
+                    length = 4
+                    upper = 0x8F
                 default: return false
                 }
                 guard index + length <= end else { return false }

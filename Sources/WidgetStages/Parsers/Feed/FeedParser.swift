@@ -1,5 +1,6 @@
 import Foundation
 public import WidgetCore
+
 #if canImport(FoundationXML)
 import FoundationXML
 #endif
@@ -60,14 +61,18 @@ public struct FeedParser: Parser {
     ///   Feed, XML whose root is not `rss`, `rdf:RDF` or `feed`).
     public func read(_ payload: Payload) throws -> FeedDocument {
         var data = payload.data
-        guard let first = data.first(where: { $0 != 0x20 && $0 != 0x0A && $0 != 0x0D && $0 != 0x09 && $0 != 0xEF && $0 != 0xBB && $0 != 0xBF }) else {
+        guard
+            let first = data.first(where: { $0 != 0x20 && $0 != 0x0A && $0 != 0x0D && $0 != 0x09 && $0 != 0xEF && $0 != 0xBB && $0 != 0xBF }
+            )
+        else {
             throw StageError("the feed from \(payload.origin) is empty")
         }
         if first == UInt8(ascii: "{") {
             return try JSONFeedReader.read(data, origin: payload.origin)
         }
         guard first == UInt8(ascii: "<") else {
-            throw StageError("the payload from \(payload.origin) is not a feed: it starts with neither \"<\" (RSS, Atom) nor \"{\" (JSON Feed)")
+            throw StageError(
+                "the payload from \(payload.origin) is not a feed: it starts with neither \"<\" (RSS, Atom) nor \"{\" (JSON Feed)")
         }
         let documentURL = payload.origin.hasPrefix("http") ? URL(string: payload.origin) : nil
         // A document that is not UTF-8 is converted first (XMLParser traps on some invalid sequences). A
@@ -85,7 +90,8 @@ public struct FeedParser: Parser {
             if payload.contentType == "text/html" || data.prefix(512).range(of: Data("<html".utf8)) != nil
                 || data.prefix(512).range(of: Data("<!DOCTYPE html".utf8)) != nil
             {
-                throw StageError("\(payload.origin) sent an HTML page (\(payload.contentType ?? "no content type")) where a feed was expected")
+                throw StageError(
+                    "\(payload.origin) sent an HTML page (\(payload.contentType ?? "no content type")) where a feed was expected")
             }
             let reason = outcome.error.map { ": \($0)" } ?? ""
             throw StageError("the payload from \(payload.origin) is not an RSS, Atom or JSON feed\(reason)")

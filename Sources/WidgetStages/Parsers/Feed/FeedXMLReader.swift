@@ -1,5 +1,6 @@
 import Foundation
 import WidgetCore
+
 #if canImport(FoundationXML)
 import FoundationXML
 #endif
@@ -27,8 +28,8 @@ final class FeedXMLReader: NSObject, XMLParserDelegate {
         state.characters(string)
     }
 
-    func parser(_ parser: XMLParser, foundCDATA CDATABlock: Data) {
-        state.characters(CDATABlock)
+    func parser(_ parser: XMLParser, foundCDATA block: Data) {
+        state.characters(block)
     }
 
     func parser(_ parser: XMLParser, didEndElement name: String, namespaceURI: String?, qualifiedName: String?) {
@@ -144,7 +145,8 @@ struct FeedXMLState {
                 case "tagline": return .atomTagline
                 default: return .other
                 }
-            case 8: return name == "category" ? .atomCategory : name == "modified" ? .atomModified : name == "subtitle" ? .atomSubtitle : .other
+            case 8:
+                return name == "category" ? .atomCategory : name == "modified" ? .atomModified : name == "subtitle" ? .atomSubtitle : .other
             case 9: return name == "published" ? .atomPublished : .other
             case 11: return name == "contributor" ? .atomContributor : .other
             default: return .other
@@ -515,7 +517,8 @@ struct FeedXMLState {
     /// the text itself is kept only when it may hold the item's picture.
     private func readDescription(into pending: Pending, isHTML: Bool) {
         text.withUnsafeBufferPointer { bytes in
-            pending.descriptionSummary = isHTML
+            pending.descriptionSummary =
+                isHTML
                 ? HTMLText.plainText(bytes)
                 : String(decoding: UnsafeBufferPointer(rebasing: bytes[HTMLText.trimmedRange(bytes)]), as: UTF8.self)
             pending.descriptionWithImage = HTMLText.mayHoldImage(bytes) ? String(decoding: bytes, as: UTF8.self) : nil
@@ -563,7 +566,8 @@ struct FeedXMLState {
             item.summary = HTMLText.plainText(content)
         }
         if item.summary?.isEmpty == true { item.summary = nil }
-        item.image = pending.thumbnail ?? pending.mediaImage ?? pending.itunesImage
+        item.image =
+            pending.thumbnail ?? pending.mediaImage ?? pending.itunesImage
             ?? item.enclosures.first { $0.type?.hasPrefix("image/") == true }?.url
             ?? (item.content ?? pending.descriptionWithImage).flatMap(HTMLText.firstImageSource).map(resolve)
         if item.title?.isEmpty == true { item.title = nil }
@@ -596,7 +600,11 @@ struct FeedXMLState {
     }
 
     static func escape(_ text: String, quote: Bool) -> String {
-        guard text.utf8.contains(where: { $0 == UInt8(ascii: "<") || $0 == UInt8(ascii: "&") || $0 == UInt8(ascii: ">") || (quote && $0 == UInt8(ascii: "\"")) }) else {
+        guard
+            text.utf8.contains(where: {
+                $0 == UInt8(ascii: "<") || $0 == UInt8(ascii: "&") || $0 == UInt8(ascii: ">") || (quote && $0 == UInt8(ascii: "\""))
+            })
+        else {
             return text
         }
         var result = ""

@@ -52,7 +52,8 @@ enum JSONFeedReader {
             } else {
                 item.summary = text
             }
-            item.image = resolve(fields["image"]?.string) ?? resolve(fields["banner_image"]?.string)
+            item.image =
+                resolve(fields["image"]?.string) ?? resolve(fields["banner_image"]?.string)
                 ?? html.flatMap(HTMLText.firstImageSource).flatMap(resolve)
             item.categories = fields["tags"]?.array?.compactMap(\.string) ?? []
             for attachment in fields["attachments"]?.array ?? [] {

@@ -71,14 +71,16 @@ struct FakeTransmission: Sendable {
         }
         let call = (try? JSONReader.read(request.body)) ?? [:]
         guard let method = call["method"]?.string, case .object(var answer)? = try answers(method) else {
-            return .data(Data(#"{"arguments":{},"result":"method name not recognized"}"#.utf8), contentType: "application/json; charset=UTF-8")
+            return .data(
+                Data(#"{"arguments":{},"result":"method name not recognized"}"#.utf8), contentType: "application/json; charset=UTF-8")
         }
         if method == "torrent-get", case .object(var arguments)? = answer["arguments"] {
             let fields = call["arguments"]?["fields"]?.array?.compactMap(\.string) ?? []
             let torrents = arguments["torrents"]?.array ?? []
-            arguments["torrents"] = .array(torrents.map { torrent in
-                .object(WidgetObject(fields.compactMap { field in torrent[field].map { (field, $0) } }))
-            })
+            arguments["torrents"] = .array(
+                torrents.map { torrent in
+                    .object(WidgetObject(fields.compactMap { field in torrent[field].map { (field, $0) } }))
+                })
             answer["arguments"] = .object(arguments)
         }
         if let tag = call["tag"] { answer["tag"] = tag }
