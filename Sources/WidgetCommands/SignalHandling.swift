@@ -29,10 +29,6 @@ enum SignalHandling {
         static let all: [UnixSignal] = [.terminate, .interrupt, .hangup, .user1]
     }
 
-    /// Installs the handlers, calls `ready` (from then on every signal counts), runs `daemon` until a
-    /// stop signal, and returns when it has stopped.
-    ///
-    /// - Throws: what the daemon throws, or ``StoreError`` when the signal pipe cannot be made.
     /// How long a stop may take before the process ends without waiting for the rest.
     static let stopGrace = 1.5
 
@@ -57,33 +53,70 @@ enum SignalHandling {
         thread.start()
     }
 
+    /// What the process's signals and the folder watcher ask of the daemon.
+    private enum Event: Sendable {
+        /// SIGTERM or SIGINT.
+        case stop
+        /// SIGHUP, or a change in the definitions folder.
+        case reload
+        /// SIGUSR1: `widgetd reload` left requests.
+        case requests
+    }
+
+    /// Installs the handlers, calls `ready` (from then on every signal counts), runs `daemon` until a
+    /// stop signal, and returns when it has stopped.
+    ///
+    /// The daemon and the loop that hands it what the process is told run as two child tasks of one
+    /// group (as a service group runs its services): a stop signal ends the loop, which cancels the
+    /// daemon; the daemon ending on its own (with an error) ends the loop. Nothing runs outside the
+    /// group once this returns.
+    ///
+    /// - Throws: what the daemon throws, or ``StoreError`` when the signal pipe cannot be made.
     static func run(_ daemon: WidgetDaemon, watching folder: String, ready: () -> Void) async throws {
         let queue = DispatchQueue(label: "widgetd.signals")
         let pipe = try SignalPipe.install(UnixSignal.all.map(\.rawValue))
         ready()
-        let task = Task { try await daemon.run() }
+        // Signals are few; a flood of folder changes keeps only the newest, and a stop cannot be lost for
+        // long: the grace timer ends the process whatever happens to the event.
+        let (events, continuation) = AsyncStream.makeStream(of: Event.self, bufferingPolicy: .bufferingNewest(64))
         let source = DispatchSource.makeReadSource(fileDescriptor: pipe.readEnd, queue: queue)
         source.setEventHandler {
             for number in pipe.drain() {
                 switch UnixSignal(rawValue: number) {
                 case .terminate, .interrupt:
-                    task.cancel()
                     SignalHandling.exitAfterGrace()
-                case .hangup: Task { await daemon.reloadDefinitions() }
-                case .user1: Task { await daemon.checkReloadRequests() }
+                    continuation.yield(.stop)
+                case .hangup: continuation.yield(.reload)
+                case .user1: continuation.yield(.requests)
                 default: break
                 }
             }
         }
         source.resume()
-        let watcher = DirectoryWatcher(path: folder, queue: queue) {
-            Task { await daemon.reloadDefinitions() }
-        }
+        let watcher = DirectoryWatcher(path: folder, queue: queue) { continuation.yield(.reload) }
         defer {
             watcher?.cancel()
             source.cancel()
+            continuation.finish()
         }
-        try await task.value
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await daemon.run() }
+            group.addTask {
+                for await event in events {
+                    switch event {
+                    case .stop: return
+                    case .reload: await daemon.reloadDefinitions()
+                    case .requests: await daemon.checkReloadRequests()
+                    }
+                }
+            }
+            // Whichever ends first, the other follows: a stop cancels the daemon, a daemon that failed
+            // ends the loop (and its error is thrown from here).
+            defer { group.cancelAll() }
+            try await group.next()
+            group.cancelAll()
+            try await group.waitForAll()
+        }
     }
 }
 
