@@ -178,7 +178,7 @@ public final class WidgetDaemon: Sendable {
             startDue(&book, running: &running)
             markStale(&book, running: running)
             // With refreshes under way the loop waits for them too: it is not idle.
-            let wakeAt = [running.isFull ? nil : book.earliestDue, book.staleAt.earliest].compactMap { $0 }.min()
+            let wakeAt = book.schedule.wakeTime(refreshesCanStart: !running.isFull)
             let mail = await mailbox.wait(until: wakeAt, clock: configuration.clock, busy: !running.isEmpty)
             if Task.isCancelled { break }
             if !mail.finished.isEmpty { record(mail.finished, in: &book, running: &running) }
@@ -199,15 +199,16 @@ public final class WidgetDaemon: Sendable {
                             continue
                         }
                         // Requests within a second of the last manual refresh are merged into it.
-                        if let last = book.manualRefreshAt[id], now.timeIntervalSince(last) < WidgetDaemon.reloadCoalescingInterval {
+                        if let last = book.schedule.manualRefreshAt[id], now.timeIntervalSince(last) < WidgetDaemon.reloadCoalescingInterval
+                        {
                             configuration.log(
                                 LogRecord(
                                     .debug, "reload-merged", "\(id): reload requested again within a second; merged into the last one",
                                     widget: id))
                             continue
                         }
-                        book.manualRefreshAt[id] = now
-                        book.dueAt[id] = now
+                        book.schedule.manualRefreshAt[id] = now
+                        book.schedule.dueAt[id] = now
                         configuration.log(LogRecord(.info, "reload-requested", "\(id): reload requested", widget: id))
                     }
                 }
@@ -242,7 +243,7 @@ public final class WidgetDaemon: Sendable {
                 continue
             }
             let kept = book.states[widget.id] ?? WidgetState()
-            let onDisk = book.cachedOnDisk.contains(widget.id)
+            let onDisk = book.states.cachedOnDisk.contains(widget.id)
             let start = running.nextStart()
             let mailbox = mailbox
             let store = configuration.store
@@ -258,7 +259,7 @@ public final class WidgetDaemon: Sendable {
             running.add(widget.id, start: start, task: task)
         }
         // No free place: these wait for the next one, still due.
-        for widget in due { book.dueAt[widget.id] = now }
+        for widget in due { book.schedule.dueAt[widget.id] = now }
     }
 
     /// Rewrites as `stale` the snapshots whose data turned stale by now, at the moment it did rather than
@@ -266,7 +267,7 @@ public final class WidgetDaemon: Sendable {
     /// refresh is under way is left to it: the refresh writes `stale` itself if it fails.
     private func markStale(_ book: inout Book, running: RunningRefreshes) {
         let now = configuration.clock.now()
-        let ids = book.staleAt.popDue(at: now).filter { !running.contains($0) }
+        let ids = book.schedule.staleAt.popDue(at: now).filter { !running.contains($0) }
         guard !ids.isEmpty else { return }
         let store = configuration.store
         var marked = 0
@@ -284,7 +285,7 @@ public final class WidgetDaemon: Sendable {
                         .notice, "stale", "\(id): stale, its last good data is from \(snapshot.lastSuccessAt.map(Timestamp.string) ?? "-")",
                         widget: id, status: Snapshot.Status.stale.rawValue, next: snapshot.nextRefreshAt))
             } catch {
-                book.writeFailures[id, default: 0] += 1
+                book.metrics.writeFailures[id, default: 0] += 1
                 book.unwritten[id] = "\(error)"
                 configuration.log(
                     LogRecord(.error, "write-failed", "\(id): stale, but it was not written — \(error)", widget: id, error: "\(error)"))
@@ -307,7 +308,7 @@ public final class WidgetDaemon: Sendable {
             }
             book.record(refresh.outcome, for: widget, duration: refresh.duration, written: refresh.written, log: configuration.log)
             refreshContinuation.yield(RefreshReport(id: refresh.id, snapshot: refresh.outcome.snapshot, error: refresh.outcome.error))
-            if running.again.remove(refresh.id) != nil { book.dueAt[refresh.id] = configuration.clock.now() }
+            if running.again.remove(refresh.id) != nil { book.schedule.dueAt[refresh.id] = configuration.clock.now() }
             recorded += 1
             if refresh.outcome.snapshot.status == .fresh { fresh += 1 }
         }
@@ -321,7 +322,7 @@ public final class WidgetDaemon: Sendable {
         configuration.log(
             LogRecord(
                 .debug, "wave", "wave done: \(recorded) refreshed, \(fresh) fresh, \(running.count) under way; index written",
-                next: book.earliestDue,
+                next: book.schedule.dueAt.earliest,
                 details: [
                     "refreshed": .number(WidgetNumber(recorded)), "fresh": .number(WidgetNumber(fresh)),
                     "running": .number(WidgetNumber(running.count)),
@@ -468,7 +469,7 @@ public final class WidgetDaemon: Sendable {
             func startNext() -> Bool {
                 guard let widget = iterator.next() else { return false }
                 let kept = states[widget.id] ?? WidgetState()
-                let onDisk = book.cachedOnDisk.contains(widget.id)
+                let onDisk = book.states.cachedOnDisk.contains(widget.id)
                 group.addTask {
                     let started = ContinuousClock.now
                     let state = onDisk ? await WidgetDaemon.fullState(widget.id, kept: kept, store: store) : kept
@@ -498,410 +499,5 @@ public final class WidgetDaemon: Sendable {
             }
         }
         return outcomes.sorted { $0.snapshot.id < $1.snapshot.id }
-    }
-}
-
-// MARK: - Writing
-
-extension WidgetDaemon {
-    /// How a finished refresh's files were written.
-    enum Written: Sendable {
-        /// The snapshot and the state are on disk; their folders are flushed with the others recorded
-        /// together.
-        case done
-        /// Not attempted: the refresh was abandoned or interrupted.
-        case skipped
-        /// The write failed, with why: front-ends still read the previous snapshot.
-        case failed(String)
-    }
-
-    /// The threads refreshes write on: an `fsync` blocks its thread for as long as the disk takes, and the
-    /// cooperative pool's few threads must not wait for disks. Refreshes finishing together write at once,
-    /// so their flushes share the file system's journal commits.
-    private static let writeQueue = DispatchQueue(label: "widgetd.writes", attributes: .concurrent)
-
-    /// The state a refresh starts from: `kept` (the book's, without its cached fetch values) with those
-    /// values read back from the state journal, on a thread of the write queue.
-    static func fullState(_ id: String, kept: WidgetState, store: SnapshotStore) async -> WidgetState {
-        await withCheckedContinuation { continuation in
-            writeQueue.async {
-                var state = kept
-                if let saved = store.savedState(for: id) {
-                    for (stage, fetch) in saved.fetchCache where state.fetchCache[stage]?.validators == fetch.validators {
-                        state.fetchCache[stage] = fetch
-                    }
-                }
-                // A value that could not be read back is no cache: the next fetch is unconditional.
-                state.fetchCache = state.fetchCache.filter { $0.value.value != .null }
-                continuation.resume(returning: state)
-            }
-        }
-    }
-
-    /// Writes what a refresh produced, snapshot then state, without flushing the folders.
-    static func write(_ outcome: WidgetRefresher.Outcome, to store: SnapshotStore) async -> Written {
-        await withCheckedContinuation { continuation in
-            writeQueue.async {
-                do {
-                    try store.writeRefresh(outcome.snapshot, state: outcome.state)
-                    continuation.resume(returning: .done)
-                } catch {
-                    continuation.resume(returning: .failed("\(error)"))
-                }
-            }
-        }
-    }
-}
-
-// MARK: - Book
-
-extension WidgetDaemon {
-    /// The daemon's view of its widgets: definitions, due times, last snapshots, counters.
-    struct Book {
-        let store: SnapshotStore
-        var widgets: [String: WidgetPipeline] = [:]
-        var dueAt = DueQueue()
-        /// When each widget's snapshot, served `fresh` or `cached`, turns `stale` (its last good data passes
-        /// `staleAfter`): the daemon wakes then and rewrites it, without waiting for the next refresh.
-        var staleAt = DueQueue()
-        /// When each widget's last manual refresh (`widgetd reload`) was asked for.
-        var manualRefreshAt: [String: Date] = [:]
-        /// Each widget's last snapshot without its entries: the index and the metrics need only its
-        /// status and dates, and the entries are on disk.
-        var snapshots: [String: Snapshot] = [:]
-        var refreshCounts: [String: [Snapshot.Status: Int]] = [:]
-        var lastDurations: [String: Double] = [:]
-        var failures: [String: [String: Int]] = [:]
-        /// Snapshot or state writes that failed, by widget, since the daemon started.
-        var writeFailures: [String: Int] = [:]
-        /// The widgets whose last snapshot could not be written, with why: `status` shows them.
-        var unwritten: [String: String] = [:]
-        var fetchSeconds: [String: Double] = [:]
-        var fetchBytes: [String: Int] = [:]
-        var budgets: [String: (used: Int, limit: Int)] = [:]
-        /// Each widget's state as last read or written, so a wave reads no state file, but without the
-        /// parsed values of its fetch cache (validators kept, values `null`): a parsed payload is most of
-        /// a widget's memory, and it is in the state journal, which a refresh reads it back from.
-        var states: [String: WidgetState] = [:]
-        /// The widgets whose cached fetch values are only in the state journal.
-        var cachedOnDisk: Set<String> = []
-        /// The asset paths (`assets/…`) each widget's snapshot and kept items refer to.
-        var assetReferences: [String: Set<String>] = [:]
-        /// Whether a refresh since the last collection may have left an image unused.
-        var assetsChanged = true
-        /// What the daemon records about itself for `widgetd status`; nil for `run --once`.
-        var daemon: DaemonRecord?
-
-        init(store: SnapshotStore) {
-            self.store = store
-        }
-
-        /// Adds or replaces `widget`. A widget new to the book starts from `saved`, its saved state (none:
-        /// an empty one); a changed one keeps the state it has.
-        mutating func add(_ widget: WidgetPipeline, saved: WidgetState?, now: Date, startup: Bool) {
-            let id = widget.id
-            let isNew = widgets[id] == nil
-            widgets[id] = widget
-            let state = isNew ? saved ?? WidgetState() : states[id] ?? WidgetState()
-            let snapshot = store.snapshot(for: id)
-            if isNew { keep(state, for: id, savedOnDisk: true) }
-            assetReferences[id] = Book.assetPaths(in: [snapshot?.value, state.value])
-            if let snapshot { snapshots[id] = Book.summary(of: snapshot) }
-            let policy = widget.definition.refreshPolicy
-            let stale = snapshot == nil || state.lastSuccessAt == nil || policy.isStale(lastSuccessAt: state.lastSuccessAt, at: now)
-            watchStaleness(of: id, status: snapshot?.status, lastSuccessAt: state.lastSuccessAt, policy: policy)
-            if stale || !startup {
-                dueAt[id] = now
-            } else if let next = state.nextDueAt {
-                dueAt[id] = max(next, now)  // a run missed while the daemon was down is due now, once
-            } else {
-                dueAt[id] = nil
-            }
-        }
-
-        /// Wakes the daemon when the data of a snapshot served `fresh` or `cached` turns stale.
-        mutating func watchStaleness(of id: String, status: Snapshot.Status?, lastSuccessAt: Date?, policy: RefreshPolicy) {
-            guard status == .fresh || status == .cached else {
-                staleAt[id] = nil
-                return
-            }
-            staleAt[id] = policy.staleAt(lastSuccessAt: lastSuccessAt)
-        }
-
-        /// Keeps `state` as the widget's, without its cached fetch values when they are saved on disk.
-        mutating func keep(_ state: WidgetState, for id: String, savedOnDisk: Bool) {
-            guard savedOnDisk, !state.fetchCache.isEmpty else {
-                states[id] = state
-                cachedOnDisk.remove(id)
-                return
-            }
-            var slim = state
-            for stage in slim.fetchCache.keys { slim.fetchCache[stage]?.value = .null }
-            states[id] = slim
-            cachedOnDisk.insert(id)
-        }
-
-        /// `snapshot` without its entries.
-        static func summary(of snapshot: Snapshot) -> Snapshot {
-            var summary = snapshot
-            summary.entries = []
-            return summary
-        }
-
-        mutating func remove(_ id: String) {
-            widgets[id] = nil
-            dueAt[id] = nil
-            staleAt[id] = nil
-            manualRefreshAt[id] = nil
-            snapshots[id] = nil
-            states[id] = nil
-            cachedOnDisk.remove(id)
-            assetReferences[id] = nil
-            assetsChanged = true
-            store.removeSnapshot(for: id)
-        }
-
-        /// The widgets due at `now`, sorted by id.
-        mutating func due(at now: Date) -> [WidgetPipeline] {
-            dueAt.popDue(at: now).compactMap { widgets[$0] }
-        }
-
-        var earliestDue: Date? {
-            mutating get { dueAt.earliest }
-        }
-
-        /// Takes in a finished refresh whose files `written` says how the writing went.
-        mutating func record(
-            _ outcome: WidgetRefresher.Outcome, for widget: WidgetPipeline, duration: Duration, written: Written,
-            log: (LogRecord) -> Void
-        ) {
-            let id = widget.id
-            let snapshot = outcome.snapshot
-            snapshots[id] = Book.summary(of: snapshot)
-            if case .done = written {
-                keep(outcome.state, for: id, savedOnDisk: true)
-            } else {
-                keep(outcome.state, for: id, savedOnDisk: false)
-            }
-            let references = Book.assetPaths(in: [snapshot.value, outcome.state.value])
-            if references != assetReferences[id] {
-                assetReferences[id] = references
-                assetsChanged = true
-            }
-            dueAt[id] = outcome.state.nextDueAt
-            if case .done = written {
-                watchStaleness(
-                    of: id, status: snapshot.status, lastSuccessAt: outcome.state.lastSuccessAt, policy: widget.definition.refreshPolicy)
-            }
-            refreshCounts[id, default: [:]][snapshot.status, default: 0] += 1
-            let seconds = Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
-            lastDurations[id] = seconds
-            if let error = outcome.error {
-                let stage =
-                    switch error.stage {
-                    case .budget: "schedule"
-                    case .deadline: "deadline"
-                    default: error.kind.rawValue
-                    }
-                failures[id, default: [:]][stage, default: 0] += 1
-            }
-            if let seconds = outcome.fetchSeconds { fetchSeconds[id] = seconds }
-            if let bytes = outcome.fetchBytes { fetchBytes[id] = bytes }
-            budgets[id] = (outcome.state.budgetUsed, widget.definition.schedule.maxPerDay)
-            var writeError: String?
-            if case .failed(let reason) = written {
-                writeError = reason
-                writeFailures[id, default: 0] += 1
-                unwritten[id] = reason
-            } else {
-                unwritten[id] = nil
-            }
-            let next = snapshot.nextRefreshAt.map { "; next at \(Timestamp.string($0))" } ?? ""
-            let count = "\(snapshot.entries.count) entr\(snapshot.entries.count == 1 ? "y" : "ies")"
-            var record = LogRecord(
-                .info, "refreshed", "\(id): fresh, \(count) in \(Int(seconds * 1000)) ms\(next)", widget: id,
-                status: snapshot.status.rawValue, duration: seconds, entries: snapshot.entries.count, next: snapshot.nextRefreshAt)
-            if let error = outcome.error {
-                record.level = .warning
-                record.event = "refresh-failed"
-                record.message = "\(id): \(snapshot.status.rawValue), \(count) — \(error)\(next)"
-                record.error = "\(error)"
-            }
-            if let writeError {
-                // The refresh's result exists only in memory: front-ends still read the previous snapshot.
-                record.level = .error
-                record.event = "write-failed"
-                record.message = "\(id): \(snapshot.status.rawValue), \(count), but it was not written — \(writeError)\(next)"
-                record.error = writeError
-            }
-            log(record)
-        }
-
-        /// The `assets/…` strings anywhere in `values`.
-        static func assetPaths(in values: [WidgetValue?]) -> Set<String> {
-            var paths: Set<String> = []
-            func visit(_ value: WidgetValue) {
-                switch value {
-                case .string(let text) where text.hasPrefix("assets/"): paths.insert(text)
-                case .array(let elements): elements.forEach(visit)
-                case .object(let object): object.values.forEach(visit)
-                default: break
-                }
-            }
-            values.compactMap { $0 }.forEach(visit)
-            return paths
-        }
-
-        mutating func writeIndexAndMetrics(now: Date, log: (LogRecord) -> Void) {
-            do {
-                try store.writeIndex(Array(snapshots.values), generatedAt: now)
-                try AtomicFile.write(Data(metricsText(now: now).utf8), to: store.metricsFile)
-            } catch {
-                log(LogRecord(.error, "write-failed", "\(error)", error: "\(error)"))
-            }
-            writeDaemonRecord(log: log)
-            collectUnusedAssets(log: log)
-        }
-
-        /// Writes ``daemon``, with the current number of widgets.
-        mutating func writeDaemonRecord(log: (LogRecord) -> Void) {
-            guard var record = daemon else { return }
-            record.widgets = widgets.count
-            record.unwritten = unwritten
-            daemon = record
-            do {
-                try store.writeDaemonRecord(record)
-            } catch {
-                log(LogRecord(.error, "write-failed", "\(error)", error: "\(error)"))
-            }
-        }
-
-        /// Deletes downloaded images that no snapshot, and no item kept for fallback, refers to any more;
-        /// only after a refresh changed what is referred to.
-        mutating func collectUnusedAssets(log: (LogRecord) -> Void) {
-            guard assetsChanged else { return }
-            assetsChanged = false
-            let folder = store.assetsDirectory
-            guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder.path), !names.isEmpty else { return }
-            let referenced = assetReferences.values.reduce(into: Set<String>()) { $0.formUnion($1) }
-            let deleted = AssetGarbageCollector.collect(in: folder, referencedBy: referenced.sorted().map(WidgetValue.string))
-            if !deleted.isEmpty {
-                log(
-                    LogRecord(
-                        .debug, "assets-deleted", "deleted \(deleted.count) unused asset\(deleted.count == 1 ? "" : "s")",
-                        details: ["deleted": .number(WidgetNumber(deleted.count))]))
-            }
-        }
-
-        /// The Prometheus text exposition of the daemon's counters and gauges.
-        func metricsText(now: Date) -> String {
-            var lines: [String] = []
-            func label(_ text: String) -> String {
-                // Ids rarely hold either character: skip the two replacements, a thousand widgets × ten families.
-                guard text.utf8.contains(where: { $0 == UInt8(ascii: "\\") || $0 == UInt8(ascii: "\"") }) else { return text }
-                return text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
-            }
-            /// One metric family: its help and type lines, then a sample per (labels, value), in order.
-            func family(_ name: String, _ type: String, _ help: String, _ samples: [(labels: String, value: String)]) {
-                lines.append("# HELP \(name) \(help)")
-                lines.append("# TYPE \(name) \(type)")
-                for sample in samples {
-                    lines.append(sample.labels.isEmpty ? "\(name) \(sample.value)" : "\(name){\(sample.labels)} \(sample.value)")
-                }
-            }
-            func widget(_ id: String) -> String { "widget=\"\(label(id))\"" }
-            let statuses = Snapshot.Status.allCases
-            family(
-                "widgetd_refreshes_total", "counter", "Refreshes run since the daemon started, by resulting status.",
-                refreshCounts.keys.sorted().flatMap { id in
-                    statuses.map { ("\(widget(id)),status=\"\($0.rawValue)\"", "\(refreshCounts[id]?[$0] ?? 0)") }
-                })
-            family(
-                "widgetd_widget_status", "gauge", "Current status of each widget (1 for the current status).",
-                snapshots.keys.sorted().flatMap { id in
-                    statuses.map { ("\(widget(id)),status=\"\($0.rawValue)\"", snapshots[id]?.status == $0 ? "1" : "0") }
-                })
-            family(
-                "widgetd_last_success_timestamp_seconds", "gauge", "When each widget last refreshed successfully.",
-                snapshots.keys.sorted().compactMap { id in
-                    snapshots[id]?.lastSuccessAt.map { (widget(id), "\(Int($0.timeIntervalSince1970))") }
-                })
-            family(
-                "widgetd_refresh_duration_seconds", "gauge", "How long each widget's last refresh took.",
-                lastDurations.keys.sorted().map { (widget($0), String(format: "%.6f", lastDurations[$0]!)) })
-            family(
-                "widgetd_refresh_failures_total", "counter", "Failed refreshes since the daemon started, by failing stage.",
-                failures.keys.sorted().flatMap { id in
-                    failures[id]!.keys.sorted().map { ("\(widget(id)),stage=\"\($0)\"", "\(failures[id]![$0]!)") }
-                })
-            family(
-                "widgetd_write_failures_total", "counter", "Snapshot or state writes that failed since the daemon started.",
-                writeFailures.keys.sorted().map { (widget($0), "\(writeFailures[$0]!)") })
-            family(
-                "widgetd_fetch_duration_seconds", "gauge", "Time spent fetching in each widget's last successful refresh.",
-                fetchSeconds.keys.sorted().map { (widget($0), String(format: "%.6f", fetchSeconds[$0]!)) })
-            family(
-                "widgetd_fetch_bytes", "gauge", "Bytes fetched in each widget's last successful refresh.",
-                fetchBytes.keys.sorted().map { (widget($0), "\(fetchBytes[$0]!)") })
-            family(
-                "widgetd_budget_used", "gauge", "Refreshes used today, in the widget's zone.",
-                budgets.keys.sorted().map { (widget($0), "\(budgets[$0]!.used)") })
-            family(
-                "widgetd_budget_limit", "gauge", "The most refreshes a day (maxPerDay).",
-                budgets.keys.sorted().map { (widget($0), "\(budgets[$0]!.limit)") })
-            family(
-                "widgetd_snapshot_age_seconds", "gauge", "Age of the data each widget serves.",
-                snapshots.keys.sorted().compactMap { id in
-                    snapshots[id]?.lastSuccessAt.map { (widget(id), "\(max(0, Int(now.timeIntervalSince($0))))") }
-                })
-            family("widgetd_widgets", "gauge", "Widgets loaded.", [("", "\(widgets.count)")])
-            return lines.joined(separator: "\n") + "\n"
-        }
-    }
-}
-
-// MARK: - Refreshes under way
-
-extension WidgetDaemon {
-    /// The refreshes the loop started and has not recorded yet, each with the number of its start.
-    struct RunningRefreshes {
-        let limit: Int
-        private var tasks: [String: (start: Int, task: Task<Void, Never>)] = [:]
-        private var starts = 0
-        /// Widgets that became due again while their refresh was under way.
-        var again: Set<String> = []
-
-        init(limit: Int) {
-            self.limit = limit
-        }
-
-        var isEmpty: Bool { tasks.isEmpty }
-        var isFull: Bool { tasks.count >= limit }
-        var count: Int { tasks.count }
-        var ids: [String] { tasks.keys.sorted() }
-
-        func contains(_ id: String) -> Bool { tasks[id] != nil }
-
-        mutating func nextStart() -> Int {
-            starts += 1
-            return starts
-        }
-
-        mutating func add(_ id: String, start: Int, task: Task<Void, Never>) {
-            tasks[id] = (start, task)
-        }
-
-        /// Whether `start` is the refresh of `id` under way; it is then no longer under way.
-        mutating func finish(_ id: String, start: Int) -> Bool {
-            guard tasks[id]?.start == start else { return false }
-            tasks[id] = nil
-            return true
-        }
-
-        /// Cancels the refresh of `id` and forgets it: what it finishes with is ignored.
-        mutating func abandon(_ id: String) {
-            tasks.removeValue(forKey: id)?.task.cancel()
-            again.remove(id)
-        }
     }
 }

@@ -1,0 +1,58 @@
+import Foundation
+import WidgetCore
+import WidgetStages
+
+extension WidgetDaemon {
+    /// Which downloaded images (`OUT/assets/…`) each widget's snapshot and kept fallback items refer to,
+    /// and the deletion of those nothing refers to any more.
+    struct AssetJanitor {
+        private var references: [String: Set<String>] = [:]
+        /// Whether a refresh since the last collection may have left an image unused.
+        private var changed = true
+
+        /// Records what `values` (a snapshot's and a state's) of widget `id` refer to.
+        mutating func update(_ id: String, values: [WidgetValue?]) {
+            let paths = AssetJanitor.paths(in: values)
+            if paths != references[id] {
+                references[id] = paths
+                changed = true
+            }
+        }
+
+        /// Forgets a widget; its images go at the next collection unless another widget uses them.
+        mutating func remove(_ id: String) {
+            references[id] = nil
+            changed = true
+        }
+
+        /// Deletes the images in `folder` that nothing refers to; only after a change in what is referred to.
+        mutating func collect(in folder: URL, log: (LogRecord) -> Void) {
+            guard changed else { return }
+            changed = false
+            guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder.path), !names.isEmpty else { return }
+            let referenced = references.values.reduce(into: Set<String>()) { $0.formUnion($1) }
+            let deleted = AssetGarbageCollector.collect(in: folder, referencedBy: referenced.sorted().map(WidgetValue.string))
+            if !deleted.isEmpty {
+                log(
+                    LogRecord(
+                        .debug, "assets-deleted", "deleted \(deleted.count) unused asset\(deleted.count == 1 ? "" : "s")",
+                        details: ["deleted": .number(WidgetNumber(deleted.count))]))
+            }
+        }
+
+        /// The `assets/…` strings anywhere in `values`.
+        static func paths(in values: [WidgetValue?]) -> Set<String> {
+            var paths: Set<String> = []
+            func visit(_ value: WidgetValue) {
+                switch value {
+                case .string(let text) where text.hasPrefix("assets/"): paths.insert(text)
+                case .array(let elements): for element in elements { visit(element) }
+                case .object(let object): for member in object.values { visit(member) }
+                default: break
+                }
+            }
+            for value in values { if let value { visit(value) } }
+            return paths
+        }
+    }
+}

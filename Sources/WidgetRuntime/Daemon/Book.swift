@@ -1,0 +1,144 @@
+import Foundation
+import WidgetCore
+
+extension WidgetDaemon {
+    /// The daemon's view of its widgets: their pipelines and last snapshots, with the parts that each
+    /// keep one thing: ``RefreshSchedule`` (when), ``StateCache`` (what each widget remembers),
+    /// ``DaemonMetrics`` (counters) and ``AssetJanitor`` (which images are still used).
+    struct Book {
+        let store: SnapshotStore
+        var widgets: [String: WidgetPipeline] = [:]
+        var schedule = RefreshSchedule()
+        var states = StateCache()
+        var metrics = DaemonMetrics()
+        var assets = AssetJanitor()
+        /// Each widget's last snapshot without its entries: the index and the metrics need only its
+        /// status and dates, and the entries are on disk.
+        var snapshots: [String: Snapshot] = [:]
+        /// The widgets whose last snapshot could not be written, with why: `status` shows them.
+        var unwritten: [String: String] = [:]
+        /// What the daemon records about itself for `widgetd status`; nil for `run --once`.
+        var daemon: DaemonRecord?
+
+        init(store: SnapshotStore) {
+            self.store = store
+        }
+
+        /// Adds or replaces `widget`. A widget new to the book starts from `saved`, its saved state (none:
+        /// an empty one); a changed one keeps the state it has.
+        mutating func add(_ widget: WidgetPipeline, saved: WidgetState?, now: Date, startup: Bool) {
+            let id = widget.id
+            let isNew = widgets[id] == nil
+            widgets[id] = widget
+            let state = isNew ? saved ?? WidgetState() : states[id] ?? WidgetState()
+            let snapshot = store.snapshot(for: id)
+            if isNew { states.keep(state, for: id, savedOnDisk: true) }
+            assets.update(id, values: [snapshot?.value, state.value])
+            if let snapshot { snapshots[id] = Book.summary(of: snapshot) }
+            schedule.start(widget, state: state, snapshot: snapshot, now: now, startup: startup)
+        }
+
+        /// `snapshot` without its entries.
+        static func summary(of snapshot: Snapshot) -> Snapshot {
+            var summary = snapshot
+            summary.entries = []
+            return summary
+        }
+
+        /// Forgets a widget and deletes its snapshot (its state is kept, in case it returns).
+        mutating func remove(_ id: String) {
+            widgets[id] = nil
+            schedule.remove(id)
+            snapshots[id] = nil
+            states.remove(id)
+            assets.remove(id)
+            store.removeSnapshot(for: id)
+        }
+
+        /// The widgets due at `now`, sorted by id.
+        mutating func due(at now: Date) -> [WidgetPipeline] {
+            schedule.dueAt.popDue(at: now).compactMap { widgets[$0] }
+        }
+
+        /// Takes in a finished refresh whose files `written` says how the writing went.
+        mutating func record(
+            _ outcome: WidgetRefresher.Outcome, for widget: WidgetPipeline, duration: Duration, written: Written,
+            log: (LogRecord) -> Void
+        ) {
+            let id = widget.id
+            let snapshot = outcome.snapshot
+            snapshots[id] = Book.summary(of: snapshot)
+            if case .done = written {
+                states.keep(outcome.state, for: id, savedOnDisk: true)
+                schedule.watchStaleness(
+                    of: id, status: snapshot.status, lastSuccessAt: outcome.state.lastSuccessAt, policy: widget.definition.refreshPolicy)
+            } else {
+                states.keep(outcome.state, for: id, savedOnDisk: false)
+            }
+            assets.update(id, values: [snapshot.value, outcome.state.value])
+            schedule.dueAt[id] = outcome.state.nextDueAt
+            let seconds = Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+            metrics.record(outcome, for: widget, seconds: seconds, written: written)
+            var writeError: String?
+            if case .failed(let reason) = written {
+                writeError = reason
+                unwritten[id] = reason
+            } else {
+                unwritten[id] = nil
+            }
+            log(Book.refreshRecord(outcome, seconds: seconds, writeError: writeError))
+        }
+
+        /// The log line of a finished refresh: `news: fresh, 1 entry in 12 ms; next at …`, a warning when it
+        /// failed, an error when its files could not be written.
+        static func refreshRecord(_ outcome: WidgetRefresher.Outcome, seconds: Double, writeError: String?) -> LogRecord {
+            let snapshot = outcome.snapshot
+            let id = snapshot.id
+            let next = snapshot.nextRefreshAt.map { "; next at \(Timestamp.string($0))" } ?? ""
+            let count = "\(snapshot.entries.count) entr\(snapshot.entries.count == 1 ? "y" : "ies")"
+            var record = LogRecord(
+                .info, "refreshed", "\(id): fresh, \(count) in \(Int(seconds * 1000)) ms\(next)", widget: id,
+                status: snapshot.status.rawValue, duration: seconds, entries: snapshot.entries.count, next: snapshot.nextRefreshAt)
+            if let error = outcome.error {
+                record.level = .warning
+                record.event = "refresh-failed"
+                record.message = "\(id): \(snapshot.status.rawValue), \(count) — \(error)\(next)"
+                record.error = "\(error)"
+            }
+            if let writeError {
+                // The refresh's result exists only in memory: front-ends still read the previous snapshot.
+                record.level = .error
+                record.event = "write-failed"
+                record.message = "\(id): \(snapshot.status.rawValue), \(count), but it was not written — \(writeError)\(next)"
+                record.error = writeError
+            }
+            return record
+        }
+
+        /// Writes the index, the metrics and the daemon's record, then deletes images nothing uses.
+        mutating func writeIndexAndMetrics(now: Date, log: (LogRecord) -> Void) {
+            do {
+                try store.writeIndex(Array(snapshots.values), generatedAt: now)
+                let text = metrics.text(now: now, snapshots: snapshots, widgetCount: widgets.count)
+                try AtomicFile.write(Data(text.utf8), to: store.metricsFile)
+            } catch {
+                log(LogRecord(.error, "write-failed", "\(error)", error: "\(error)"))
+            }
+            writeDaemonRecord(log: log)
+            assets.collect(in: store.assetsDirectory, log: log)
+        }
+
+        /// Writes ``daemon``, with the current number of widgets.
+        mutating func writeDaemonRecord(log: (LogRecord) -> Void) {
+            guard var record = daemon else { return }
+            record.widgets = widgets.count
+            record.unwritten = unwritten
+            daemon = record
+            do {
+                try store.writeDaemonRecord(record)
+            } catch {
+                log(LogRecord(.error, "write-failed", "\(error)", error: "\(error)"))
+            }
+        }
+    }
+}

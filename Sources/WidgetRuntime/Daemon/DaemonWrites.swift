@@ -1,0 +1,53 @@
+import Foundation
+import WidgetCore
+import WidgetStages
+
+extension WidgetDaemon {
+    /// How a finished refresh's files were written.
+    enum Written: Sendable {
+        /// The snapshot and the state are on disk; their folders are flushed with the others recorded
+        /// together.
+        case done
+        /// Not attempted: the refresh was abandoned or interrupted.
+        case skipped
+        /// The write failed, with why: front-ends still read the previous snapshot.
+        case failed(String)
+    }
+
+    /// The threads refreshes write on: an `fsync` blocks its thread for as long as the disk takes, and the
+    /// cooperative pool's few threads must not wait for disks. Refreshes finishing together write at once,
+    /// so their flushes share the file system's journal commits.
+    private static let writeQueue = DispatchQueue(label: "widgetd.writes", attributes: .concurrent)
+
+    /// The state a refresh starts from: `kept` (the book's, without its cached fetch values) with those
+    /// values read back from the state journal, on a thread of the write queue.
+    static func fullState(_ id: String, kept: WidgetState, store: SnapshotStore) async -> WidgetState {
+        await withCheckedContinuation { continuation in
+            writeQueue.async {
+                var state = kept
+                if let saved = store.savedState(for: id) {
+                    for (stage, fetch) in saved.fetchCache where state.fetchCache[stage]?.validators == fetch.validators {
+                        state.fetchCache[stage] = fetch
+                    }
+                }
+                // A value that could not be read back is no cache: the next fetch is unconditional.
+                state.fetchCache = state.fetchCache.filter { $0.value.value != .null }
+                continuation.resume(returning: state)
+            }
+        }
+    }
+
+    /// Writes what a refresh produced, snapshot then state, without flushing the folders.
+    static func write(_ outcome: WidgetRefresher.Outcome, to store: SnapshotStore) async -> Written {
+        await withCheckedContinuation { continuation in
+            writeQueue.async {
+                do {
+                    try store.writeRefresh(outcome.snapshot, state: outcome.state)
+                    continuation.resume(returning: .done)
+                } catch {
+                    continuation.resume(returning: .failed("\(error)"))
+                }
+            }
+        }
+    }
+}
