@@ -130,13 +130,21 @@ public enum InternetDate {
         return value
     }
 
+    /// Reads exactly `count` digits at `index` and then the byte `separator`.
+    private static func field(
+        _ bytes: UnsafeBufferPointer<UInt8>, _ index: inout Int, _ count: Int, _ end: Int, then separator: UInt8
+    ) -> Int? {
+        guard let value = digits(bytes, &index, count, end), index < end, bytes[index] == separator else { return nil }
+        index += 1
+        return value
+    }
+
     private static func parseISO(_ bytes: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int) -> (seconds: Double, zoned: Bool)? {
         var index = start
-        guard let year = digits(bytes, &index, 4, end), index < end, bytes[index] == UInt8(ascii: "-") else { return nil }
-        index += 1
-        guard let month = digits(bytes, &index, 2, end), index < end, bytes[index] == UInt8(ascii: "-") else { return nil }
-        index += 1
-        guard let day = digits(bytes, &index, 2, end) else { return nil }
+        guard let year = field(bytes, &index, 4, end, then: UInt8(ascii: "-")),
+            let month = field(bytes, &index, 2, end, then: UInt8(ascii: "-")),
+            let day = digits(bytes, &index, 2, end)
+        else { return nil }
         var hour = 0
         var minute = 0
         var second = 0
@@ -249,11 +257,10 @@ public enum InternetDate {
         hour: Int, minute: Int, second: Int
     )? {
         var cursor = index
-        guard let hour = digits(bytes, &cursor, 2, end), cursor < end, bytes[cursor] == UInt8(ascii: ":") else { return nil }
-        cursor += 1
-        guard let minute = digits(bytes, &cursor, 2, end), cursor < end, bytes[cursor] == UInt8(ascii: ":") else { return nil }
-        cursor += 1
-        guard let second = digits(bytes, &cursor, 2, end) else { return nil }
+        guard let hour = field(bytes, &cursor, 2, end, then: UInt8(ascii: ":")),
+            let minute = field(bytes, &cursor, 2, end, then: UInt8(ascii: ":")),
+            let second = digits(bytes, &cursor, 2, end)
+        else { return nil }
         index = cursor
         return (hour, minute, second)
     }
