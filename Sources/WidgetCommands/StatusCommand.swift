@@ -66,7 +66,7 @@ public struct StatusCommand: WidgetCommand {
                 ]
                 object["ageSeconds"] = snapshot.lastSuccessAt.map { .number(WidgetNumber(max(0, Int(now.timeIntervalSince($0))))) } ?? .null
                 object["nextRefreshAt"] = snapshot.nextRefreshAt.map { .string(Timestamp.string($0)) } ?? .null
-                object["refreshesToday"] = .number(WidgetNumber(state.budgetDay == nil ? 0 : state.budgetUsed))
+                object["refreshesToday"] = .number(WidgetNumber(state.refreshesToday(at: now)))
                 object["entries"] = .number(WidgetNumber(snapshot.entries.count))
                 object["error"] = snapshot.error.map(WidgetValue.string) ?? .null
                 object["writeError"] = unwritten[snapshot.id].map(WidgetValue.string) ?? .null
@@ -84,7 +84,7 @@ public struct StatusCommand: WidgetCommand {
             var rows = [["ID", "STATUS", "AGE", "NEXT REFRESH", "TODAY", "LAST ERROR"]]
             for (snapshot, state) in snapshots {
                 let age = snapshot.lastSuccessAt.map { StatusCommand.age(now.timeIntervalSince($0)) } ?? "-"
-                let today = state.budgetDay == nil ? "0" : "\(state.budgetUsed)"
+                let today = "\(state.refreshesToday(at: now))"
                 let writeError = unwritten[snapshot.id].map { "its last refresh could not be written: \($0)" }
                 rows.append([
                     snapshot.id, writeError == nil ? snapshot.status.rawValue : "unwritten", age,

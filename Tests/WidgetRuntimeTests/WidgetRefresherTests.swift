@@ -33,6 +33,21 @@ struct WidgetRefresherTests {
         #expect(outcome.error?.description == "source: the server said ***, and *** in base64")
     }
 
+    /// The budget's day ends at the next local midnight; from then on its count is yesterday's, which
+    /// `status` reads without knowing the widget's zone.
+    @Test func theBudgetCountBelongsToItsLocalDayOnly() async throws {
+        let source = InMemorySource()
+        source.set("news", json: #"{"headline": "Rain tomorrow"}"#)
+        let widget = try TestWidgets.pipeline(Self.hourly, file: "widgets.d/news.json")
+        let outcome = await TestWidgets.refresher(source).refresh(widget, state: WidgetState(), now: start)
+        let midnight = TestWidgets.date("2026-11-23T00:00:00Z")
+        #expect(outcome.state.budgetDayEndsAt == midnight)
+        #expect(outcome.state.refreshesToday(at: midnight.addingTimeInterval(-1)) == 1)
+        #expect(outcome.state.refreshesToday(at: midnight) == 0)
+        #expect(WidgetState(value: outcome.state.value).budgetDayEndsAt == midnight)
+        #expect(WidgetState().refreshesToday(at: start) == 0)
+    }
+
     // MARK: - Status
 
     @Test func successfulRefreshIsFreshWithTheNewEntriesAndTheNextScheduledTime() async throws {

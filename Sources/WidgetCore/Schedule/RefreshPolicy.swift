@@ -104,11 +104,15 @@ public struct RefreshPolicy: Sendable {
         refreshesToday(used: used, day: day, at: now) >= schedule.maxPerDay
     }
 
+    /// When the budget day of `date` ends: the start of the next local day.
+    public func budgetDayEnds(after date: Date) -> Date {
+        let start = calendar.startOfDay(for: date)
+        return calendar.date(byAdding: .day, value: 1, to: start) ?? date.addingTimeInterval(86_400)
+    }
+
     /// When a spent budget allows the next refresh: the start of the next local day, jitter included.
     public func budgetRenews(after date: Date) -> Date {
-        let start = calendar.startOfDay(for: date)
-        let next = calendar.date(byAdding: .day, value: 1, to: start) ?? date.addingTimeInterval(86_400)
-        return next.addingTimeInterval(jitterOffset)
+        budgetDayEnds(after: date).addingTimeInterval(jitterOffset)
     }
 
     private var calendar: Calendar {

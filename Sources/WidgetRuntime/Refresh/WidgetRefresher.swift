@@ -81,6 +81,7 @@ public struct WidgetRefresher: Sendable {
         var state = state
         state.budgetUsed = policy.refreshesToday(used: state.budgetUsed, day: state.budgetDay, at: now)
         state.budgetDay = policy.budgetDay(now)
+        state.budgetDayEndsAt = policy.budgetDayEnds(after: now)
         if respectBudget, policy.budgetIsSpent(used: state.budgetUsed, day: state.budgetDay, at: now) {
             let next = policy.budgetRenews(after: now)
             let message =

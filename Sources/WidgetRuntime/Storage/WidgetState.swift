@@ -25,6 +25,16 @@ public struct WidgetState: Sendable, Hashable {
     public var budgetDay: String?
     /// Refreshes run on `budgetDay`.
     public var budgetUsed = 0
+    /// When `budgetDay` ends (the next local midnight): from then on ``budgetUsed`` counts for a day
+    /// that is over, which `status` can tell without knowing the widget's zone.
+    public var budgetDayEndsAt: Date?
+
+    /// The refreshes counted for the day of `now`: ``budgetUsed`` until ``budgetDayEndsAt``, then 0.
+    public func refreshesToday(at now: Date) -> Int {
+        guard budgetDay != nil else { return 0 }
+        if let budgetDayEndsAt, now >= budgetDayEndsAt { return 0 }
+        return budgetUsed
+    }
     /// Validators and parsed values of the last successful fetches, for conditional requests.
     public var fetchCache: [String: CachedFetch] = [:]
 
@@ -44,6 +54,7 @@ public struct WidgetState: Sendable, Hashable {
         object["consecutiveFailures"] = .number(WidgetNumber(consecutiveFailures))
         object["budgetDay"] = budgetDay.map(WidgetValue.string) ?? .null
         object["budgetUsed"] = .number(WidgetNumber(budgetUsed))
+        object["budgetDayEndsAt"] = budgetDayEndsAt.map { .string(Timestamp.string($0)) } ?? .null
         var cache = WidgetObject()
         for (stage, fetch) in fetchCache.sorted(by: { $0.key < $1.key }) {
             cache[stage] = ["validators": WidgetState.value(of: fetch.validators), "value": fetch.value]
@@ -64,6 +75,7 @@ public struct WidgetState: Sendable, Hashable {
         consecutiveFailures = value["consecutiveFailures"]?.number?.int ?? 0
         budgetDay = value["budgetDay"]?.string
         budgetUsed = value["budgetUsed"]?.number?.int ?? 0
+        budgetDayEndsAt = value["budgetDayEndsAt"]?.string.flatMap(Timestamp.date)
         for (stage, entry) in value["fetchCache"]?.object ?? [:] {
             guard let validators = entry["validators"]?.object, let cached = entry["value"] else { continue }
             fetchCache[stage] = CachedFetch(validators: WidgetState.validators(from: validators), value: cached)
