@@ -32,8 +32,11 @@ extension WidgetDaemon {
             widgets[id] = widget
             let state = isNew ? saved ?? WidgetState() : states[id] ?? WidgetState()
             let snapshot = store.snapshot(for: id)
-            if isNew { states.keep(state, for: id, savedOnDisk: true) }
-            assets.update(id, values: [snapshot?.value, state.value])
+            if isNew {
+                // The full state, before it is slimmed: its fallback items may refer to images.
+                assets.update(id, values: [snapshot?.value, state.value])
+                states.keep(state, for: id, savedOnDisk: true)
+            }
             if let snapshot { snapshots[id] = Book.summary(of: snapshot) }
             schedule.start(widget, state: state, snapshot: snapshot, now: now, startup: startup)
         }
