@@ -42,9 +42,13 @@ public struct RunCommand: WidgetCommand {
         One process writes to OUT at a time (a lock on OUT/.state/daemon.lock, released when the
         process ends, however it ends): a second daemon, or --once while a daemon runs, exits 1.
 
+        Each widget refreshes on its own schedule, on a thread of its own, within its "deadline"
+        (default 1m); a snapshot whose data passes "staleAfter" is rewritten stale at that moment.
+
         Signals: SIGTERM and SIGINT stop the daemon within 1.5 s; a refresh under way is abandoned
-        and its widget keeps its last snapshot. SIGHUP reloads the definitions (so does any change in DIR);
-        a widget whose new definition is invalid keeps running its last valid one.
+        (the programs of command transforms are killed) and its widget keeps its last snapshot. SIGHUP
+        reloads the definitions (so does any change in DIR); a widget whose new definition is invalid
+        keeps running its last valid one.
 
         Under systemd (Type=notify) the daemon reports READY=1 once the definitions are loaded,
         RELOADING=1 and READY=1 around reloads, STOPPING=1, and WATCHDOG=1 when WatchdogSec= is set.
