@@ -93,6 +93,14 @@ public struct DefinitionReader: Sendable {
     ///   - data: the file's bytes.
     ///   - file: the file as the user named it, used in diagnostics; its base name is the default id.
     public func read(_ data: Data, file: String) -> Result {
+        // Comments and trailing commas become spaces, every position kept (see DefinitionText).
+        let prepared = DefinitionText.prepare(data)
+        if let start = prepared.unclosedComment {
+            let problem = Diagnostic(
+                file: file, location: start, path: nil, message: "this /* comment is never closed; end it with */")
+            return Result(widgets: [], diagnostics: [problem])
+        }
+        let data = prepared.data
         // The fast reader first; locations are worked out only for a file that has problems.
         let value: WidgetValue
         do {
@@ -107,6 +115,12 @@ public struct DefinitionReader: Sendable {
             return Result(widgets: [], diagnostics: [problem])
         }
         var session = Session(file: file, reader: self, source: data)
+        for duplicate in prepared.duplicates {
+            session.diagnostics.append(
+                Diagnostic(
+                    file: file, location: duplicate.second, path: duplicate.object.appending(duplicate.key),
+                    message: "the key \"\(duplicate.key)\" is written twice in this object, first at \(duplicate.first); keep one"))
+        }
         let definitions = session.readDefinitions(value)
         var widgets: [WidgetPipeline] = []
         for definition in definitions {
