@@ -31,43 +31,42 @@ enum DefinitionText {
         var unclosedComment: SourceLocation?
     }
 
-    private enum Frame {
-        case object(keys: [String: SourceLocation], key: String?, expectingKey: Bool)
-        case array(index: Int)
+    /// An object or array being read, changed in place on the stack.
+    private struct Frame {
+        var isObject: Bool
+        /// An object's keys so far, by the stable hash of their text, with the offset each was first
+        /// written at (a key is compared as text only when its hash was seen before).
+        var keys: [UInt64: Int] = [:]
+        /// Where an object's current key is written (its opening quote), for the path of a duplicate.
+        var key: Int?
+        /// Whether an object's next string is a key.
+        var expectingKey = true
+        /// An array's current index.
+        var index = 0
     }
 
     /// `data` with comments and trailing commas blanked out, and the keys it repeats.
+    ///
+    /// One pass finds what to blank and the keys; a second builds the new text only when there is
+    /// something to blank. Lines and columns are worked out only for what is reported.
     static func prepare(_ data: Data) -> Prepared {
-        // Most files have neither comments nor trailing commas: their bytes are kept as they are.
         let bytes = [UInt8](data)
-        var out: [UInt8] = []
-        out.reserveCapacity(bytes.count)
-        var changed = false
-        var duplicates: [Duplicate] = []
+        let count = bytes.count
+        /// Byte ranges to blank: comments (a space a character, line breaks kept) and trailing commas.
+        var blanks: [Range<Int>] = []
+        var duplicates: [(object: ValuePath, key: String, first: Int, second: Int)] = []
         var stack: [Frame] = []
-        var line = 1
-        var column = 1
         var pendingComma: Int?
         var index = 0
-        let count = bytes.count
-
-        /// Moves past the byte at `index` that was copied or blanked, keeping the line and column.
-        func step(_ byte: UInt8) {
-            if byte == 0x0A {
-                line += 1
-                column = 1
-            } else if byte & 0xC0 != 0x80 {
-                column += 1
-            }
-        }
 
         /// The path of the object or array on top of the stack.
         func containerPath() -> ValuePath {
             var components: [ValuePath.Component] = []
             for frame in stack.dropLast() {
-                switch frame {
-                case .object(_, let key, _): if let key { components.append(.key(key)) }
-                case .array(let position): components.append(.index(position))
+                if frame.isObject {
+                    if let key = frame.key { components.append(.key(keyText(at: key, in: bytes))) }
+                } else {
+                    components.append(.index(frame.index))
                 }
             }
             return ValuePath(components: components)
@@ -77,105 +76,126 @@ enum DefinitionText {
             let byte = bytes[index]
             switch byte {
             case 0x20, 0x09, 0x0A, 0x0D:
-                out.append(byte)
-                step(byte)
                 index += 1
             case UInt8(ascii: "/")
             where index + 1 < count && (bytes[index + 1] == UInt8(ascii: "/") || bytes[index + 1] == UInt8(ascii: "*")):
-                changed = true
-                let block = bytes[index + 1] == UInt8(ascii: "*")
-                let start = SourceLocation(line: line, column: column)
-                out.append(0x20)
-                out.append(0x20)
-                column += 2
-                index += 2
-                var closed = !block
-                while index < count {
-                    let inner = bytes[index]
-                    if !block, inner == 0x0A { break }
-                    if block, inner == UInt8(ascii: "*"), index + 1 < count, bytes[index + 1] == UInt8(ascii: "/") {
-                        out.append(0x20)
-                        out.append(0x20)
-                        column += 2
-                        index += 2
-                        closed = true
-                        break
+                let start = index
+                if bytes[index + 1] == UInt8(ascii: "/") {
+                    index += 2
+                    while index < count, bytes[index] != 0x0A { index += 1 }
+                } else {
+                    index += 2
+                    while index + 1 < count, !(bytes[index] == UInt8(ascii: "*") && bytes[index + 1] == UInt8(ascii: "/")) { index += 1 }
+                    guard index + 1 < count else {
+                        return Prepared(data: data, unclosedComment: location(of: start, in: bytes))
                     }
-                    // One space a character, line breaks kept: columns after the comment stay the file's.
-                    if inner == 0x0A || inner == 0x0D {
-                        out.append(inner)
-                    } else if inner & 0xC0 != 0x80 {
-                        out.append(0x20)
-                    }
-                    step(inner)
-                    index += 1
+                    index += 2
                 }
-                if !closed { return Prepared(data: data, unclosedComment: start) }
+                blanks.append(start..<index)
             case UInt8(ascii: "\""):
-                let start = SourceLocation(line: line, column: column)
                 let opening = index
-                out.append(byte)
-                step(byte)
                 index += 1
-                var escaped = false
-                while index < count {
-                    let inner = bytes[index]
-                    out.append(inner)
-                    step(inner)
+                var escapes = false
+                while index < count, bytes[index] != UInt8(ascii: "\"") {
+                    if bytes[index] == UInt8(ascii: "\\") {
+                        escapes = true
+                        index += 1
+                    }
                     index += 1
-                    if escaped {
-                        escaped = false
-                    } else if inner == UInt8(ascii: "\\") {
-                        escaped = true
-                    } else if inner == UInt8(ascii: "\"") {
-                        break
-                    }
                 }
+                index = min(index + 1, count)
                 pendingComma = nil
-                if case .object(var keys, _, true) = stack.last {
-                    let raw = Data(bytes[opening..<index])
-                    let key = (try? JSONReader.read(raw))?.string ?? String(decoding: raw.dropFirst().dropLast(), as: UTF8.self)
-                    if let first = keys[key] {
-                        duplicates.append(Duplicate(object: containerPath(), key: key, first: first, second: start))
+                if let top = stack.indices.last, stack[top].isObject, stack[top].expectingKey {
+                    // Escapes are rare in keys; only then is the key decoded before it is hashed.
+                    let hash =
+                        escapes
+                        ? StableHash.fnv1a(keyText(at: opening, in: bytes).utf8)
+                        : StableHash.fnv1a(bytes[(opening + 1)..<max(opening + 1, index - 1)])
+                    if let first = stack[top].keys[hash] {
+                        let key = keyText(at: opening, in: bytes)
+                        if key == keyText(at: first, in: bytes) { duplicates.append((containerPath(), key, first, opening)) }
                     } else {
-                        keys[key] = start
+                        stack[top].keys[hash] = opening
                     }
-                    stack[stack.count - 1] = .object(keys: keys, key: key, expectingKey: false)
+                    stack[top].key = opening
+                    stack[top].expectingKey = false
                 }
             case UInt8(ascii: ","):
-                pendingComma = out.count
-                out.append(byte)
-                step(byte)
+                pendingComma = index
+                if let top = stack.indices.last {
+                    if stack[top].isObject {
+                        stack[top].expectingKey = true
+                    } else {
+                        stack[top].index += 1
+                    }
+                }
                 index += 1
-                switch stack.last {
-                case .object(let keys, let key, _): stack[stack.count - 1] = .object(keys: keys, key: key, expectingKey: true)
-                case .array(let position): stack[stack.count - 1] = .array(index: position + 1)
-                case nil: break
-                }
             case UInt8(ascii: "}"), UInt8(ascii: "]"):
-                if let comma = pendingComma {
-                    // A trailing comma: nothing but white space and comments since it.
-                    out[comma] = 0x20
-                    changed = true
-                }
+                // A trailing comma: nothing but white space and comments since it.
+                if let comma = pendingComma { blanks.append(comma..<(comma + 1)) }
                 pendingComma = nil
                 if !stack.isEmpty { stack.removeLast() }
-                out.append(byte)
-                step(byte)
                 index += 1
             case UInt8(ascii: "{"), UInt8(ascii: "["):
                 pendingComma = nil
-                stack.append(byte == UInt8(ascii: "{") ? .object(keys: [:], key: nil, expectingKey: true) : .array(index: 0))
-                out.append(byte)
-                step(byte)
+                stack.append(Frame(isObject: byte == UInt8(ascii: "{")))
                 index += 1
             default:
                 pendingComma = nil
-                out.append(byte)
-                step(byte)
                 index += 1
             }
         }
-        return Prepared(data: changed ? Data(out) : data, duplicates: duplicates)
+        var prepared = Prepared(data: data)
+        prepared.duplicates = duplicates.map {
+            Duplicate(object: $0.object, key: $0.key, first: location(of: $0.first, in: bytes), second: location(of: $0.second, in: bytes))
+        }
+        guard !blanks.isEmpty else { return prepared }
+        var out: [UInt8] = []
+        out.reserveCapacity(count)
+        var copied = 0
+        for blank in blanks.sorted(by: { $0.lowerBound < $1.lowerBound }) {
+            out.append(contentsOf: bytes[copied..<blank.lowerBound])
+            // One space a character, line breaks kept: columns after the blank stay the file's.
+            for position in blank {
+                let byte = bytes[position]
+                if byte == 0x0A || byte == 0x0D {
+                    out.append(byte)
+                } else if byte & 0xC0 != 0x80 {
+                    out.append(0x20)
+                }
+            }
+            copied = blank.upperBound
+        }
+        out.append(contentsOf: bytes[copied...])
+        prepared.data = Data(out)
+        return prepared
+    }
+
+    /// The text of the key whose opening quote is at `offset`, its escapes decoded.
+    private static func keyText(at offset: Int, in bytes: [UInt8]) -> String {
+        var end = offset + 1
+        var escapes = false
+        while end < bytes.count, bytes[end] != UInt8(ascii: "\"") {
+            if bytes[end] == UInt8(ascii: "\\") {
+                escapes = true
+                end += 1
+            }
+            end += 1
+        }
+        let raw = bytes[(offset + 1)..<min(end, bytes.count)]
+        guard escapes else { return String(decoding: raw, as: UTF8.self) }
+        return (try? JSONReader.read(Data(bytes[offset..<min(end + 1, bytes.count)])))?.string ?? String(decoding: raw, as: UTF8.self)
+    }
+
+    /// The line and column (in Unicode scalars) of the byte at `offset`.
+    private static func location(of offset: Int, in bytes: [UInt8]) -> SourceLocation {
+        var line = 1
+        var lineStart = 0
+        for position in 0..<offset where bytes[position] == 0x0A {
+            line += 1
+            lineStart = position + 1
+        }
+        let column = bytes[lineStart..<offset].reduce(1) { $1 & 0xC0 != 0x80 ? $0 + 1 : $0 }
+        return SourceLocation(line: line, column: column)
     }
 }
