@@ -110,9 +110,8 @@ enum SignalHandling {
                     }
                 }
             }
-            // Whichever ends first, the other follows: a stop cancels the daemon, a daemon that failed
-            // ends the loop (and its error is thrown from here).
-            defer { group.cancelAll() }
+            // Whichever ends first, the other follows: a stop cancels the daemon; a daemon that failed
+            // throws from here, and a group left by a throw cancels and awaits the loop itself.
             try await group.next()
             group.cancelAll()
             try await group.waitForAll()

@@ -251,7 +251,7 @@ extension DefinitionReader {
                 deadline: document.deadline, fallback: document.fallback, placeholder: document.placeholder, file: file,
                 fingerprint: WidgetDefinition.fingerprint(of: value)
             )
-            base.secretUses = secretUses.sorted { "\($0.namespace).\($0.name)" < "\($1.namespace).\($1.name)" }
+            base.secretUses = secretUses.sorted { $0.display < $1.display }
             guard let instances = document.instances else { return [base] }
             return instances.compactMap { instance in
                 var definition = base

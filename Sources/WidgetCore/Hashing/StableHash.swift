@@ -9,9 +9,10 @@
 public enum StableHash {
     /// FNV-1a, 64 bits.
     public static func fnv1a(_ bytes: some Sequence<UInt8>) -> UInt64 {
-        var hash = Wide()
-        for byte in bytes { hash.add(byte) }
-        return hash.first
+        // Not through `Wide`: request fingerprints and definition keys need one hash, not two.
+        var hash: UInt64 = Wide.offsetBasis
+        for byte in bytes { hash = (hash ^ UInt64(byte)) &* Wide.prime }
+        return hash
     }
 
     /// FNV-1a followed by the 64-bit finalizer of MurmurHash3: inputs that differ in one byte get
@@ -36,8 +37,12 @@ public enum StableHash {
     /// hasher.hexDigest   // 32 hexadecimal digits at most
     /// ```
     public struct Wide: Sendable {
+        /// FNV's 64-bit offset basis and prime.
+        static let offsetBasis: UInt64 = 0xcbf2_9ce4_8422_2325
+        static let prime: UInt64 = 0x100_0000_01b3
+
         /// The FNV-1a half.
-        public private(set) var first: UInt64 = 0xcbf2_9ce4_8422_2325
+        public private(set) var first: UInt64 = offsetBasis
         /// The FNV-1 half (multiply, then xor), from FNV-1's own offset basis.
         public private(set) var second: UInt64 = 0x6c62_272e_07bb_0142
 
@@ -46,8 +51,8 @@ public enum StableHash {
 
         /// Feeds one byte.
         public mutating func add(_ byte: UInt8) {
-            first = (first ^ UInt64(byte)) &* 0x100_0000_01b3
-            second = (second &* 0x100_0000_01b3) ^ UInt64(byte)
+            first = (first ^ UInt64(byte)) &* Self.prime
+            second = (second &* Self.prime) ^ UInt64(byte)
         }
 
         /// The two halves in hexadecimal, without leading zeros, first then second.

@@ -94,16 +94,6 @@ public struct RefreshPolicy: Sendable {
         return String(format: "%04d-%02d-%02d", parts.year ?? 0, parts.month ?? 0, parts.day ?? 0)
     }
 
-    /// The refreshes counted on `now`'s day, given `used` counted on `day`.
-    public func refreshesToday(used: Int, day: String?, at now: Date) -> Int {
-        day == budgetDay(now) ? used : 0
-    }
-
-    /// Whether another refresh at `now` would pass `maxPerDay`.
-    public func budgetIsSpent(used: Int, day: String?, at now: Date) -> Bool {
-        refreshesToday(used: used, day: day, at: now) >= schedule.maxPerDay
-    }
-
     /// When the budget day of `date` ends: the start of the next local day.
     public func budgetDayEnds(after date: Date) -> Date {
         let start = calendar.startOfDay(for: date)

@@ -202,15 +202,7 @@ public enum InternetDate {
                 index += 1
             }
         }
-        // Day.
-        var day = 0
-        var dayDigits = 0
-        while index < end, isDigit(bytes[index]), dayDigits < 2 {
-            day = day * 10 + Int(bytes[index] - 0x30)
-            index += 1
-            dayDigits += 1
-        }
-        guard dayDigits > 0 else {
+        guard let day = dayOfMonth(bytes, &index, end) else {
             if index < end, isLetter(bytes[index]) { return parseMonthFirst(bytes, index, end) }
             return nil
         }
@@ -224,6 +216,18 @@ public enum InternetDate {
         return parseYearTimeZone(bytes, index, end, day: day, month: month)
     }
 
+    /// One or two digits at `index`: a day of the month as written (`6`, `06`); nil, `index` unmoved, when
+    /// there is no digit.
+    private static func dayOfMonth(_ bytes: UnsafeBufferPointer<UInt8>, _ index: inout Int, _ end: Int) -> Int? {
+        var day = 0
+        let start = index
+        while index < end, isDigit(bytes[index]), index - start < 2 {
+            day = day * 10 + Int(bytes[index] - 0x30)
+            index += 1
+        }
+        return index > start ? day : nil
+    }
+
     /// `Jun 10 2003 04:00:00 GMT`, `June 10, 2003`, and `asctime`'s `Nov  6 08:49:37 1994` (UTC).
     private static func parseMonthFirst(_ bytes: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int) -> (seconds: Double, zoned: Bool)? {
         var index = start
@@ -232,14 +236,7 @@ public enum InternetDate {
         guard let month = monthNumber(bytes, monthStart, index) else { return nil }
         if index < end, bytes[index] == UInt8(ascii: ".") { index += 1 }
         while index < end, isSpace(bytes[index]) { index += 1 }
-        var day = 0
-        var dayDigits = 0
-        while index < end, isDigit(bytes[index]), dayDigits < 2 {
-            day = day * 10 + Int(bytes[index] - 0x30)
-            index += 1
-            dayDigits += 1
-        }
-        guard dayDigits > 0 else { return nil }
+        guard let day = dayOfMonth(bytes, &index, end) else { return nil }
         while index < end, isSpace(bytes[index]) || bytes[index] == UInt8(ascii: ",") { index += 1 }
         if let time = asctimeTime(bytes, &index, end) {
             // asctime: the time, then the year, and no zone (HTTP's are in GMT).

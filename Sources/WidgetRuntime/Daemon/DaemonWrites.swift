@@ -40,6 +40,41 @@ extension WidgetDaemon {
         }
     }
 
+    /// What ``markStale(_:at:store:)`` did with one widget's snapshot.
+    enum StaleMark: Sendable {
+        /// Rewritten `stale`.
+        case marked(Snapshot)
+        /// Not written, with why.
+        case failed(String)
+        /// Missing, or no longer `fresh` or `cached`: left alone.
+        case unchanged
+    }
+
+    /// Rewrites the snapshots of `ids` as `stale` at `now`, entries and all, on a thread of the write
+    /// queue (a snapshot is read back from disk, as the book keeps none of its entries), flushing the
+    /// folder once for them all.
+    static func markStale(_ ids: [String], at now: Date, store: SnapshotStore) async -> [(id: String, mark: StaleMark)] {
+        await withCheckedContinuation { continuation in
+            writeQueue.async {
+                let marks = ids.map { id -> (id: String, mark: StaleMark) in
+                    guard var snapshot = store.snapshot(for: id), snapshot.status == .fresh || snapshot.status == .cached else {
+                        return (id, .unchanged)
+                    }
+                    snapshot.status = .stale
+                    snapshot.generatedAt = now
+                    do {
+                        try store.write(snapshot, syncsFolder: false)
+                        return (id, .marked(snapshot))
+                    } catch {
+                        return (id, .failed("\(error)"))
+                    }
+                }
+                store.syncFolders()
+                continuation.resume(returning: marks)
+            }
+        }
+    }
+
     /// Writes what a refresh produced, snapshot then state, without flushing the folders.
     static func write(_ outcome: WidgetRefresher.Outcome, to store: SnapshotStore) async -> Written {
         await withCheckedContinuation { continuation in

@@ -176,7 +176,7 @@ public final class WidgetDaemon: Sendable {
         var running = RunningRefreshes(limit: max(1, configuration.maximumConcurrentRefreshes))
         while !Task.isCancelled {
             startDue(&book, running: &running)
-            markStale(&book, running: running)
+            await markStale(&book, running: running)
             // With refreshes under way the loop waits for them too: it is not idle.
             let wakeAt = book.schedule.wakeTime(refreshesCanStart: !running.isFull)
             let mail = await mailbox.wait(until: wakeAt, clock: configuration.clock, busy: !running.isEmpty)
@@ -265,18 +265,14 @@ public final class WidgetDaemon: Sendable {
     /// Rewrites as `stale` the snapshots whose data turned stale by now, at the moment it did rather than
     /// at the next refresh (which may be an interval away, or a day for a spent budget). A widget whose
     /// refresh is under way is left to it: the refresh writes `stale` itself if it fails.
-    private func markStale(_ book: inout Book, running: RunningRefreshes) {
+    private func markStale(_ book: inout Book, running: RunningRefreshes) async {
         let now = configuration.clock.now()
         let ids = book.schedule.staleAt.popDue(at: now).filter { !running.contains($0) }
         guard !ids.isEmpty else { return }
-        let store = configuration.store
         var marked = 0
-        for id in ids {
-            guard var snapshot = store.snapshot(for: id), snapshot.status == .fresh || snapshot.status == .cached else { continue }
-            snapshot.status = .stale
-            snapshot.generatedAt = now
-            do {
-                try store.write(snapshot)
+        for (id, mark) in await WidgetDaemon.markStale(ids, at: now, store: configuration.store) {
+            switch mark {
+            case .marked(let snapshot):
                 book.snapshots[id] = Book.summary(of: snapshot)
                 book.unwritten[id] = nil
                 marked += 1
@@ -284,11 +280,13 @@ public final class WidgetDaemon: Sendable {
                     LogRecord(
                         .notice, "stale", "\(id): stale, its last good data is from \(snapshot.lastSuccessAt.map(Timestamp.string) ?? "-")",
                         widget: id, status: Snapshot.Status.stale.rawValue, next: snapshot.nextRefreshAt))
-            } catch {
+            case .failed(let reason):
                 book.metrics.writeFailures[id, default: 0] += 1
-                book.unwritten[id] = "\(error)"
+                book.unwritten[id] = reason
                 configuration.log(
-                    LogRecord(.error, "write-failed", "\(id): stale, but it was not written — \(error)", widget: id, error: "\(error)"))
+                    LogRecord(.error, "write-failed", "\(id): stale, but it was not written — \(reason)", widget: id, error: reason))
+            case .unchanged:
+                break
             }
         }
         if marked > 0 { book.writeIndexAndMetrics(now: now, log: configuration.log) }

@@ -79,10 +79,13 @@ public struct WidgetRefresher: Sendable {
         let definition = pipeline.definition
         let policy = definition.refreshPolicy
         var state = state
-        state.budgetUsed = policy.refreshesToday(used: state.budgetUsed, day: state.budgetDay, at: now)
-        state.budgetDay = policy.budgetDay(now)
+        let today = policy.budgetDay(now)
+        if state.budgetDay != today {
+            state.budgetDay = today
+            state.budgetUsed = 0
+        }
         state.budgetDayEndsAt = policy.budgetDayEnds(after: now)
-        if respectBudget, policy.budgetIsSpent(used: state.budgetUsed, day: state.budgetDay, at: now) {
+        if respectBudget, state.budgetUsed >= definition.schedule.maxPerDay {
             let next = policy.budgetRenews(after: now)
             let message =
                 "the daily budget of \(definition.schedule.maxPerDay) refreshes is used up; the next refresh waits until \(Timestamp.string(next))"

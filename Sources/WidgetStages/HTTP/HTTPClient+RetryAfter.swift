@@ -3,7 +3,7 @@ import WidgetCore
 
 extension HTTPClient {
     /// The longest delay ``retryAfter(_:now:)`` returns: 24 hours.
-    public static let maximumRetryAfter: Double = 24 * 3600
+    public static let maximumRetryAfter: Double = RefreshPolicy.longestRetryAfter
 
     /// The delay, in seconds from `now`, that a `Retry-After` header value asks for.
     ///
