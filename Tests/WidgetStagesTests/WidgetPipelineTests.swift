@@ -127,7 +127,7 @@ struct WidgetPipelineTests {
             #"""
             {
               "source": { "type": "memory", "key": "news" },
-              "timeline": { "type": "single", "url": "{{ link }}", "relevance": "{{ missing }}" }
+              "timeline": { "type": "single", "url": "{{ link | default: '' }}", "relevance": "{{ missing | default: nil }}" }
             }
             """#)
         let source = InMemorySource()

@@ -243,7 +243,7 @@ public struct WidgetPipeline: Sendable {
     static func passes(_ when: Template?, stage: PipelineStage, context: StageContext) throws(PipelineError) -> Bool {
         guard let when else { return true }
         do {
-            return try when.render(context.templateScope()).passesTest
+            return try when.test(context.templateScope())
         } catch {
             throw PipelineError(stage: stage.test, kind: .fetcher, underlying: error)
         }
@@ -352,6 +352,12 @@ public struct PipelineError: Error, Sendable, CustomStringConvertible {
     public var retryAfter: Double?
     /// Whether the refresh was cancelled rather than failed.
     public var isCancellation: Bool
+    /// When a template failed: where it is in the definition (the stage's path, then the option's) and the
+    /// column inside it.
+    public var template: StageError.TemplatePlace?
+    /// The place in the definition file, `file:line:column`, when whoever reports the error found it
+    /// (see ``DefinitionReader/locate(_:column:in:)``); the description then names it.
+    public var location: String?
 
     /// Creates an error for `stage` from the error it threw.
     ///
@@ -365,8 +371,12 @@ public struct PipelineError: Error, Sendable, CustomStringConvertible {
         case let error as StageError:
             message = error.message
             retryAfter = error.retryAfter
+            if let place = error.template, let base = stage.definitionPath {
+                template = StageError.TemplatePlace(path: base.appending(place.path), column: place.column)
+            }
         case let error as ExpressionError:
             message = error.description
+            if let path = stage.templatePath { template = StageError.TemplatePlace(path: path, column: error.column) }
         case is CancellationError:
             message = "the refresh was cancelled"
         default:
@@ -374,7 +384,10 @@ public struct PipelineError: Error, Sendable, CustomStringConvertible {
         }
     }
 
-    public var description: String { "\(stage): \(message)" }
+    public var description: String {
+        guard let location else { return "\(stage): \(message)" }
+        return "\(stage) (\(location)): \(message)"
+    }
 }
 
 /// Stages of a definition that could not be built.
@@ -402,8 +415,8 @@ public struct PipelineBuildError: Error, Sendable, CustomStringConvertible {
 
 extension StageContext {
     /// The variables templates see: `inputs`, `now`, `widget`, `params`, and `env` and `secret` when
-    /// `secrets` is true;
-    /// `item`'s members are root names too.
+    /// `secrets` is true; `item`'s members are root names too. Variables are strict (a missing one is an
+    /// error unless guarded) and `{% render %}` reads partials from `partials/` in ``baseDirectory``.
     public func templateScope(item: WidgetValue? = nil, secrets: Bool = false) -> TemplateScope {
         let globals: WidgetObject = [
             "inputs": .object(inputs),
@@ -413,6 +426,8 @@ extension StageContext {
         ]
         var scope = TemplateScope(globals: globals, item: item, now: now, timeZone: timeZone)
         scope.budget = renderBudget
+        scope.strictVariables = true
+        if let baseDirectory { scope.partials = TemplatePartialFolder(baseDirectory.appending(path: "partials")) }
         if secrets { self.secrets.install(in: &scope, masked: false) }
         return scope
     }

@@ -123,6 +123,11 @@ public struct WidgetRefresher: Sendable {
             // Whatever stage failed, and however it worded it, no secret of the widget's goes further.
             var error = error
             error.message = definition.redact(error.message, secrets: secrets)
+            if let place = error.template, let data = FileManager.default.contents(atPath: definition.file),
+                let location = DefinitionReader.locate(place.path, column: place.column, in: data)
+            {
+                error.location = "\(definition.file):\(location)"
+            }
             state.lastError = error.description
             state.consecutiveFailures += 1
             let next = policy.retryTime(failures: state.consecutiveFailures, after: now, retryAfter: error.retryAfter)
