@@ -158,9 +158,13 @@ struct HTTPFetcherTests {
 
     @Test func aURLTemplateThatGivesNoURLIsAnError() async throws {
         let error = await #expect(throws: StageError.self) {
-            _ = try await fetcher(["url": "{{ params.base }}/items"]).fetch(context: context())
+            _ = try await fetcher(["url": "{{ params.base | default: '' }}/items"]).fetch(context: context())
         }
         #expect(error?.message == "the url template did not give an http or https URL; check the values it reads")
+        let missing = await #expect(throws: StageError.self) {
+            _ = try await fetcher(["url": "{{ params.base }}/items"]).fetch(context: context())
+        }
+        #expect(missing?.message == "the url template failed: 'params' has no member 'base' at column 4; it has no members")
     }
 
     // MARK: - Secrets

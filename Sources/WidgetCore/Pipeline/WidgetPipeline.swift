@@ -267,22 +267,32 @@ public struct WidgetPipeline: Sendable {
         if let limit = spec.limit, entries.count > limit { entries = Array(entries.prefix(limit)) }
         guard spec.relevance != nil || spec.url != nil else { return entries }
         var scope = context.templateScope()
+        /// A failed template of the timeline, with its place for the error.
+        func failure(_ option: String, _ index: Int, _ error: ExpressionError) -> PipelineError {
+            var stageError = StageError("\"\(option)\" failed on entry \(index): \(error)")
+            stageError.template = StageError.TemplatePlace(path: ValuePath.root.appending(option), column: error.column)
+            return PipelineError(stage: .timeline, kind: .timeline, underlying: stageError)
+        }
         for index in entries.indices {
             scope.item = entries[index].content
-            do {
-                if let relevance = spec.relevance {
+            if let relevance = spec.relevance {
+                do {
                     switch try relevance.render(scope) {
                     case .number(let number): entries[index].relevance = number
                     case .string(let text): entries[index].relevance = WidgetNumber(text.trimmingCharacters(in: .whitespaces))
                     default: entries[index].relevance = nil
                     }
+                } catch {
+                    throw failure("relevance", index, error)
                 }
-                if let url = spec.url {
+            }
+            if let url = spec.url {
+                do {
                     let text = try url.renderString(scope)
                     entries[index].url = text.isEmpty ? nil : text
+                } catch {
+                    throw failure("url", index, error)
                 }
-            } catch {
-                throw PipelineError(stage: .timeline, kind: .timeline, underlying: error)
             }
         }
         return entries

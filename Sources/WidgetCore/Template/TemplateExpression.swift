@@ -194,6 +194,7 @@ extension TemplateExpression {
                 "'\(shown)' is \(LiquidValue.describe(value)), which has no member '\(name)'",
                 hint: value.array != nil ? "lists have size, first and last, and [index]" : nil)
         }
+        guard !object.isEmpty else { return ExpressionError("'\(shown)' has no member '\(name)'", hint: "it has no members") }
         let suggestion = Suggestion.hint(for: name, among: Array(object.keys))
         return ExpressionError(
             "'\(shown)' has no member '\(name)'",
