@@ -10,7 +10,8 @@ import FoundationNetworking
 /// `url`, `headers` and `body` are templates that may read `inputs`, `params`, `now`, `widget` and — here
 /// only — `env` (the process environment) and `secret` (files in the secrets folder), for secrets.
 /// Secrets never appear in errors, which name the host alone. A `body` that is an object or array is sent as JSON. A status of 400 or more fails the
-/// fetch with the status in the message; 429 and 503 pass the server's `Retry-After` to the scheduler.
+/// fetch with the status and the start of a text body in the message (``HTTPResponse/bodyExcerpt``, secrets
+/// masked); 429 and 503 pass the server's `Retry-After` to the scheduler.
 ///
 /// With `handshake`, a response with the given status (Transmission's 409) is answered by copying the
 /// named response header into the request and sending it once more.
@@ -228,7 +229,9 @@ public struct HTTPFetcher: Fetcher {
         guard response.isSuccess else {
             let reason = HTTPURLResponse.localizedString(forStatusCode: response.status).capitalized
             let retryAfter = [429, 503].contains(response.status) ? response.retryAfter(now: context.now) : nil
-            throw StageError("\(request.hostDescription) answered \(response.status) \(reason)", retryAfter: retryAfter)
+            // What the server said about it, as curl shows it: an API's 400 explains itself.
+            let said = response.bodyExcerpt.map { ": \($0)" } ?? ""
+            throw StageError("\(request.hostDescription) answered \(response.status) \(reason)\(said)", retryAfter: retryAfter)
         }
         var validators = FetchValidators(etag: response.headers["ETag"], lastModified: response.headers["Last-Modified"])
         if !validators.isEmpty { validators.request = fingerprint }
