@@ -224,7 +224,9 @@ public struct HTTPFetcher: Fetcher {
             response = try await send(retry, http: http)
         }
         if response.status == 304, sentValidators {
-            return .notModified(origin: origin(of: request, context: context), status: 304)
+            var payload = Payload.notModified(origin: origin(of: request, context: context), status: 304)
+            payload.request = requestLine(request, context: context)
+            return payload
         }
         guard response.isSuccess else {
             let reason = HTTPURLResponse.localizedString(forStatusCode: response.status).capitalized
@@ -242,8 +244,20 @@ public struct HTTPFetcher: Fetcher {
             origin: origin(of: request, context: context),
             status: response.status,
             validators: validators,
-            maxAge: HTTPFetcher.freshness(response).map(Double.init)
+            maxAge: HTTPFetcher.freshness(response).map(Double.init),
+            request: requestLine(request, context: context)
         )
+    }
+
+    /// The method and the whole URL (query included) of `request`, with every secret the templates read
+    /// and any password in the URL masked: what a trace shows.
+    private func requestLine(_ request: HTTPRequest, context: StageContext) -> String {
+        var url = request.url.absoluteString
+        if var components = URLComponents(url: request.url, resolvingAgainstBaseURL: true), components.password != nil {
+            components.password = "***"
+            url = components.string ?? request.redactedURL
+        }
+        return masked("\(request.method) \(url)", context: context)
     }
 
     /// `Cache-Control: max-age` minus `Age`, in whole seconds, when positive; `nil` for `no-store`/`no-cache`.
