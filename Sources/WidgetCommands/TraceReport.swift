@@ -10,7 +10,9 @@ import FoundationNetworking
 /// tools.
 ///
 /// Values are shortened so that a trace of a large payload stays readable: the text shows a list's first
-/// 3 items and an object's first 8 members, one a line, each cut at 120 characters; the JSON keeps a
+/// 3 items and an object's first 10 members (all of them when only one more is left), one a line, each
+/// cut at 120 characters, and inside a line lists of 3 items, objects of 10 members and strings of 60
+/// characters; the JSON keeps a
 /// list's first 5 items and an object's first 20 members, strings' first 200 characters (a cut string
 /// ends with `…`), and gives a list or object nested deeper than 4 levels as its shape (`"a list of 12
 /// items"`). Every step also states the whole value's shape.
@@ -28,7 +30,7 @@ struct TraceReport {
 
     /// How many items or members, and how many characters a line, the text shows.
     private static let textItems = 3
-    private static let textMembers = 8
+    private static let textMembers = 10
     private static let lineWidth = 120
 
     // MARK: - Text
@@ -98,13 +100,13 @@ struct TraceReport {
         var lines = ["  " + value.shapeDescription]
         switch value {
         case .array(let items) where !items.isEmpty:
-            for (index, item) in items.prefix(textItems).enumerated() { lines.append(cut("    [\(index)] \(compact(item))")) }
-            if items.count > textItems { lines.append("    … \(counted(items.count - textItems, "more item", "more items"))") }
+            let shown = shownCount(items.count, limit: textItems)
+            for (index, item) in items.prefix(shown).enumerated() { lines.append(cut("    [\(index)] \(compact(item))")) }
+            if items.count > shown { lines.append("    … \(counted(items.count - shown, "more item", "more items"))") }
         case .object(let object) where !object.isEmpty:
-            for (key, member) in object.prefix(textMembers) { lines.append(cut("    \(key): \(compact(member))")) }
-            if object.count > textMembers {
-                lines.append("    … \(counted(object.count - textMembers, "more member", "more members"))")
-            }
+            let shown = shownCount(object.count, limit: textMembers)
+            for (key, member) in object.prefix(shown) { lines.append(cut("    \(key): \(compact(member))")) }
+            if object.count > shown { lines.append("    … \(counted(object.count - shown, "more member", "more members"))") }
         case .string, .number, .bool:
             lines.append(cut("    \(compact(value))"))
         default:
@@ -115,19 +117,26 @@ struct TraceReport {
 
     private static func entryLines(_ entries: [TimelineEntry]) -> [String] {
         var lines = ["  " + counted(entries.count, "entry", "entries")]
-        for entry in entries.prefix(textItems) {
+        let shown = shownCount(entries.count, limit: textItems)
+        for entry in entries.prefix(shown) {
             var line = "    \(Timestamp.string(entry.date))  \(compact(entry.content))"
             if let relevance = entry.relevance { line += "  relevance \(relevance.text)" }
             if let url = entry.url { line += "  url \(url)" }
             lines.append(cut(line))
         }
-        if entries.count > textItems { lines.append("    … \(counted(entries.count - textItems, "more entry", "more entries"))") }
+        if entries.count > shown { lines.append("    … \(counted(entries.count - shown, "more entry", "more entries"))") }
         return lines
     }
 
     /// `value` as compact JSON, shortened as the text shows it.
     private static func compact(_ value: WidgetValue) -> String {
         JSONWriter.string(shortened(value, items: textItems, members: textMembers, characters: 60, depth: 3))
+    }
+
+    /// How many of `count` lines to show with at most `limit`: all of them when only one would be left,
+    /// since a line saying "1 more" takes the place of the line itself.
+    private static func shownCount(_ count: Int, limit: Int) -> Int {
+        count == limit + 1 ? count : min(count, limit)
     }
 
     /// `line` cut at ``lineWidth`` characters, with `…` where it was cut.

@@ -32,6 +32,7 @@ struct PreviewTraceTests {
                         ["title": "A widget daemon that keeps every widget fresh, written without dependencies", "score": 2, "tags": []],
                         ["title": "Widgets on Linux", "score": 7, "tags": ["linux"]],
                         ["title": "Traces", "score": 6, "tags": []],
+                        ["title": "Old news", "score": 1, "tags": []],
                     ],
                 ])
             }
@@ -82,7 +83,7 @@ struct PreviewTraceTests {
 
                 source (http)  42 ms
                   GET http://127.0.0.1:\(server.port)/news?key=***
-                  200 OK, 299 bytes, application/json
+                  200 OK, 340 bytes, application/json
 
                 parser (json)  0 ms
                   an object of 2 members
@@ -90,11 +91,11 @@ struct PreviewTraceTests {
                     articles: [{"title":"Swift 6.3 released","score":9,"tags":["swift","release"]},{"title":"A widget daemon that keeps…
 
                 transforms[0] (select)  0 ms
-                  a list of 4 items
+                  a list of 5 items
                     [0] {"title":"Swift 6.3 released","score":9,"tags":["swift","release"]}
                     [1] {"title":"A widget daemon that keeps every widget fresh, written witho…","score":2,"tags":[]}
                     [2] {"title":"Widgets on Linux","score":7,"tags":["linux"]}
-                    … 1 more item
+                    … 2 more items
 
                 transforms[1] (filter)  0 ms
                   a list of 3 items
@@ -125,7 +126,7 @@ struct PreviewTraceTests {
         let result = await widgetd(["preview", "news", "--config", folder.file("widgets.d").path, "--trace", "--format", "json"])
         #expect(result.status == 0, "\(result.stderr)")
         let trace = try JSONReader.read(result.stdout)
-        let warning = "gave an empty list from a list of 4 items"
+        let warning = "gave an empty list from a list of 5 items"
         let stages = try #require(trace["stages"]?.array)
         #expect(stages.count == 6)
         #expect(
@@ -134,11 +135,11 @@ struct PreviewTraceTests {
                 "fetch": [
                     "request": .string("GET http://127.0.0.1:\(server.port)/news?key=***"),
                     "origin": .string("http://127.0.0.1:\(server.port)/news"),
-                    "status": 200, "bytes": 299, "contentType": "application/json", "notModified": false,
+                    "status": 200, "bytes": 340, "contentType": "application/json", "notModified": false,
                 ],
             ])
         #expect(stages[1]["shape"] == "an object of 2 members")
-        #expect(stages[1]["value"]?["articles"]?.array?.count == 4)
+        #expect(stages[1]["value"]?["articles"]?.array?.count == 5)
         #expect(
             stages[2]["value"]?[1]?["title"]
                 == "A widget daemon that keeps every widget fresh, written without dependencies")
@@ -183,6 +184,42 @@ struct PreviewTraceTests {
         #expect(result.stderr == "Error: news: transforms[1] (filter): filter needs a list, but the value is string; select a list first")
     }
 
+    @Test func theReadmesTraceIsWhatPreviewPrints() async throws {
+        // The README's first widget and its trace, against the answer it was made with, served here.
+        let readme = try String(contentsOf: Widgetd.packageRoot.appendingPathComponent("README.md"), encoding: .utf8)
+        let section = try #require(readme.components(separatedBy: "## A first widget in five minutes").dropFirst().first)
+        let blocks = section.components(separatedBy: "   ```")
+        let definition = try #require(blocks.first { $0.hasPrefix("json\n") }).dropFirst(5)
+        let shown = try #require(blocks.first { $0.hasPrefix("\n   trace of weather") })
+        let expected = shown.split(separator: "\n", omittingEmptySubsequences: false).dropFirst().dropLast()
+            .map { $0.hasPrefix("   ") ? String($0.dropFirst(3)) : String($0) }.joined(separator: "\n")
+        let body =
+            #"{"latitude":52.52,"longitude":13.419998,"generationtime_ms":0.0262,"utc_offset_seconds":0,"timezone":"GMT","timezone_abbreviation":"GMT","elevation":38.0,"#
+            + #""current_units":{"time":"iso8601","interval":"seconds","temperature_2m":"°C"},"current":{"time":"2026-11-26T21:45","interval":900,"temperature_2m":3.1}}"#
+        let clock = ManualClock(now: try #require(Timestamp.date("2026-11-26T21:47:59Z")))
+        let meteo = try TestHTTPServer(routes: [
+            TestHTTPRoute("GET", "/v1/forecast") { _ in
+                clock.advance(by: 0.003)
+                return .text(body, contentType: "application/json; charset=utf-8")
+            }
+        ])
+        try folder.write("widgets.d/weather.json", String(definition))
+        let output = Mutex<[String]>([])
+        let environment = CommandEnvironment(
+            registry: .builtIn, clock: clock, secrets: SecretStore(), variables: [:],
+            print: { line in output.withLock { $0.append(line) } },
+            printError: { _ in })
+        let origin = "http://127.0.0.1:\(meteo.port)"
+        let status = await WidgetCommandLine.main(
+            [
+                "preview", "weather", "--config", folder.file("widgets.d").path, "--trace", "--rewrite-origin",
+                "https://api.open-meteo.com=\(origin)",
+            ],
+            environment: environment)
+        #expect(status == 0)
+        #expect(output.withLock { $0.joined(separator: "\n") } == expected.replacingOccurrences(of: "http://127.0.0.1:8080", with: origin))
+    }
+
     @Test func formatWithoutTraceIsAUsageError() async throws {
         try writeNews()
         let result = await widgetd(["preview", "news", "--config", folder.file("widgets.d").path, "--format", "json"])
@@ -204,7 +241,7 @@ struct PreviewTraceTests {
         let run = await widgetd(["run", "--config", folder.file("widgets.d").path, "--out", out, "--once"])
         #expect(run.status == 0, "\(run.stderr)")
         let warning =
-            "transforms[1] (filter): gave an empty list from a list of 4 items; see each stage's value with 'widgetd preview news --trace'"
+            "transforms[1] (filter): gave an empty list from a list of 5 items; see each stage's value with 'widgetd preview news --trace'"
         let logged = run.stderr.split(separator: "\n").filter { $0.contains("news: fresh, 0 entries in ") }
         #expect(logged.count == 1 && logged[0].hasSuffix(" ms; next at 2026-11-22T09:00:00Z — warning: \(warning)"), "\(run.stderr)")
         let snapshot = try JSONReader.read(Data(contentsOf: folder.file("out/news.json")))
