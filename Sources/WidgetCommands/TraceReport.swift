@@ -12,10 +12,9 @@ import FoundationNetworking
 /// Values are shortened so that a trace of a large payload stays readable: the text shows a list's first
 /// 3 items and an object's first 10 members (all of them when only one more is left), one a line, each
 /// cut at 120 characters, and inside a line lists of 3 items, objects of 10 members and strings of 60
-/// characters; the JSON keeps a
-/// list's first 5 items and an object's first 20 members, strings' first 200 characters (a cut string
-/// ends with `…`), and gives a list or object nested deeper than 4 levels as its shape (`"a list of 12
-/// items"`). Every step also states the whole value's shape.
+/// characters; the JSON keeps a list's first 5 items and an object's first 20 members, strings' first
+/// 200 characters (a cut string ends with `…`), and gives a list or object nested deeper than 4 levels
+/// as its shape (`"a list of 12 items"`). Every step also states the whole value's shape.
 struct TraceReport {
     /// The widget's id.
     var widget: String
@@ -65,7 +64,7 @@ struct TraceReport {
         case .failed:
             var lines = ["\(name)  \(milliseconds(step.seconds))"]
             if let fetch = step.fetch { lines += fetchLines(fetch) }
-            lines.append("  ! failed: \(failure ?? "see the error below")")
+            lines.append("  ! failed: \(failure ?? "see the error on the last line")")
             return lines
         case .done, .reused:
             var lines = ["\(name)  \(milliseconds(step.seconds))"]

@@ -47,7 +47,7 @@ public struct Snapshot: Sendable, Hashable {
     /// Which stage failed and why, when `status` is not `fresh`.
     public var error: String?
     /// What the refresh that gave the entries has to say though it succeeded, one sentence each, naming
-    /// the stage (``PipelineWarning``): `transforms[1] (filter): gave an empty list from a list of 12
+    /// the stage (`PipelineWarning`): `transforms[1] (filter): gave an empty list from a list of 12
     /// items; …`. Empty when all went well, and for a snapshot that is not `fresh` (its `error` says why).
     public var warnings: [String]
 
