@@ -99,6 +99,9 @@ public struct SnapshotStore: Sendable {
         return Snapshot(value: value)
     }
 
+    /// The version of `index.json`'s format, which has its own: the snapshots' version 2 left it as it was.
+    public static let indexSchemaVersion = 1
+
     /// Writes `OUT/index.json` listing `snapshots` by id.
     public func writeIndex(_ snapshots: [Snapshot], generatedAt: Date) throws(AtomicFileError) {
         let widgets = snapshots.sorted { $0.id < $1.id }.map { snapshot -> WidgetValue in
@@ -111,7 +114,7 @@ public struct SnapshotStore: Sendable {
             ]
         }
         let index: WidgetValue = [
-            "schemaVersion": .number(WidgetNumber(Snapshot.schemaVersion)),
+            "schemaVersion": .number(WidgetNumber(SnapshotStore.indexSchemaVersion)),
             "generatedAt": .string(Timestamp.string(generatedAt)),
             "widgets": .array(widgets),
         ]
