@@ -74,7 +74,7 @@ public struct WidgetPipeline: Sendable {
         templates: TemplateCache? = nil,
         report: (OptionsError, ValuePath) -> Void
     ) -> WidgetPipeline? {
-        var userInfo: [CodingUserInfoKey: any Sendable] = [FilterRegistry.userInfoKey: filters]
+        var userInfo: [CodingUserInfoKey: any Sendable] = [FilterRegistry.userInfoKey: filters, StageRegistry.userInfoKey: registry]
         if let templates { userInfo[TemplateCache.userInfoKey] = templates }
         let decoder = OptionsDecoder(userInfo: userInfo)
 
@@ -183,9 +183,17 @@ public struct WidgetPipeline: Sendable {
         }
         for (index, transformer) in transformers.enumerated() {
             let input = value
-            value = try await attempt(.transform(index: index, type: type(of: transformer).typeName), .transformer) {
-                try await transformer.transform(input, context: context)
+            let stage = PipelineStage.transform(index: index, type: type(of: transformer).typeName)
+            // A transform that fetches (one request per item) keeps its validators under its own place.
+            let prefix = "\(stage) "
+            var transformContext = context
+            transformContext.fetchCache = FetchCache(previous: Self.entries(of: cache, under: prefix))
+            let stageContext = transformContext
+            value = try await attempt(stage, .transformer) {
+                try await transformer.transform(input, context: stageContext)
             }
+            for (key, entry) in stageContext.fetchCache.kept { result.cache[prefix + key] = entry }
+            result.notModified += stageContext.fetchCache.notModifiedKeys.map { prefix + $0 }
         }
         return (value, context)
     }
@@ -234,6 +242,13 @@ public struct WidgetPipeline: Sendable {
             result.cache[key] = CachedFetch(validators: validators, value: value)
         }
         return value
+    }
+
+    /// The entries of `cache` whose keys start with `prefix`, keyed by the rest.
+    static func entries(of cache: [String: CachedFetch], under prefix: String) -> [String: CachedFetch] {
+        var entries: [String: CachedFetch] = [:]
+        for (key, entry) in cache where key.hasPrefix(prefix) { entries[String(key.dropFirst(prefix.count))] = entry }
+        return entries
     }
 
     /// Whether a source with the test `when` is to be fetched: always without one; otherwise when the
@@ -306,7 +321,8 @@ public struct PipelineResult: Sendable {
     /// The timeline.
     public var entries: [TimelineEntry]
     /// Validators and parsed values of the fetches that gave validators, by stage (`source`,
-    /// `inputs.NAME`), for conditional requests next time.
+    /// `inputs.NAME`, and `transforms[1] (fetch) KEY` for a transform's own fetches, see ``FetchCache``),
+    /// for conditional requests next time.
     public var cache: [String: CachedFetch]
     /// The stages whose fetch answered "not modified" and reused the cached value.
     public var notModified: [String] = []
