@@ -33,6 +33,7 @@ extension StageRegistry.Builder {
         register(XMLValueParser.self)
         register(FirestoreParser.self)
         register(AssetsTransform.self)
+        register(ComputeTransform.self)
     }
 }
 
