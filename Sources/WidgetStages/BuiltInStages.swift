@@ -34,6 +34,7 @@ extension StageRegistry.Builder {
         register(FirestoreParser.self)
         register(AssetsTransform.self)
         register(ComputeTransform.self)
+        register(FetchTransform.self)
     }
 }
 
