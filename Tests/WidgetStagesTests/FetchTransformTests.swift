@@ -112,6 +112,33 @@ struct FetchTransformTests {
         #expect(Set(second.cache.keys) == Set(first.cache.keys))
     }
 
+    /// `Examples/hacker-news/hacker-news.json`, as shipped, against the local API: ids, then items.
+    @Test func theHackerNewsExampleIsOneDefinitionForIdsThenItems() async throws {
+        let api = try NewsAPI(missing: [103])
+        let file = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Examples/hacker-news/hacker-news.json")
+        let result = Self.read(String(decoding: try Data(contentsOf: file), as: UTF8.self), file: "Examples/hacker-news/hacker-news.json")
+        #expect(result.diagnostics.isEmpty, "\(result.diagnostics)")
+        let pipeline = try #require(result.widgets.first)
+        var context = Self.context()
+        context.resources.insert(OriginRewrites(rules: [.init(from: "https://hacker-news.firebaseio.com", to: api.origin)]))
+
+        let first = try await pipeline.run(context: context, cache: [:])
+        #expect(api.server.requests.map(\.path).filter { !$0.hasPrefix("/v0/item/") } == ["/v0/topstories.json"])
+        #expect(api.itemRequests().map(\.path).sorted() == (101...105).map { "/v0/item/\($0).json" })
+        let stories = try #require(first.entries.first?.content.array)
+        // 103 answers 404: dropped, the others kept in their order.
+        #expect(stories.map { $0["title"] } == ["Story 101", "Story 102", "Story 104", "Story 105"])
+        #expect(stories.first?["discussion"] == "https://news.ycombinator.com/item?id=101")
+
+        var again = Self.context()
+        again.resources.insert(OriginRewrites(rules: [.init(from: "https://hacker-news.firebaseio.com", to: api.origin)]))
+        let second = try await pipeline.run(context: again, cache: first.cache)
+        #expect(api.itemRequests().count == 10)
+        #expect(api.notModified.value == 4)
+        #expect(second.entries.first?.content == first.entries.first?.content)
+    }
+
     @Test func validatorsOfOneItemAreNeverSentForAnother() async throws {
         let api = try NewsAPI()
         let fetch = try Self.transform(["url": .string("\(api.origin)/v0/item/{{ item }}.json")])
