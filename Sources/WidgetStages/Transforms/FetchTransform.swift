@@ -70,8 +70,9 @@ public struct FetchTransform: Transformer {
                 case .maxBytes: return HTTP.maxBytes.keyDescription
                 case .parser:
                     return KeyDescription(
-                        "The parser for each answer: a name, or an object with \"type\" and its options.", .reference("parser"),
-                        default: "json")
+                        "The parser for each answer: a name, or an object with \"type\" and its options.",
+                        // Any parser; "json" first, as the example a conformance check decodes.
+                        .either([.oneOf([JSONParser.typeName]), .reference("parser")]), default: "json")
                 case .concurrency:
                     return KeyDescription(
                         "How many requests are in flight at once (never more than the per-host limit to one host).",
