@@ -213,7 +213,7 @@ struct FetchTransformTests {
                 == true, "\(String(describing: error))")
     }
 
-    @Test func aValueThatIsNotAListOrTooLongIsRefusedWithTheFix() async throws {
+    @Test func aValueThatIsNotAListOfObjectsOrTooLongIsRefusedWithTheFix() async throws {
         let fetch = try Self.transform(["url": "https://example.com/item/{{ item }}.json", "maxItems": 3])
         let notList = await #expect(throws: StageError.self) { try await fetch.transform(["ids": [1]], context: Self.context()) }
         #expect(notList?.message.hasPrefix("fetch needs a list of items, but the value is object; select a list first") == true)
@@ -221,6 +221,11 @@ struct FetchTransformTests {
         #expect(
             long?.message.hasPrefix("the list has 4 items, more than \"maxItems\" (3) requests for one refresh; put a limit before") == true
         )
+        let into = try Self.transform(["url": "https://example.com/item/{{ id }}.json", "into": "story"])
+        let notObject = await #expect(throws: StageError.self) { try await into.transform([["id": 1], 2], context: Self.context()) }
+        #expect(
+            notObject?.message
+                == "\"into\" adds the answer to each item, but item 1 is number, not an object; leave \"into\" out to replace the items")
     }
 
     // MARK: - Concurrency

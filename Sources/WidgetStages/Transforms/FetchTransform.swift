@@ -236,7 +236,7 @@ public struct FetchTransform: Transformer {
                 "the list has \(items.count) items, more than \"maxItems\" (\(maxItems)) requests for one refresh; put a limit before the fetch, e.g. {\"type\": \"limit\", \"count\": 10}, or raise \"maxItems\""
             )
         }
-        if let into, let index = items.firstIndex(where: { $0.object == nil }) {
+        if into != nil, let index = items.firstIndex(where: { $0.object == nil }) {
             throw StageError(
                 "\"into\" adds the answer to each item, but item \(index) is \(items[index].typeName), not an object; leave \"into\" out to replace the items"
             )
