@@ -42,7 +42,7 @@ public struct FetchTransform: Transformer {
         /// The largest body accepted for each item, in bytes; default 10 MiB.
         public var maxBytes: Int?
         /// The parser for each answer; default `json`.
-        public var parser: StageChoice?
+        public var parser: ParserChoice?
         /// How many requests are in flight at once; default 4.
         public var concurrency: Int?
         /// `fail` (default) or `drop`: what an item whose fetch or parse fails does.
@@ -103,10 +103,10 @@ public struct FetchTransform: Transformer {
         case drop
     }
 
-    /// A stage a definition names inside another stage's options (the `fetch` transform's `parser`): a
+    /// A parser a definition names inside another stage's options (the `fetch` transform's `parser`): a
     /// name, or `{"type": NAME, …options}`, built from the registry that builds the pipeline (the
     /// built-in stages when the decoder carries none, see `StageRegistry.userInfoKey`).
-    public struct StageChoice: Decodable, Sendable {
+    public struct ParserChoice: Decodable, Sendable {
         /// The parser, built and checked.
         public let parser: any Parser
         /// The parser's type and options as one string: a value parsed by another parser is not reused.
@@ -196,7 +196,7 @@ public struct FetchTransform: Transformer {
             options: HTTPFetcher.Options(
                 url: options.url, method: options.method, headers: options.headers, body: options.body, timeout: options.timeout,
                 connectTimeout: options.connectTimeout, maxBytes: options.maxBytes))
-        let parser = try options.parser ?? StageChoice(json: ())
+        let parser = try options.parser ?? ParserChoice.json()
         self.parser = parser.parser
         parserKey = parser.key
         concurrency = options.concurrency ?? Self.defaultConcurrency
@@ -321,10 +321,15 @@ public struct FetchTransform: Transformer {
     }
 }
 
-extension FetchTransform.StageChoice {
+extension FetchTransform.ParserChoice {
+    /// `parser`, whose type and options `key` names.
+    init(parser: any Parser, key: String) {
+        self.parser = parser
+        self.key = key
+    }
+
     /// The `json` parser with no options, the default.
-    init(json: Void) throws {
-        parser = try JSONParser(options: JSONParser.Options())
-        key = JSONParser.typeName + " {}"
+    static func json() throws -> Self {
+        Self(parser: try JSONParser(options: JSONParser.Options()), key: JSONParser.typeName + " " + JSONWriter.string(.object([:])))
     }
 }
