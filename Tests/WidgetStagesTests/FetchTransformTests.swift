@@ -94,22 +94,29 @@ struct FetchTransformTests {
         let pipeline = try #require(result.widgets.first)
 
         let first = try await pipeline.run(context: Self.context(), cache: [:])
-        let stories = first.entries.first?.content
-        #expect(stories?.array?.map { $0["title"] } == ["Story 101", "Story 102", "Story 103", "Story 104", "Story 105"])
+        let titles = first.entries.first?.content
+        #expect(titles?.array?.map { $0["title"] } == ["Story 101", "Story 102", "Story 103", "Story 104", "Story 105"])
         #expect(api.itemRequests().count == 5)
         #expect(Set(api.itemRequests().map(\.path)).count == 5)
         #expect(api.itemRequests().allSatisfy { $0.headers["If-None-Match"] == nil })
         // Each story's validators are kept under the transform's place, one entry per URL.
         let fetchKeys = first.cache.keys.filter { $0.hasPrefix("transforms[1] (fetch) ") }
         #expect(fetchKeys.count == 5)
+        // The metrics count what the fan-out fetched beside the source.
+        let stories: [WidgetValue] = (101...105).map { ["id": .number(WidgetNumber($0)), "title": .string("Story \($0)"), "by": "pg"] }
+        let ids = JSONWriter.data([101, 102, 103, 104, 105, 106, 107, 108]).count
+        let bytes = ids + stories.map { JSONWriter.data($0).count }.reduce(0, +)
+        #expect(first.fetchBytes == bytes)
 
         let second = try await pipeline.run(context: Self.context(), cache: first.cache)
         #expect(api.itemRequests().count == 10)
         #expect(api.notModified.value == 5)
         #expect(api.itemRequests().suffix(5).allSatisfy { $0.headers["If-None-Match"]?.hasPrefix("\"story-") == true })
-        #expect(second.entries.first?.content == stories)
+        #expect(second.entries.first?.content == titles)
         #expect(second.notModified.filter { $0.hasPrefix("transforms[1] (fetch) ") }.count == 5)
         #expect(Set(second.cache.keys) == Set(first.cache.keys))
+        // The ids again (they carry no ETag), and no story.
+        #expect(second.fetchBytes == ids)
     }
 
     /// `Examples/hacker-news/hacker-news.json`, as shipped, against the local API: ids, then items.

@@ -189,11 +189,19 @@ public struct WidgetPipeline: Sendable {
             var transformContext = context
             transformContext.fetchCache = FetchCache(previous: Self.entries(of: cache, under: prefix))
             let stageContext = transformContext
+            let started = ContinuousClock.now
             value = try await attempt(stage, .transformer) {
                 try await transformer.transform(input, context: stageContext)
             }
-            for (key, entry) in stageContext.fetchCache.kept { result.cache[prefix + key] = entry }
-            result.notModified += stageContext.fetchCache.notModifiedKeys.map { prefix + $0 }
+            let fetches = stageContext.fetchCache
+            for (key, entry) in fetches.kept { result.cache[prefix + key] = entry }
+            result.notModified += fetches.notModifiedKeys.map { prefix + $0 }
+            let fetched = fetches.fetched
+            if fetched.requests > 0 {
+                // A transform that fetched spent its time fetching, as far as the metrics tell.
+                result.fetchSeconds += Self.seconds(ContinuousClock.now - started)
+                result.fetchBytes += fetched.bytes
+            }
         }
         return (value, context)
     }
@@ -215,8 +223,7 @@ public struct WidgetPipeline: Sendable {
         let fetchContext = context
         let started = ContinuousClock.now
         let payload = try await attempt(stage, .fetcher) { try await fetcher.fetch(context: fetchContext) }
-        let elapsed = ContinuousClock.now - started
-        result.fetchSeconds += Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
+        result.fetchSeconds += Self.seconds(ContinuousClock.now - started)
         result.fetchBytes += payload.data.count
         if let maxAge = payload.maxAge, maxAge > 0 {
             let earliest = context.now.addingTimeInterval(min(maxAge, 86_400))
@@ -242,6 +249,11 @@ public struct WidgetPipeline: Sendable {
             result.cache[key] = CachedFetch(validators: validators, value: value)
         }
         return value
+    }
+
+    /// `duration` in seconds.
+    static func seconds(_ duration: Duration) -> Double {
+        Double(duration.components.seconds) + Double(duration.components.attoseconds) * 1e-18
     }
 
     /// The entries of `cache` whose keys start with `prefix`, keyed by the rest.
@@ -328,9 +340,9 @@ public struct PipelineResult: Sendable {
     public var notModified: [String] = []
     /// The earliest moment a source allows the next fetch (`Cache-Control: max-age`), when one said so.
     public var earliestNextFetch: Date?
-    /// The time spent in fetch stages, in seconds.
+    /// The time spent in fetch stages (and in transforms that fetched, such as `fetch`), in seconds.
     public var fetchSeconds: Double = 0
-    /// The bytes the fetch stages returned.
+    /// The bytes the fetch stages (and transforms that fetched) returned.
     public var fetchBytes = 0
 
     /// Creates a result with these entries and cache, no "not modified" stages and no fetch time or bytes.

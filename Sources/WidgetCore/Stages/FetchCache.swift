@@ -18,7 +18,7 @@ import Synchronization
 /// ```
 public final class FetchCache: Sendable {
     private let previous: [String: CachedFetch]
-    private let state = Mutex<(kept: [String: CachedFetch], notModified: [String])>(([:], []))
+    private let state = Mutex<(kept: [String: CachedFetch], notModified: [String], requests: Int, bytes: Int)>(([:], [], 0, 0))
 
     /// A cache that hands out `previous`, what the stage kept last time, by key.
     public init(previous: [String: CachedFetch] = [:]) {
@@ -37,6 +37,19 @@ public final class FetchCache: Sendable {
             state.kept[key] = entry
             if notModified { state.notModified.append(key) }
         }
+    }
+
+    /// Counts one answer of `bytes` bytes (0 for a "not modified"), for the widget's fetch metrics.
+    public func recordFetch(bytes: Int) {
+        state.withLock { state in
+            state.requests += 1
+            state.bytes += bytes
+        }
+    }
+
+    /// How many answers ``recordFetch(bytes:)`` counted during this refresh, and their bytes.
+    public var fetched: (requests: Int, bytes: Int) {
+        state.withLock { ($0.requests, $0.bytes) }
     }
 
     /// Everything kept during this refresh, by key.

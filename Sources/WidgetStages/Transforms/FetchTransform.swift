@@ -298,6 +298,7 @@ public struct FetchTransform: Transformer {
         var itemContext = context
         itemContext.validators = cached?.validators ?? FetchValidators()
         let payload = try await fetcher.fetch(context: itemContext, item: item)
+        context.fetchCache.recordFetch(bytes: payload.data.count)
         if payload.notModified {
             guard let cached else { throw StageError("\(payload.origin) answered 304 Not Modified to a request that had no validators") }
             context.fetchCache.keep(cached, for: key, notModified: true)
