@@ -173,6 +173,9 @@ extension DefinitionReader {
         var diagnostics: [Diagnostic] = []
         /// The secrets the sources of the document being read use.
         var secretUses: Set<Template.SecretUse> = []
+        /// The options whose templates may read secrets, by index in `transforms`, for the transforms
+        /// whose stage sends requests of its own (``Stage/secretOptions``).
+        var transformSecretOptions: [Int: Set<String>] = [:]
         /// Where every key and value starts, read from `source` when the first problem is reported.
         private var locations: SourceMap?
 
@@ -261,6 +264,13 @@ extension DefinitionReader {
                 )
             }
             secretUses = []
+            transformSecretOptions = [:]
+            for transform in document.transforms {
+                guard case .index(let index)? = transform.path.components.last,
+                    let options = reader.registry.entry(.transformer, named: transform.typeName)?.secretOptions, !options.isEmpty
+                else { continue }
+                transformSecretOptions[index] = options
+            }
             checkTemplates(value, at: .root, instances: document.instances?.map { ($0.id, $0.params) } ?? [(nil, [:])])
             var base = WidgetDefinition(
                 id: id, title: document.title, timeZone: document.timeZone ?? reader.defaultTimeZone, inputs: document.inputs,
@@ -307,7 +317,7 @@ extension DefinitionReader {
                 let variables = template.variables
                 checkNames(template, at: path)
                 // Outside a source, only a template that names `env` or `secret` has anything to report.
-                if Self.secretsAllowed(at: path) || SecretStore.Namespace.allCases.contains(where: { variables.contains($0.rawValue) }) {
+                if secretsAllowed(at: path) || SecretStore.Namespace.allCases.contains(where: { variables.contains($0.rawValue) }) {
                     checkSecrets(in: template, at: path, instances: instances)
                 }
                 if variables.isEmpty { checkConstant(template, at: path) }
@@ -342,10 +352,11 @@ extension DefinitionReader {
             }
         }
 
-        /// `{{ env.NAME }}` and `{{ secret.NAME }}` are allowed in a source's `url`, `headers` and `body` only,
+        /// `{{ env.NAME }}` and `{{ secret.NAME }}` are allowed in a source's `url`, `headers` and `body` only
+        /// (and in the options a transform that sends requests names, see ``Stage/secretOptions``),
         /// with names known now (written, or from each instance's `params`) and filters that keep them whole.
         mutating func checkSecrets(in template: Template, at path: ValuePath, instances: [(id: String?, params: WidgetObject)]) {
-            guard Self.secretsAllowed(at: path) else {
+            guard secretsAllowed(at: path) else {
                 // Outside a source no secret is in scope: only a direct mention needs saying.
                 if let namespace = SecretStore.Namespace.allCases.first(where: { template.variables.contains($0.rawValue) }) {
                     report(
@@ -406,8 +417,15 @@ extension DefinitionReader {
             }
         }
 
-        static func secretsAllowed(at path: ValuePath) -> Bool {
+        /// Whether a template at `path` may read secrets: in a source's or input's `url`, `headers` and
+        /// `body`, and in the ``Stage/secretOptions`` of a transform.
+        func secretsAllowed(at path: ValuePath) -> Bool {
             let components = path.components
+            if components.count >= 3, case .key("transforms") = components[0], case .index(let index) = components[1],
+                case .key(let option) = components[2]
+            {
+                return transformSecretOptions[index]?.contains(option) ?? false
+            }
             let allowedLeaves: Set<String> = ["url", "headers", "body"]
             func leafAllowed(_ rest: ArraySlice<ValuePath.Component>) -> Bool {
                 guard case .key(let key)? = rest.first else { return false }
