@@ -185,7 +185,8 @@ struct FetchTransformTests {
         }
         #expect(
             error?.message
-                == "item 1: 127.0.0.1:\(api.server.port) answered 404 Not Found; set \"onError\": \"drop\" to leave failing items out")
+                == "item 1: 127.0.0.1:\(api.server.port) answered 404 Not Found: {\"error\":\"no such item\"}; set \"onError\": \"drop\" to leave failing items out"
+        )
     }
 
     @Test func dropLeavesFailingItemsOutLogsWhyAndKeepsTheOthers() async throws {
@@ -197,7 +198,8 @@ struct FetchTransformTests {
         #expect(api.itemRequests().count == 5)
         let lines = log.all.sorted()
         #expect(lines.count == 2, "\(lines)")
-        #expect(lines.first == "fetch: item 1 was left out: 127.0.0.1:\(api.server.port) answered 404 Not Found")
+        #expect(
+            lines.first == "fetch: item 1 was left out: 127.0.0.1:\(api.server.port) answered 404 Not Found: {\"error\":\"no such item\"}")
         #expect(
             lines.last?.hasPrefix(
                 "fetch: item 3 was left out: the answer of http://127.0.0.1:\(api.server.port)/v0/item/104.json could not be parsed: ")
