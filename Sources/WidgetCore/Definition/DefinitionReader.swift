@@ -252,7 +252,10 @@ extension DefinitionReader {
                 fingerprint: WidgetDefinition.fingerprint(of: value)
             )
             base.secretUses = secretUses.sorted { $0.display < $1.display }
-            guard let instances = document.instances else { return [base] }
+            guard let instances = document.instances else {
+                renderDisplay(&base, instance: nil)
+                return [base]
+            }
             return instances.compactMap { instance in
                 var definition = base
                 definition.id = "\(base.id).\(instance.id)"
@@ -261,8 +264,13 @@ extension DefinitionReader {
                     report(path, "\"\(definition.id)\" is not a valid widget id; \(DefinitionReader.idRule)")
                     return nil
                 }
+                // An instance's overrides replace the definition's values whole.
                 definition.title = instance.title ?? definition.title
+                definition.timeZone = instance.timeZone ?? definition.timeZone
+                definition.schedule = instance.schedule ?? definition.schedule
+                definition.placeholder = instance.placeholder ?? definition.placeholder
                 definition.params = instance.params
+                renderDisplay(&definition, instance: instance)
                 return definition
             }
         }
