@@ -113,7 +113,7 @@ struct DefinitionCatalogueTests {
         ),
         (
             "every",
-            #"{"source": {"path": "a.json"}, "timeline": {"type": "each", "every": "1h"}, "schedule": {"every": "2m", "allowFrequent": true}, "staleAfter": "1d2h", "deadline": "30s", "fallback": {"keep": 3, "pick": "random"}}"#
+            #"{"source": {"path": "a.json"}, "timeline": {"type": "each", "every": "1h"}, "schedule": {"every": "2m", "allowFrequent": true, "maxPerDay": 720}, "staleAfter": "1d2h", "deadline": "30s", "fallback": {"keep": 3, "pick": "random"}}"#
         ),
         (
             "words",
