@@ -10,8 +10,10 @@ public struct ValidateCommand: WidgetCommand {
         Usage: widgetd validate [--config DIR] [--format text|json]
 
         Checks every *.json file in DIR: JSON syntax, unknown keys, durations, ids, schedules, stage
-        names and options, JSONPaths and templates, instances and their overrides, and the secrets
-        templates read. Every problem of every file is reported in one pass, one line each:
+        names and options, JSONPaths and templates, instances and their overrides, the secrets
+        templates read, and the files stages need: a "path" source's file must exist and be readable,
+        a "command" program must exist and be executable (a bare name is looked for in PATH). Every
+        problem of every file is reported in one pass, one line each:
 
           widgets.d/news.json:7:14: $.schedule.every: "15 minutes" is not a duration; write e.g. "15m"
 
@@ -46,7 +48,10 @@ public struct ValidateCommand: WidgetCommand {
 
     public func run(_ environment: CommandEnvironment) async -> Int32 {
         guard let environment = secrets.apply(to: environment) else { return 2 }
-        let result = DefinitionDirectory(path: config).load(reader: environment.reader)
+        var reader = environment.reader
+        // The files stages need are looked up as the daemon will, started in this environment.
+        reader.localFiles = LocalFileCheck(searchPath: environment.variables["PATH"])
+        let result = DefinitionDirectory(path: config).load(reader: reader)
         let reported = ValidateCommand.inFileOrder(result.diagnostics + result.warnings, files: result.files)
         if json {
             environment.print(JSONWriter.string(.array(reported.map(\.value)), style: .pretty))

@@ -72,6 +72,12 @@ public struct DefinitionReader: Sendable {
     /// error.
     public let environment: SecretStore?
 
+    /// How the files stages need (a `path` source's file, a `command`'s program; see
+    /// ``LocalFileDependent``) are looked up; when set, one that is missing, unreadable or not executable
+    /// is a validation error. `widgetd validate` sets it; the daemon does not, so that a file that
+    /// appears later is simply read by the next refresh.
+    public var localFiles: LocalFileCheck?
+
     /// Creates a reader that checks stages against `registry`.
     ///
     /// - Parameters:
@@ -79,16 +85,19 @@ public struct DefinitionReader: Sendable {
     ///   - filters: the filters templates may use; the standard set unless given.
     ///   - defaultTimeZone: the zone of definitions without `timeZone`; the machine's unless given.
     ///   - environment: the secrets templates read; when `nil`, secret names are not checked.
+    ///   - localFiles: how the files stages need are looked up; when `nil`, they are not checked.
     public init(
         registry: StageRegistry,
         filters: FilterRegistry = .standard,
         defaultTimeZone: TimeZone = .current,
-        environment: SecretStore? = nil
+        environment: SecretStore? = nil,
+        localFiles: LocalFileCheck? = nil
     ) {
         self.registry = registry
         self.filters = filters
         self.defaultTimeZone = defaultTimeZone
         self.environment = environment
+        self.localFiles = localFiles
     }
 
     /// Reads one definition file.
@@ -429,7 +438,9 @@ extension DefinitionReader {
                 failed = true
                 if base != unreadSource { report(error, under: base) }
             }
-            return failed ? nil : pipeline
+            guard !failed, let pipeline else { return nil }
+            checkLocalFiles(of: pipeline)
+            return pipeline
         }
     }
 }
