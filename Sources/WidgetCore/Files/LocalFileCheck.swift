@@ -34,12 +34,17 @@ public struct LocalFileCheck: Sendable {
     /// What is wrong with `file` for a definition in `definitionFolder` (as the user names it, e.g.
     /// `widgets.d`): a sentence that names the file and a fix, or `nil` when it can be used.
     public func problem(with file: LocalFile, definitionFolder: String) -> String? {
+        // The option to correct, by its key: `path`, `run` for `run[0]`.
+        let option = file.option.components.reversed().lazy.compactMap { component -> String? in
+            if case .key(let key) = component { return key }
+            return nil
+        }.first
         switch file.use {
         case .read:
-            return readProblem(file.path, at: resolved(file.path, in: definitionFolder))
+            return readProblem(file.path, at: resolved(file.path, in: definitionFolder), option: option ?? "path")
         case .run:
             guard file.path.contains("/") else { return searchProblem(file.path) }
-            return runProblem(file.path, at: resolved(file.path, in: definitionFolder))
+            return runProblem(file.path, at: resolved(file.path, in: definitionFolder), option: option ?? "run")
         }
     }
 
@@ -51,26 +56,26 @@ public struct LocalFileCheck: Sendable {
         return joined.split(separator: "/", omittingEmptySubsequences: false).filter { $0 != "." }.joined(separator: "/")
     }
 
-    private func readProblem(_ written: String, at path: String) -> String? {
+    private func readProblem(_ written: String, at path: String, option: String) -> String? {
         switch Self.kind(of: path) {
         case nil:
             return
-                "the file \(written) does not exist (looked for \(path)); create it, or correct \"path\" (a relative path starts at the definition's folder)"
+                "the file \(written) does not exist (looked for \(path)); create it, or correct \"\(option)\" (a relative path starts at the definition's folder)"
         case "a regular file"?:
             guard access(path, R_OK) == 0 else {
                 return "the file \(written) cannot be read (\(String(cString: strerror(errno)))); make it readable, e.g. chmod a+r \(path)"
             }
             return nil
         case let kind?:
-            return "the file \(written) is \(kind), not a regular file; point \"path\" at a file"
+            return "the file \(written) is \(kind), not a regular file; point \"\(option)\" at a file"
         }
     }
 
-    private func runProblem(_ written: String, at path: String) -> String? {
+    private func runProblem(_ written: String, at path: String, option: String) -> String? {
         switch Self.kind(of: path) {
         case nil:
             return
-                "the program \(written) does not exist (looked for \(path)); create it, or correct \"run\" (a program path with a '/' starts at the definition's folder)"
+                "the program \(written) does not exist (looked for \(path)); create it, or correct \"\(option)\" (a program path with a '/' starts at the definition's folder)"
         case "a regular file"?:
             guard access(path, X_OK) == 0 else {
                 return
@@ -78,7 +83,7 @@ public struct LocalFileCheck: Sendable {
             }
             return nil
         case let kind?:
-            return "the program \(written) is \(kind), not a program; point \"run\" at an executable file"
+            return "the program \(written) is \(kind), not a program; point \"\(option)\" at an executable file"
         }
     }
 

@@ -32,7 +32,7 @@ public struct DefinitionDirectory: Sendable {
         /// Every problem, in file order.
         public var diagnostics: [Diagnostic]
         /// Every warning (a definition that runs, but not as written), in file order; see
-        /// ``DefinitionReader/Result/warnings``.
+        /// `DefinitionReader.Result.warnings`.
         public var warnings: [Diagnostic] = []
         /// The definition files read, as displayed.
         public var files: [String]
