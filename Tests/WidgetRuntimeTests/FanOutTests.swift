@@ -65,4 +65,30 @@ struct FanOutTests {
         #expect(again["status"] == "fresh")
         #expect(again["entries"]?[0]?["content"] == content)
     }
+
+    @Test func twoWidgetsFanningOutToTheSameItemsShareEachRequestInAWave() async throws {
+        let server = try Self.server(notModified: Counter())
+        let origin = "http://127.0.0.1:\(server.port)"
+        let folder = try TemporaryFolder()
+        for (id, field) in [("first", "name"), ("second", "label")] {
+            try folder.write(
+                "widgets.d/\(id).json",
+                #"""
+                {
+                  "source": { "url": "\#(origin)/ids" },
+                  "transforms": [
+                    { "type": "fetch", "url": "\#(origin)/item/{{ item }}" },
+                    { "type": "map", "fields": { "\#(field)": "{{ name }}" } }
+                  ],
+                  "schedule": { "every": "1h" }
+                }
+                """#)
+        }
+        let output = try await Widgetd.run(["run", "--config", "widgets.d", "--out", "out", "--once"], in: folder.url)
+        #expect(output.status == 0, "\(output.stderr)")
+        // One request per item and one for the ids, shared by both widgets.
+        #expect(server.requests.map(\.path).sorted() == ["/ids", "/item/7", "/item/8", "/item/9"])
+        let second = try OutputFolder.snapshot("second", in: folder.file("out"))["entries"]?[0]?["content"]
+        #expect(second == [["label": "Item 7"], ["label": "Item 8"], ["label": "Item 9"]])
+    }
 }

@@ -296,6 +296,20 @@ struct FetchTransformTests {
         #expect(gate.most == 3)
     }
 
+    @Test func thePerHostLimitHoldsWhateverTheConcurrency() async throws {
+        let gate = Gate(cap: 2, total: 6)
+        let server = try TestHTTPServer(routes: [
+            TestHTTPRoute("GET", "/item/*") { request in
+                gate.pass()
+                return .json(["path": .string(request.path)])
+            }
+        ])
+        let fetch = try Self.transform(["url": .string(Self.origin(server) + "/item/{{ item }}"), "concurrency": 6])
+        let value = try await fetch.transform([1, 2, 3, 4, 5, 6], context: Self.context(client: HTTPClient(maximumConnectionsPerHost: 2)))
+        #expect(value.array?.count == 6)
+        #expect(gate.most == 2)
+    }
+
     // MARK: - Definitions
 
     @Test func aURLThatDoesNotReadTheItemIsReportedAtItsPlaceWithTheFix() {
