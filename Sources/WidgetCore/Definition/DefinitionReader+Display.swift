@@ -109,7 +109,7 @@ extension DefinitionReader.Session {
         }
         // `env` and `secret` are reported by the secrets check, as everywhere outside a source.
         let secrets = Set(SecretStore.Namespace.allCases.map(\.rawValue))
-        let unknown = template.variables.subtracting(Self.displayVariables).subtracting(secrets).sorted()
+        let unknown = template.freeVariables.subtracting(Self.displayVariables).subtracting(secrets).sorted()
         if !secrets.isDisjoint(with: template.variables) { return nil }
         if let name = unknown.first {
             let hint =
@@ -125,6 +125,7 @@ extension DefinitionReader.Session {
         let owner = instance.map { " for the instance \"\($0.id)\"" } ?? ""
         var scope = TemplateScope(
             globals: ["params": .object(definition.params), "widget": widget], now: Self.probeMoments[0], timeZone: definition.timeZone)
+        scope.strictVariables = true
         var results: [WidgetValue] = []
         for moment in Self.probeMoments {
             scope.now = moment

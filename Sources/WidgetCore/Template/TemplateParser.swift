@@ -832,15 +832,24 @@ struct TemplateParser {
         default:
             guard let name = identifier() else { throw unexpected("", hint: Self.valueHint) }
             let segments = try parseSegments()
-            if segments.isEmpty, let literal = Self.keywords[name] { return literal }
+            if segments.isEmpty, let literal = Self.keyword(name) { return literal }
             return .path(root: .name(name), segments: segments)
         }
     }
 
-    private static let keywords: [String: TemplateExpression] = [
-        "true": .literal(.bool(true)), "false": .literal(.bool(false)), "nil": .literal(.null), "null": .literal(.null),
-        "empty": .special(.empty), "blank": .special(.blank),
-    ]
+    /// The literal a keyword stands for. A function, not a dictionary: a global holding boxed enum values
+    /// (TemplateExpression is indirect) keeps them behind tagged pointers, which a leak checker takes for
+    /// leaks.
+    private static func keyword(_ name: String) -> TemplateExpression? {
+        switch name {
+        case "true": .literal(.bool(true))
+        case "false": .literal(.bool(false))
+        case "nil", "null": .literal(.null)
+        case "empty": .special(.empty)
+        case "blank": .special(.blank)
+        default: nil
+        }
+    }
 
     private mutating func parseSegments() throws(ExpressionError) -> [TemplateExpression.PathSegment] {
         var segments: [TemplateExpression.PathSegment] = []
