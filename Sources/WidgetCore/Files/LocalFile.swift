@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// A file a stage needs on the machine that runs it: a `path` source's file, a `command` transform's
 /// program.
