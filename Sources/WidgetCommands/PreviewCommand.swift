@@ -6,17 +6,20 @@ import WidgetStages
 /// `widgetd preview ID --config DIR`: runs one widget now and prints its snapshot.
 public struct PreviewCommand: WidgetCommand {
     public static let name = "preview"
-    public static let summary = "Run one widget's pipeline now and print the snapshot; writes nothing."
+    public static let summary = "Run one widget's pipeline now and print the snapshot; writes nothing but --html."
     public static let help = """
-        Usage: widgetd preview ID [--config DIR] [--allow-path DIR]… [--rewrite-origin FROM=TO]…
+        Usage: widgetd preview ID [--config DIR] [--html FILE] [--allow-path DIR]… [--rewrite-origin FROM=TO]…
 
         Runs the pipeline of widget ID now (fetch, parse, transforms, timeline) and prints the snapshot
-        it would write to standard output. Nothing is written and no state is used or changed, so a
-        failure shows the placeholder with the error. Exit code 1 when the refresh fails.
+        it would write to standard output. Nothing else is written and no state is used or changed, so
+        a failure shows the placeholder with the error. Exit code 1 when the refresh fails.
 
         Options:
           --config DIR   the folder of widget definitions; without it $WIDGETD_CONFIG, else
                          $CONFIGURATION_DIRECTORY (systemd), else widgets.d
+          --html FILE    also write the widget's gallery page to FILE (its view, or the generic
+                         card): open it in a browser to see the widget before running the daemon.
+                         Images stay remote, as nothing is downloaded
           --secrets DIR  the folder {{ secret.NAME }} reads the file NAME from; without it
                          $CREDENTIALS_DIRECTORY (systemd's LoadCredential=)
           --rewrite-origin FROM=TO
@@ -34,11 +37,14 @@ public struct PreviewCommand: WidgetCommand {
     public var secrets: SecretsOption
     /// `--allow-path` and `--rewrite-origin`.
     public var access: SourceAccessOptions
+    /// `--html`: where to write the widget's page, if anywhere.
+    public var html: String?
 
     public init(arguments: inout Arguments) throws(UsageError) {
         config = try arguments.configFolder().path
         secrets = try SecretsOption(arguments: &arguments)
         access = try SourceAccessOptions(arguments: &arguments)
+        html = try arguments.option("--html")
         guard let id = arguments.positional() else { throw UsageError("preview needs the id of a widget") }
         self.id = id
     }
@@ -53,6 +59,19 @@ public struct PreviewCommand: WidgetCommand {
         let outcome = await environment.refresher(log: { environment.printError($0.message) }).refresh(
             widget, state: WidgetState(), now: environment.clock.now(), respectBudget: false)
         environment.print(JSONWriter.string(outcome.snapshot.value, style: .pretty))
+        if let html {
+            let snapshot = outcome.snapshot
+            let card = GalleryCard.render(snapshot, definition: widget.definition, now: snapshot.generatedAt)
+            let page = GalleryPage(
+                title: snapshot.title ?? snapshot.id, cards: [card], writtenAt: snapshot.generatedAt, widget: snapshot.id)
+            do {
+                try Data(page.html.utf8).write(to: URL(fileURLWithPath: html))
+            } catch {
+                environment.printError(
+                    "Error: cannot write the page \(html): \(error.localizedDescription); choose a file in a folder you can write to")
+                return 1
+            }
+        }
         if let error = outcome.error {
             environment.printError("Error: \(id): \(error)")
             return 1

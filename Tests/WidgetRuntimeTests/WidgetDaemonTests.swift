@@ -556,25 +556,35 @@ struct WidgetDaemonTests {
         _ = await reports.next()
         await clock.waitForSleeper()
 
+        // The gallery's generation, and each widget's card's, as the pages written with the index carry them.
+        let bad = try #require(store.card(for: "bad")).generation
+        let good = try #require(store.card(for: "good")).generation
+        let gallery = GalleryPage.generation(of: [bad, good])
+        #expect(try out.read("index.html").contains(#"<meta name="widgetd-generation" content="\#(gallery)">"#))
         #expect(
             try out.read("index.json") == """
                 {
                   "schemaVersion": 1,
                   "generatedAt": "2026-11-22T15:00:00Z",
+                  "generation": "\(gallery)",
                   "widgets": [
                     {
                       "id": "bad",
                       "title": "Widget bad",
                       "status": "placeholder",
                       "file": "bad.json",
-                      "nextRefreshAt": "2026-11-22T15:00:30Z"
+                      "nextRefreshAt": "2026-11-22T15:00:30Z",
+                      "page": "bad.html",
+                      "generation": "\(bad)"
                     },
                     {
                       "id": "good",
                       "title": "Widget good",
                       "status": "fresh",
                       "file": "good.json",
-                      "nextRefreshAt": "2026-11-22T16:00:00Z"
+                      "nextRefreshAt": "2026-11-22T16:00:00Z",
+                      "page": "good.html",
+                      "generation": "\(good)"
                     }
                   ]
                 }

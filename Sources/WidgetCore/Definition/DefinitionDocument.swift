@@ -44,6 +44,8 @@ public struct DefinitionDocument: Sendable {
     public var placeholder: WidgetValue?
     /// The instances, when the definition makes several widgets.
     public var instances: [Instance]?
+    /// How the gallery page shows an entry; `nil` for the generic card.
+    public var view: ViewDefinition?
 
     /// One widget of a definition with `instances`: `{"id": "home", "title": …, "params": {…}}`.
     public struct Instance: Sendable {
@@ -64,7 +66,7 @@ extension DefinitionDocument: DescribedOptions {
     public enum CodingKeys: String, DescribedKey {
         case schema = "$schema"
         case id, title, description, timeZone, inputs, source, parser, transforms, timeline, schedule
-        case staleAfter, deadline, fallback, placeholder, instances
+        case staleAfter, deadline, fallback, placeholder, instances, view
 
         public var keyDescription: KeyDescription {
             switch self {
@@ -129,6 +131,11 @@ extension DefinitionDocument: DescribedOptions {
                 KeyDescription(
                     "One definition, several widgets: each instance's id is added to the widget's (NAME.ID) and templates read its params as params.NAME.",
                     .array(.object(Instance.shape), minItems: 1)
+                )
+            case .view:
+                KeyDescription(
+                    "How the gallery page shows an entry: a Liquid template giving an HTML fragment (widget, status, entry and now in scope, partials from the views folder), or one per family: small, medium, large.",
+                    ViewDefinition.valueShape
                 )
             }
         }
@@ -206,6 +213,7 @@ extension DefinitionDocument: Decodable {
         fallback = try members.decode(.fallback) ?? fallback
         placeholder = members.value(.placeholder)
         instances = try members.decode(.instances, as: Instances.self)?.list
+        view = try members.decode(.view)
     }
 }
 

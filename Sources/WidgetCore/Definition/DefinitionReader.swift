@@ -252,6 +252,7 @@ extension DefinitionReader {
                 fingerprint: WidgetDefinition.fingerprint(of: value)
             )
             base.secretUses = secretUses.sorted { $0.display < $1.display }
+            base.view = document.view
             guard let instances = document.instances else { return [base] }
             return instances.compactMap { instance in
                 var definition = base

@@ -42,6 +42,8 @@ public struct WidgetDefinition: Sendable {
     public var fallback: FallbackPolicy
     /// Content served before there has ever been data.
     public var placeholder: WidgetValue?
+    /// How the gallery page shows an entry; `nil` for the generic card.
+    public var view: ViewDefinition?
     /// The instance parameters, for a widget made from one of a definition's `instances`.
     public var params: WidgetObject
     /// The file the definition came from, as the user named it (`widgets.d/jotd.json`).
