@@ -138,15 +138,6 @@ struct TemplateTests {
         }
     }
 
-    @Test func liquidTagsAreRejectedWithAHint() {
-        do {
-            _ = try Template("a {% if x %}b{% endif %}")
-            Issue.record("expected an error")
-        } catch {
-            #expect(error.description == "tags ({% %}) are not supported at column 3; use output syntax {{ … }}")
-        }
-    }
-
     @Test func wrongArgumentCountIsAnErrorWhenParsed() {
         do {
             _ = try Template("{{ 'a' | append }}")

@@ -13,6 +13,9 @@ enum LiquidLookup {
             return .null
         case (.string(let text), .string(let part)):
             return part.isEmpty || text.contains(part) ? .string(part) : .null
+        case (.string, .null):
+            // No property: the string itself is tested, as Ruby Liquid does for `reject: nosuchthing`.
+            return item
         case (.string(let text), .number(let number)) where number.isInteger:
             let characters = Array(text)
             guard let position = number.int else { return .null }

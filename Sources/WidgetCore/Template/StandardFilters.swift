@@ -131,6 +131,8 @@ enum StandardFilters {
         Entry("escape", 0...0, optionalText { HTMLText.escape($0) }),
         Entry("h", 0...0, optionalText { HTMLText.escape($0) }),
         Entry("escape_once", 0...0, text { HTMLText.escapeOnce($0) }),
+        // Marks HTML as trusted where output is escaped (``TemplateScope/escapesHTML``); elsewhere a no-op.
+        Entry("safe", 0...0, { input, _, _ in input }),
         Entry("strip_html", 0...0, text { HTMLText.stripTags($0) }),
         Entry("url_encode", 0...0, optionalText { URLText.encode($0) }),
         Entry(

@@ -56,7 +56,17 @@ extension Template {
     public var secretUses: (uses: [SecretUse], problems: [String]) {
         var uses: [SecretUse] = []
         var problems: [String] = []
-        for case .output(let output) in parts {
+        var outputs: [Output] = []
+        var tagReadsSecret = false
+        TemplateNode.walk(nodes) { expression in
+            if Self.mentionsSecret(expression) { tagReadsSecret = true }
+        } output: { output in
+            outputs.append(output)
+        }
+        if tagReadsSecret {
+            problems.append("a secret can be read only in an output tag {{ … }}, never in a tag's condition, loop or partial")
+        }
+        for output in outputs {
             var carries: String?
             switch Self.secretRead(output.expression) {
             case .none: break
@@ -110,7 +120,7 @@ extension Template {
 
     private static func secretRead(_ expression: TemplateExpression) -> SecretRead {
         switch expression {
-        case .literal:
+        case .literal, .special:
             return .none
         case .range(let start, let end):
             return mentionsSecret(start) || mentionsSecret(end)

@@ -1,10 +1,14 @@
-/// A string with Liquid output tags, `{{ expression | filter: argument }}`, checked once and rendered many
-/// times.
+/// A Liquid template: text with output tags, `{{ expression | filter: argument }}`, and Liquid's tags,
+/// `{% if %}`, `{% for %}` and the rest, checked once and rendered many times.
 ///
-/// Text outside the tags is kept as written; `{{-` and `-}}` trim the whitespace before and after a tag, as
-/// in Liquid. Expressions are variables (`item.title`, `a.b[0]`, `a["x y"]`, `list[index]`, `.size`,
-/// `.first`, `.last`), literals (`'text'`, `"text"`, `42`, `1.5`, `true`, `false`, `nil`, `empty`,
-/// `blank`) and ranges (`(1..5)`). Liquid's `{% … %}` tags are not supported.
+/// Text outside the tags is kept as written; `{{-`, `-}}`, `{%-` and `-%}` trim the whitespace before and
+/// after a tag, as in Liquid. Expressions are variables (`item.title`, `a.b[0]`, `a["x y"]`, `list[index]`,
+/// `.size`, `.first`, `.last`), literals (`'text'`, `"text"`, `42`, `1.5`, `true`, `false`, `nil`, `empty`,
+/// `blank`) and ranges (`(1..5)`). The tags are Shopify Liquid's: `if`/`elsif`/`else`/`unless`,
+/// `case`/`when`, `for` (with `limit`, `offset`, `offset: continue`, `reversed`, `else`, `forloop`, `break`,
+/// `continue`), `tablerow`, `assign`, `capture`, `increment`, `decrement`, `cycle`, `ifchanged`, `raw`,
+/// `comment`, `doc`, `{% # … %}`, `echo`, `liquid`, and `render` and `include` of partials given by
+/// ``TemplateScope/partials``.
 ///
 /// A template that is exactly one tag keeps the type of its value: `"{{ item.price | times: 2 }}"` renders
 /// a number, `"{{ item.tags }}"` a list. Any other template renders a string. Missing data renders as
@@ -19,13 +23,9 @@
 public struct Template: Sendable, Hashable, CustomStringConvertible {
     /// The template text as written.
     public let source: String
-    let parts: [Part]
-
-    /// A piece of a parsed template.
-    enum Part: Sendable, Hashable {
-        case text(String)
-        case output(Output)
-    }
+    let nodes: [TemplateNode]
+    /// Whether the template has only text and output tags: it renders without any state of its own.
+    let isOutputOnly: Bool
 
     /// One `{{ … }}` tag: an expression and the filters applied to it, in order.
     struct Output: Sendable, Hashable {
@@ -97,31 +97,52 @@ public struct Template: Sendable, Hashable, CustomStringConvertible {
     ///   - filters: The filters the template may use.
     /// - Throws: ``ExpressionError`` with the 1-based column of the problem: an unterminated `{{`, an
     ///   expression that cannot be read, an unknown filter (with a "did you mean" hint), a wrong number of
-    ///   arguments for a filter, or a `{% … %}` tag.
+    ///   arguments for a filter, an unknown tag, or a block that is never closed.
     public init(_ source: String, filters: FilterRegistry = .standard) throws(ExpressionError) {
         self.source = source
         var parser = TemplateParser(source: source, filters: filters)
-        self.parts = try parser.parseTemplate()
+        self.nodes = try parser.parseTemplate()
+        self.isOutputOnly = nodes.allSatisfy { node in
+            switch node {
+            case .text, .output: true
+            default: false
+            }
+        }
     }
 
     /// The template text as written.
     public var description: String { source }
 
-    /// Whether the template has no `{{ … }}` tags: it always renders its own text.
+    /// Whether the template is only text: it always renders its own text.
     public var isConstant: Bool {
-        !parts.contains { if case .output = $0 { true } else { false } }
+        nodes.allSatisfy { if case .text = $0 { true } else { false } }
     }
 
     /// The root variable names the template reads, e.g. `["inputs", "env", "title"]`, so a loader can
-    /// check that `env` appears only where secrets are allowed.
+    /// check that `env` appears only where secrets are allowed. Names the template sets itself (`assign`,
+    /// `capture`, loop variables) are included when it also reads them.
     public var variables: Set<String> {
         var names: Set<String> = []
-        for case .output(let output) in parts {
-            output.expression.collectVariables(into: &names)
-            for call in output.calls {
-                for argument in call.arguments { argument.collectVariables(into: &names) }
-                for keyword in call.keywords { keyword.value.collectVariables(into: &names) }
-            }
+        TemplateNode.walk(nodes) { expression in
+            expression.collectVariables(into: &names)
+        } output: { output in
+            output.collectVariables(into: &names)
+        }
+        return names
+    }
+
+    /// The root names the template reads that it does not set itself: those the scope must provide.
+    public var freeVariables: Set<String> {
+        var bound: Set<String> = []
+        TemplateNode.boundNames(nodes, into: &bound)
+        return variables.subtracting(bound)
+    }
+
+    /// The names of the partials the template renders or includes by a literal name.
+    public var partialNames: Set<String> {
+        var names: Set<String> = []
+        TemplateNode.walkPartials(nodes) { partial in
+            if case .literal(.string(let name)) = partial.name { names.insert(name) }
         }
         return names
     }
@@ -138,8 +159,8 @@ public struct Template: Sendable, Hashable, CustomStringConvertible {
     ///
     /// - Throws: ``ExpressionError`` when a filter fails, e.g. `divided_by: 0`.
     public func render(_ scope: TemplateScope) throws(ExpressionError) -> WidgetValue {
-        if parts.count == 1, case .output(let output) = parts[0] {
-            let value = try evaluate(output, in: scope)
+        if nodes.count == 1, case .output(let output) = nodes[0], !scope.escapesHTML {
+            let value = try evaluate(output, in: scope, state: nil)
             if case .string(let text) = value { try scope.budget?.charge(text.utf8.count) }
             return value
         }
@@ -155,19 +176,39 @@ public struct Template: Sendable, Hashable, CustomStringConvertible {
     /// - Throws: ``ExpressionError`` when a filter fails, e.g. `divided_by: 0`.
     public func renderString(_ scope: TemplateScope) throws(ExpressionError) -> String {
         var text = ""
-        for part in parts {
-            switch part {
-            case .text(let literal): text += literal
-            case .output(let output): text += LiquidValue.string(try evaluate(output, in: scope))
+        if isOutputOnly {
+            for node in nodes {
+                switch node {
+                case .text(let literal): text += literal
+                case .output(let output): text += Self.shown(try evaluate(output, in: scope, state: nil), of: output, in: scope)
+                default: break
+                }
+                try RenderBudget.check(text.utf8.count, producedBy: "the template")
             }
-            try RenderBudget.check(text.utf8.count, producedBy: "the template")
+        } else {
+            let state = TemplateRenderState(scope: scope)
+            try render(nodes, into: &text, state: state)
         }
         try scope.budget?.charge(text.utf8.count)
         return text
     }
 
-    private func evaluate(_ output: Output, in scope: TemplateScope) throws(ExpressionError) -> WidgetValue {
-        var value = try output.expression.evaluate(in: scope)
+    /// The text an output tag shows: HTML-escaped when the scope asks for it, unless its last filter is
+    /// `safe` or already escapes (`escape`, `h`, `escape_once`).
+    static func shown(_ value: WidgetValue, of output: Output, in scope: TemplateScope) -> String {
+        let text = LiquidValue.string(value)
+        guard scope.escapesHTML else { return text }
+        if let last = output.calls.last?.name, unescapedFilters.contains(last) { return text }
+        return HTMLText.escape(text)
+    }
+
+    /// The last filters after which an escaping scope shows a value as it is.
+    static let unescapedFilters: Set<String> = ["safe", "escape", "h", "escape_once"]
+
+    func evaluate(_ output: Output, in scope: TemplateScope, state: TemplateRenderState?) throws(ExpressionError)
+        -> WidgetValue
+    {
+        var value = try output.expression.evaluate(in: scope, state: state)
         // Each call is read where it is: a copy of it would count a reference to each of its parts.
         let calls = output.calls
         for index in calls.indices {
@@ -180,10 +221,10 @@ public struct Template: Sendable, Hashable, CustomStringConvertible {
             } else {
                 arguments = []
                 arguments.reserveCapacity(calls[index].arguments.count)
-                for argument in calls[index].arguments { arguments.append(try argument.evaluate(in: scope)) }
+                for argument in calls[index].arguments { arguments.append(try argument.evaluate(in: scope, state: state)) }
             }
             var keywords = WidgetObject()
-            for keyword in calls[index].keywords { keywords[keyword.name] = try keyword.value.evaluate(in: scope) }
+            for keyword in calls[index].keywords { keywords[keyword.name] = try keyword.value.evaluate(in: scope, state: state) }
             let context = FilterContext(
                 filterName: calls[index].name,
                 keywordArguments: keywords,
@@ -207,7 +248,7 @@ public struct Template: Sendable, Hashable, CustomStringConvertible {
 
     /// Two templates are equal when they have the same source text.
     public static func == (lhs: Template, rhs: Template) -> Bool {
-        lhs.source == rhs.source && lhs.parts == rhs.parts
+        lhs.source == rhs.source && lhs.nodes == rhs.nodes
     }
 
     /// Hashes the source text.

@@ -9,6 +9,15 @@ indirect enum TemplateExpression: Sendable, Hashable {
     case path(root: PathSegment, segments: [PathSegment])
     /// An integer range `(start..end)`, inclusive.
     case range(TemplateExpression, TemplateExpression)
+    /// `empty` or `blank`: the empty string when shown, and special in comparisons (`x == empty` is true for
+    /// an empty string, array or object; `x == blank` also for `nil`, `false` and white space).
+    case special(Special)
+
+    /// The two special values of comparisons.
+    enum Special: Sendable, Hashable {
+        case empty
+        case blank
+    }
 
     /// One step of a variable path.
     enum PathSegment: Sendable, Hashable {
@@ -21,7 +30,7 @@ indirect enum TemplateExpression: Sendable, Hashable {
     /// The root variable names this expression reads, including those inside brackets.
     func collectVariables(into names: inout Set<String>) {
         switch self {
-        case .literal:
+        case .literal, .special:
             break
         case .range(let start, let end):
             start.collectVariables(into: &names)
@@ -49,13 +58,15 @@ extension TemplateExpression {
     static let maximumRangeCount = 100_000
 
     /// Evaluates the expression; missing data yields `.null`, as in Liquid.
-    func evaluate(in scope: TemplateScope) throws(ExpressionError) -> WidgetValue {
+    func evaluate(in scope: TemplateScope, state: TemplateRenderState? = nil) throws(ExpressionError) -> WidgetValue {
         switch self {
         case .literal(let value):
             return value
+        case .special:
+            return .string("")
         case .range(let startExpression, let endExpression):
-            let start = LiquidValue.integer(try startExpression.evaluate(in: scope))
-            let end = LiquidValue.integer(try endExpression.evaluate(in: scope))
+            let start = LiquidValue.integer(try startExpression.evaluate(in: scope, state: state))
+            let end = LiquidValue.integer(try endExpression.evaluate(in: scope, state: state))
             guard start <= end else { return .array([]) }
             let (span, overflow) = end.subtractingReportingOverflow(start)
             guard !overflow, span < TemplateExpression.maximumRangeCount else {
@@ -67,17 +78,17 @@ extension TemplateExpression {
             var value: WidgetValue
             switch root {
             case .name(let name):
-                value = scope.lookup(name)
+                value = state?.lookup(name) ?? scope.lookup(name)
             case .index(let expression):
-                guard case .string(let name) = try expression.evaluate(in: scope) else { return .null }
-                value = scope.lookup(name)
+                guard case .string(let name) = try expression.evaluate(in: scope, state: state) else { return .null }
+                value = state?.lookup(name) ?? scope.lookup(name)
             }
             for segment in segments {
                 switch segment {
                 case .name(let name):
                     value = TemplateExpression.member(name, of: value)
                 case .index(let expression):
-                    let key = try expression.evaluate(in: scope)
+                    let key = try expression.evaluate(in: scope, state: state)
                     switch key {
                     case .string(let name):
                         value = TemplateExpression.member(name, of: value)

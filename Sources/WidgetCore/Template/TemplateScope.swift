@@ -22,6 +22,12 @@ public struct TemplateScope: Sendable {
     /// The bytes all templates rendered with this scope (and its copies) may produce together; `nil` limits
     /// only each text, to ``RenderBudget/maximumTextBytes``.
     public var budget: RenderBudget?
+    /// Where `{% render %}` and `{% include %}` find partials; `nil` when there are none.
+    public var partials: (any TemplatePartials)?
+    /// Whether every `{{ … }}` is HTML-escaped as it is shown, for templates that write HTML: a value is
+    /// shown as text unless the tag's last filter is `safe`. A template that is one tag then renders text
+    /// too, never a typed value.
+    public var escapesHTML = false
 
     /// Creates a scope; by default empty, at the current time, in UTC.
     public init(

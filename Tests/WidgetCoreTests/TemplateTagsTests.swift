@@ -1,0 +1,119 @@
+import Foundation
+import Testing
+import WidgetCore
+
+/// Liquid's tags beyond what the Golden Liquid suite checks: errors with their columns, partials from a
+/// folder, HTML escaping, limits and what `variables` reports.
+struct TemplateTagsTests {
+    private func render(_ source: String, _ globals: WidgetObject = [:]) throws -> String {
+        try Template(source).renderString(TemplateScope(globals: globals))
+    }
+
+    @Test func conditionalsLoopsAndAssignsWorkTogether() throws {
+        let source = """
+            {%- assign total = 0 -%}
+            {%- for coin in coins -%}
+              {%- assign total = total | plus: coin.value -%}
+              {%- if coin.cost == 0 %}{{ coin.name }}: 0 %{% else %}{{ coin.name }}: {{ coin.value | minus: coin.cost | times: 100 | divided_by: coin.cost }} %{% endif %}
+            {% endfor -%}
+            total {{ total }}
+            """
+        let coins: WidgetValue = [["name": "BTC", "value": 150, "cost": 100], ["name": "DOGE", "value": 5, "cost": 0]]
+        #expect(try render(source, ["coins": coins]) == "BTC: 50 %\nDOGE: 0 %\ntotal 155")
+    }
+
+    @Test func aBlockNeverClosedNamesItsColumnAndTheFix() {
+        #expect(throws: ExpressionError("'{% if %}' is never closed", column: 3, hint: "add {% endif %}")) {
+            try Template("a {% if x %}b")
+        }
+        #expect(throws: ExpressionError("'{% for %}' is never closed", column: 1, hint: "add {% endfor %}")) {
+            try Template("{% for x in xs %}{% if x %}{% endif %}")
+        }
+    }
+
+    @Test func aStrayOrMisspelledTagIsAnError() {
+        #expect(
+            throws: ExpressionError(
+                "unknown tag 'endfi'", column: 12, hint: "did you mean 'endif'?")
+        ) {
+            try Template("{% if x %}a{% endfi %}")
+        }
+        #expect(
+            throws: ExpressionError(
+                "unexpected '{% endfor %}'", column: 1, hint: "there is no open '{% for %}' for it to close; remove it")
+        ) {
+            try Template("{% endfor %}")
+        }
+        #expect(
+            throws: ExpressionError(
+                "unknown tag 'iff'", column: 1, hint: "did you mean 'if'?")
+        ) {
+            try Template("{% iff x %}")
+        }
+    }
+
+    @Test func badConditionsAndLoopArgumentsAreErrors() {
+        #expect(throws: ExpressionError.self) { try Template("{% if a startswith b %}{% endif %}") }
+        #expect(throws: ExpressionError.self) { try Template("{% for x in xs step: 2 %}{% endfor %}") }
+        #expect(throws: ExpressionError.self) { try Template("{% assign = 1 %}") }
+        #expect(throws: ExpressionError.self) { try Template("{% render name %}") }
+        #expect(throws: ExpressionError.self) { try Template("{% case x %}{% when %}a{% endcase %}") }
+        #expect(throws: ExpressionError.self) { try render("{% if '2' > 1 %}a{% endif %}") }
+    }
+
+    @Test func partialsComeFromAFolderAndSeeOnlyTheirArguments() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("partials-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try "<b>{{ coin.name }}</b>{% if secret %}leak{% endif %}".write(
+            to: folder.appendingPathComponent("coin.liquid"), atomically: true, encoding: .utf8)
+        try "{% render 'loop' %}".write(to: folder.appendingPathComponent("loop.liquid"), atomically: true, encoding: .utf8)
+        var scope = TemplateScope(item: ["secret": true])
+        scope.partials = TemplatePartialFolder(folder)
+        let template = try Template("{% for c in coins %}{% render 'coin', coin: c %}{% endfor %}")
+        scope.globals = ["coins": [["name": "BTC"], ["name": "ETH"]]]
+        #expect(try template.renderString(scope) == "<b>BTC</b><b>ETH</b>")
+        #expect(template.partialNames == ["coin"])
+
+        #expect(throws: ExpressionError.self) { try Template("{% render 'missing' %}").renderString(scope) }
+        #expect(throws: ExpressionError.self) { try Template("{% render '../coin' %}").renderString(scope) }
+        do {
+            _ = try Template("{% render 'loop' %}").renderString(scope)
+            Issue.record("a partial that renders itself must stop")
+        } catch {
+            #expect(error.reason.contains("more than 16 deep"))
+        }
+    }
+
+    @Test func escapingScopesEscapeEveryOutputUnlessMarkedSafe() throws {
+        var scope = TemplateScope(globals: ["title": "<script>x()</script>", "html": "<b>ok</b>"])
+        scope.escapesHTML = true
+        let template = try Template("{{ title }}|{{ html | safe }}|{% echo title %}|{{ title | escape }}")
+        #expect(
+            try template.renderString(scope)
+                == "&lt;script&gt;x()&lt;/script&gt;|<b>ok</b>|&lt;script&gt;x()&lt;/script&gt;|&lt;script&gt;x()&lt;/script&gt;")
+        #expect(try Template("{{ title }}").render(scope) == .string("&lt;script&gt;x()&lt;/script&gt;"))
+        #expect(try Template("{{ html | safe }}").render(TemplateScope(globals: ["html": "<b>"])) == .string("<b>"))
+    }
+
+    @Test func variablesAndFreeVariablesSeeInsideTags() throws {
+        let template = try Template(
+            "{% assign n = items | size %}{% for i in items %}{{ i.title }}{{ forloop.index }}{% endfor %}{% if user %}{{ n }}{% endif %}")
+        #expect(template.variables == ["n", "items", "i", "forloop", "user"])
+        #expect(template.freeVariables == ["items", "user"])
+    }
+
+    @Test func secretsCannotBeReadInTags() throws {
+        let template = try Template("{% if env.TOKEN %}yes{% endif %}{{ env.TOKEN }}")
+        #expect(template.secretUses.problems.contains { $0.contains("only in an output tag") })
+        let assigned = try Template("{% assign t = env.TOKEN %}{{ t | slice: 0, 2 }}")
+        #expect(assigned.secretUses.problems.contains { $0.contains("only in an output tag") })
+    }
+
+    @Test func loopsStopWhenTheirRefreshIsCancelled() async throws {
+        let template = try Template("{% for i in (1..100000) %}{% for j in (1..100000) %}{% endfor %}{% endfor %}")
+        let task = Task { try template.renderString(TemplateScope()) }
+        task.cancel()
+        await #expect(throws: ExpressionError.self) { try await task.value }
+    }
+}
