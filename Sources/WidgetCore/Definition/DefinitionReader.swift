@@ -252,7 +252,12 @@ extension DefinitionReader {
                 fingerprint: WidgetDefinition.fingerprint(of: value)
             )
             base.secretUses = secretUses.sorted { $0.display < $1.display }
-            base.view = document.view
+            if var view = document.view {
+                let folder = TemplatePartialFolder(ViewDefinition.partialsFolder(forDefinitionFile: file), filters: reader.filters)
+                view.partials = folder
+                checkPartials(of: view, in: folder)
+                base.view = view
+            }
             guard let instances = document.instances else { return [base] }
             return instances.compactMap { instance in
                 var definition = base
@@ -369,6 +374,29 @@ extension DefinitionReader {
             } catch {
                 // Other failures of a constant template (a date it cannot read, say) are left to the
                 // refresh, which names them with the widget's clock and zone.
+            }
+        }
+
+        /// Reads every partial `view` renders, and those they render in turn, reporting one that is missing
+        /// or broken at the family that names it (at `view` itself when one template serves them all).
+        mutating func checkPartials(of view: ViewDefinition, in folder: TemplatePartialFolder) {
+            let distinct = view.families.count == ViewDefinition.Family.allCases.count && Set(view.templates.values).count == 1
+            for family in view.families {
+                guard let template = view.templates[family] else { continue }
+                var path = ValuePath.root.appending("view")
+                if !distinct { path = path.appending(family.rawValue) }
+                var pending = Array(template.partialNames.sorted())
+                var seen = Set(pending)
+                while !pending.isEmpty {
+                    let name = pending.removeFirst()
+                    do {
+                        let partial = try folder.template(named: name)
+                        for next in partial.partialNames.sorted() where seen.insert(next).inserted { pending.append(next) }
+                    } catch {
+                        report(path, error.description)
+                    }
+                }
+                if distinct { break }
             }
         }
 

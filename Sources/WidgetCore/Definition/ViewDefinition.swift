@@ -1,3 +1,5 @@
+public import Foundation
+
 /// A widget's `view`: the Liquid templates that render one entry's content to an HTML fragment for the
 /// gallery page, one per family.
 ///
@@ -10,7 +12,9 @@
 ///
 /// A family the definition leaves out shows the nearest one it has (``template(for:)``). The templates
 /// see `widget`, `status`, `entry` and `now`; their outputs are HTML-escaped unless the last filter is
-/// `safe`.
+/// `safe`. `{% render 'name' %}` reads `views/name.liquid` beside the definition; ``DefinitionReader``
+/// reads every partial a view names (and those they name) when it reads the definition, so a missing or
+/// broken one is a validation error.
 public struct ViewDefinition: Sendable {
     /// A size of widget, as WidgetKit's families.
     public enum Family: String, Sendable, CaseIterable, Hashable {
@@ -24,10 +28,19 @@ public struct ViewDefinition: Sendable {
 
     /// The templates the definition gives, by family.
     public var templates: [Family: Template]
+    /// Where `{% render 'name' %}` finds its partials: the `views` folder beside the definition
+    /// (`views/name.liquid`), set by ``DefinitionReader``; `nil` when there is none.
+    public var partials: (any TemplatePartials)?
 
-    /// A view from its templates; at least one family should have one.
-    public init(templates: [Family: Template]) {
+    /// A view from its templates (at least one family should have one) and where its partials are.
+    public init(templates: [Family: Template], partials: (any TemplatePartials)? = nil) {
         self.templates = templates
+        self.partials = partials
+    }
+
+    /// The folder of partials beside a definition file: `widgets.d/news.json` reads `widgets.d/views/`.
+    public static func partialsFolder(forDefinitionFile file: String) -> URL {
+        URL(fileURLWithPath: file).deletingLastPathComponent().appendingPathComponent("views", isDirectory: true)
     }
 
     /// The template for `family`: its own, else the nearest the definition has (medium, then large, then

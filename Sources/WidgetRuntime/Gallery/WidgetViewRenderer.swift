@@ -53,7 +53,8 @@ public enum WidgetViewRenderer {
             "now": .string(Timestamp.string(now)),
         ]
         var scope = TemplateScope(globals: globals, now: now, timeZone: definition.timeZone)
-        // ESCAPE-PENDING scope.escapesHTML = true
+        scope.escapesHTML = true
+        scope.partials = definition.view?.partials
         scope.budget = RenderBudget()
         return scope
     }
