@@ -34,6 +34,31 @@ struct ViewDefinitionTests {
         #expect(result.widgets.first?.definition.view == nil)
     }
 
+    @Test func partialsAreReadFromTheViewsFolderBesideTheDefinitionAndChangeItsFingerprint() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("views-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try FileManager.default.createDirectory(at: folder.appendingPathComponent("views"), withIntermediateDirectories: true)
+        let definition = #"{"source": {"url": "https://example.com/a.json"}, "view": "{% render 'card' %}"}"#
+        let file = folder.appendingPathComponent("news.json").path
+        func read() -> DefinitionReader.Result { reader.read(Data(definition.utf8), file: file) }
+
+        let missing = read().diagnostics.map(\.description)
+        #expect(missing.count == 1 && missing[0].contains("$.view: there is no partial 'card'"), "\(missing)")
+        try Data("<h3>{{ entry.content.title }}</h3>{% render 'byline' %}".utf8).write(
+            to: folder.appendingPathComponent("views/card.liquid"))
+        try Data("<p>{{ entry.content.author | upcse }}</p>".utf8).write(to: folder.appendingPathComponent("views/byline.liquid"))
+        let broken = read().diagnostics.map(\.description)
+        #expect(broken.count == 1 && broken[0].contains("views/byline.liquid:1:30: unknown filter 'upcse'"), "\(broken)")
+
+        try Data("<p>{{ entry.content.author }}</p>".utf8).write(to: folder.appendingPathComponent("views/byline.liquid"))
+        let first = read()
+        #expect(first.diagnostics.isEmpty, "\(first.diagnostics)")
+        try Data("<p>by {{ entry.content.author }}</p>".utf8).write(to: folder.appendingPathComponent("views/byline.liquid"))
+        let second = read()
+        #expect(second.widgets.first?.definition.fingerprint != first.widgets.first?.definition.fingerprint)
+        #expect(second.widgets.first?.definition.view?.partials != nil)
+    }
+
     @Test func badViewsAreReportedWithTheirPlaceAndAFix() {
         #expect(
             read(view: "3").diagnostics.map(\.description) == [

@@ -255,8 +255,12 @@ extension DefinitionReader {
             if var view = document.view {
                 let folder = TemplatePartialFolder(ViewDefinition.partialsFolder(forDefinitionFile: file), filters: reader.filters)
                 view.partials = folder
-                checkPartials(of: view, in: folder)
+                let partials = checkPartials(of: view, in: folder)
                 base.view = view
+                // A changed partial changes the widget, so that a reload renders its card again.
+                if !partials.isEmpty {
+                    base.fingerprint = WidgetDefinition.fingerprint(of: [value, .array(partials.map { .string($0.source) })])
+                }
             }
             guard let instances = document.instances else { return [base] }
             return instances.compactMap { instance in
@@ -379,7 +383,11 @@ extension DefinitionReader {
 
         /// Reads every partial `view` renders, and those they render in turn, reporting one that is missing
         /// or broken at the family that names it (at `view` itself when one template serves them all).
-        mutating func checkPartials(of view: ViewDefinition, in folder: TemplatePartialFolder) {
+        ///
+        /// - Returns: The partials read, in the order they were first named.
+        @discardableResult
+        mutating func checkPartials(of view: ViewDefinition, in folder: TemplatePartialFolder) -> [Template] {
+            var read: [Template] = []
             let distinct = view.families.count == ViewDefinition.Family.allCases.count && Set(view.templates.values).count == 1
             for family in view.families {
                 guard let template = view.templates[family] else { continue }
@@ -391,6 +399,7 @@ extension DefinitionReader {
                     let name = pending.removeFirst()
                     do {
                         let partial = try folder.template(named: name)
+                        read.append(partial)
                         for next in partial.partialNames.sorted() where seen.insert(next).inserted { pending.append(next) }
                     } catch {
                         report(path, error.description)
@@ -398,6 +407,7 @@ extension DefinitionReader {
                 }
                 if distinct { break }
             }
+            return read
         }
 
         static func secretsAllowed(at path: ValuePath) -> Bool {
