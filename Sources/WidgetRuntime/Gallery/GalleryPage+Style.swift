@@ -52,15 +52,16 @@ extension GalleryPage {
         border-top:1px solid var(--line)}.items>li:first-child{border-top:0}
         .thumb{width:56px;height:56px;object-fit:cover;border-radius:8px;flex:none}
         .row-text{display:flex;flex-direction:column;min-width:0;flex:1}.row-title{font-weight:600;overflow-wrap:anywhere}
-        .stats{display:grid;grid-template-columns:repeat(auto-fit,minmax(5.5rem,1fr));gap:.5rem;margin:.4rem 0}
-        .stat{background:var(--bg);border-radius:10px;padding:.45rem .55rem}.stat b{display:block;font-size:1.15rem;font-variant-numeric:tabular-nums}
+        .stats{display:grid;grid-template-columns:repeat(auto-fit,minmax(6.2rem,1fr));gap:.5rem;margin:.4rem 0}
+        .stat{background:var(--bg);border-radius:10px;padding:.45rem .55rem}.stat b{display:block;font-size:1.05rem;font-variant-numeric:tabular-nums;white-space:nowrap}
         .stat span{color:var(--muted);font-size:.75rem}
         table.data{width:100%;border-collapse:collapse;font-size:.88rem;font-variant-numeric:tabular-nums;margin:.3rem 0}
         table.data th{text-align:left;color:var(--muted);font-weight:600;font-size:.75rem;border-bottom:1px solid var(--line);padding:.25rem .3rem}
         table.data td{border-bottom:1px solid var(--line);padding:.3rem;overflow-wrap:anywhere}table.data tr:last-child td{border-bottom:0}
-        table.data .right,table.data td.num{text-align:right}
-        .full-bleed{position:relative;margin:0 -.9rem -.6rem;min-height:220px;background:#000;overflow:hidden}
-        .full-bleed img{width:100%;height:100%;max-height:none;min-height:220px;object-fit:cover;border-radius:0;display:block}
+        table.data .right,table.data td.num{text-align:right;white-space:nowrap}
+        .full-bleed{position:relative;margin:0 -.9rem -.6rem;aspect-ratio:4/3;background:#000;overflow:hidden}
+        .full-bleed img{position:absolute;inset:0;width:100%;height:100%;max-height:none;object-fit:cover;border-radius:0;display:block}
+        html[data-family=small] .full-bleed{aspect-ratio:1}
         .full-bleed .caption{position:absolute;left:0;right:0;bottom:0;padding:2.2rem .9rem .7rem;color:#fff;\
         background:linear-gradient(transparent,rgba(0,0,0,.78))}
         .full-bleed .caption a,.full-bleed .caption h3{color:#fff}.full-bleed .caption p{color:rgba(255,255,255,.85)}
