@@ -34,6 +34,9 @@ struct GalleryPageTests {
                 == #"&lt;style>body{}&lt;/style>&lt;iframe src="https://x">"#)
         #expect(ViewMarkup.sanitize(#"<p style="color:red" class="pos">1 < 2</p>"#) == #"<p class="pos">1 &lt; 2</p>"#)
         #expect(ViewMarkup.sanitize("<!-- note --><br/>") == "<!-- note --><br />")
+        // Nothing left open can swallow the cards after it.
+        #expect(ViewMarkup.sanitize("<!-- open <b>x</b>") == "&lt;!-- open <b>x</b>")
+        #expect(ViewMarkup.sanitize("<textarea><plaintext>x") == "&lt;textarea>&lt;plaintext>x")
     }
 
     @Test func safeAddressesAreHTTPFragmentsAndRelativePathsInsideTheFolder() {

@@ -57,7 +57,7 @@ extension GalleryPage {
         .stat span{color:var(--muted);font-size:.75rem}
         table.data{width:100%;border-collapse:collapse;font-size:.88rem;font-variant-numeric:tabular-nums;margin:.3rem 0}
         table.data th{text-align:left;color:var(--muted);font-weight:600;font-size:.75rem;border-bottom:1px solid var(--line);padding:.25rem .3rem}
-        table.data td{border-bottom:1px solid var(--line);padding:.3rem;overflow-wrap:anywhere}table.data tr:last-child td{border-bottom:0}
+        table.data td{border-bottom:1px solid var(--line);padding:.3rem;overflow-wrap:anywhere}table.data td+td{overflow-wrap:normal}table.data tr:last-child td{border-bottom:0}
         table.data .right,table.data td.num{text-align:right;white-space:nowrap}
         .full-bleed{position:relative;margin:0 -.9rem -.6rem;aspect-ratio:4/3;background:#000;overflow:hidden}
         .full-bleed img{position:absolute;inset:0;width:100%;height:100%;max-height:none;object-fit:cover;border-radius:0;display:block}

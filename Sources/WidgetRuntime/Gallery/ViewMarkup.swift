@@ -14,7 +14,9 @@ import WidgetCore
 /// - `on…` attributes (`onerror`, `onclick`) and `style` attributes (the policy would refuse them anyway:
 ///   style a view with the gallery's classes) are dropped;
 /// - `<script>`, `<style>`, `<iframe>`, `<object>`, `<embed>`, `<base>`, `<meta>`, `<link>`, `<form>`,
-///   `<frame>`, `<frameset>`, `<template>`, `<svg>`, `<math>` and `<noscript>` tags are written as text.
+///   `<frame>`, `<frameset>`, `<template>`, `<svg>`, `<math>` and `<noscript>` tags, and those whose
+///   content is raw text (`<textarea>`, `<title>`, `<xmp>`, `<plaintext>`, …), are written as text, as is
+///   a comment left open: nothing a view writes can hide the rest of the page.
 ///
 /// The page's Content-Security-Policy forbids inline scripts and styles besides the gallery's own, so
 /// this is the second of two walls.
@@ -32,6 +34,8 @@ public enum ViewMarkup {
     static let blockedElements: Set<String> = [
         "script", "style", "iframe", "object", "embed", "base", "meta", "link", "form", "frame", "frameset",
         "template", "svg", "math", "noscript", "applet", "portal",
+        // Elements whose content is raw text: one left open would swallow the rest of the page.
+        "textarea", "title", "xmp", "plaintext", "noembed", "noframes", "listing",
     ]
 
     /// `html` with unsafe URLs, event handlers and active elements removed (see the type's description).
@@ -48,10 +52,14 @@ public enum ViewMarkup {
                 continue
             }
             if starts(bytes, at: index, with: "<!--") {
-                let end = find(bytes, "-->", from: index + 4) ?? bytes.count
-                let stop = min(bytes.count, end + 3)
-                output += bytes[index..<stop]
-                index = stop
+                // A comment left open would hide the rest of the page: it is shown as text instead.
+                if let end = find(bytes, "-->", from: index + 4) {
+                    output += bytes[index..<end + 3]
+                    index = end + 3
+                } else {
+                    output += Array("&lt;".utf8)
+                    index += 1
+                }
                 continue
             }
             let closing = index + 1 < bytes.count && bytes[index + 1] == UInt8(ascii: "/")
