@@ -3,18 +3,29 @@ import WidgetCore
 import WidgetRuntime
 import WidgetStages
 
-/// `widgetd preview ID --config DIR`: runs one widget now and prints its snapshot.
+/// `widgetd preview ID --config DIR [--trace [--format text|json]]`: runs one widget now and prints its
+/// snapshot, or every stage of the refresh.
 public struct PreviewCommand: WidgetCommand {
     public static let name = "preview"
     public static let summary = "Run one widget's pipeline now and print the snapshot; writes nothing but --html."
     public static let help = """
-        Usage: widgetd preview ID [--config DIR] [--html FILE] [--allow-path DIR]… [--rewrite-origin FROM=TO]…
+        Usage: widgetd preview ID [--config DIR] [--trace [--format text|json]] [--html FILE]
+                                  [--allow-path DIR]… [--rewrite-origin FROM=TO]…
 
         Runs the pipeline of widget ID now (fetch, parse, transforms, timeline) and prints the snapshot
         it would write to standard output. Nothing else is written and no state is used or changed, so
         a failure shows the placeholder with the error. Exit code 1 when the refresh fails.
 
         Options:
+          --trace        print every stage instead, in order, with its time: each fetch (the request
+                         with secrets masked, status, bytes, content type), the parsed value, the value
+                         after each transform, the entries. Values are shortened (first items, long
+                         strings cut, counts shown); a stage that empties the value is marked "!", as is
+                         the stage that failed
+          --format FORMAT
+                         with --trace: text (default) or json, for tools: {"widget", "at", "stages":
+                         [{"stage", "kind", "type", "seconds", "outcome", "fetch", "shape", "value",
+                         "entries", "warning", "error"}], "snapshot"}
           --config DIR   the folder of widget definitions; without it $WIDGETD_CONFIG, else
                          $CONFIGURATION_DIRECTORY (systemd), else widgets.d
           --html FILE    also write the widget's gallery page to FILE (its view, or the generic
@@ -37,6 +48,10 @@ public struct PreviewCommand: WidgetCommand {
     public var secrets: SecretsOption
     /// `--allow-path` and `--rewrite-origin`.
     public var access: SourceAccessOptions
+    /// `--trace`: print every stage rather than the snapshot.
+    public var trace: Bool
+    /// `--format json` with `--trace`: the trace as JSON rather than text.
+    public var json: Bool
     /// `--html`: where to write the widget's page, if anywhere.
     public var html: String?
 
@@ -45,6 +60,15 @@ public struct PreviewCommand: WidgetCommand {
         secrets = try SecretsOption(arguments: &arguments)
         access = try SourceAccessOptions(arguments: &arguments)
         html = try arguments.option("--html")
+        trace = arguments.flag("--trace")
+        let format = try arguments.option("--format")
+        guard format == nil || trace else {
+            throw UsageError("--format applies to --trace; the snapshot is always JSON (add --trace to see each stage)")
+        }
+        guard format == nil || format == "text" || format == "json" else {
+            throw UsageError("--format takes 'text' or 'json', not '\(format ?? "")'")
+        }
+        json = format == "json"
         guard let id = arguments.positional() else { throw UsageError("preview needs the id of a widget") }
         self.id = id
     }
@@ -56,9 +80,18 @@ public struct PreviewCommand: WidgetCommand {
         guard let widget = result.widgets.first(where: { $0.id == id }) else {
             return WidgetLookup.reportMissing(id, in: result, config: config, environment: environment)
         }
+        let now = environment.clock.now()
+        let recorder = trace ? PipelineTrace(clock: environment.clock) : nil
         let outcome = await environment.refresher(log: { environment.printError($0.message) }).refresh(
-            widget, state: WidgetState(), now: environment.clock.now(), respectBudget: false)
-        environment.print(JSONWriter.string(outcome.snapshot.value, style: .pretty))
+            widget, state: WidgetState(), now: now, respectBudget: false, trace: recorder)
+        if let recorder {
+            let report = TraceReport(widget: id, at: now, steps: recorder.steps, snapshot: outcome.snapshot, error: outcome.error)
+            let text = json ? JSONWriter.string(report.json, style: .pretty) : report.text
+            // Values come from the sources; a server that repeats a request's secret must not show it here.
+            environment.print(widget.definition.redact(text, secrets: environment.secrets))
+        } else {
+            environment.print(JSONWriter.string(outcome.snapshot.value, style: .pretty))
+        }
         if let html {
             let snapshot = outcome.snapshot
             let card = GalleryCard.render(snapshot, definition: widget.definition, now: snapshot.generatedAt)

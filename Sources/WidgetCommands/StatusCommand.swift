@@ -13,7 +13,8 @@ public struct StatusCommand: WidgetCommand {
         (its pid, since when, and when its last wave of refreshes ended), and whether DIR's file
         system is read-only or full; then one line per widget: status ("unwritten" when the daemon
         could not write its last refresh), age of the data, next refresh, refreshes used today, and the
-        last error; then the problems of the definitions as the daemon last loaded them.
+        last error; then the warnings of fresh widgets (a filter that kept nothing, a path that matched
+        nothing); then the problems of the definitions as the daemon last loaded them.
 
         Options:
           --out DIR        the daemon's output folder; without it $WIDGETD_OUT, else $STATE_DIRECTORY
@@ -21,7 +22,7 @@ public struct StatusCommand: WidgetCommand {
           --format FORMAT  text (default) or json: {"daemon": {...}, "widgets": [...], "problems": [...]}
 
         Exit code 1 when a widget is not fresh or unwritten, DIR cannot be written, or a definition has a
-        problem.
+        problem; warnings alone leave it 0.
         """
 
     /// `--out`: the daemon's output folder, whose snapshots and state are read.
@@ -70,6 +71,7 @@ public struct StatusCommand: WidgetCommand {
                 object["entries"] = .number(WidgetNumber(snapshot.entries.count))
                 object["error"] = snapshot.error.map(WidgetValue.string) ?? .null
                 object["writeError"] = unwritten[snapshot.id].map(WidgetValue.string) ?? .null
+                object["warnings"] = .array(snapshot.warnings.map(WidgetValue.string))
                 return .object(object)
             }
             let report: WidgetObject = [
@@ -92,6 +94,13 @@ public struct StatusCommand: WidgetCommand {
                 ])
             }
             environment.print(ListCommand.table(rows))
+            let warned = snapshots.filter { !$0.0.warnings.isEmpty }
+            if !warned.isEmpty {
+                environment.print("\nWarnings (the refresh succeeded, but a stage left nothing):")
+                for (snapshot, _) in warned {
+                    for warning in snapshot.warnings { environment.print("  \(snapshot.id): \(warning)") }
+                }
+            }
             if !problems.isEmpty {
                 environment.print("\nDefinition problems (the widgets they belong to keep running their last valid definition):")
                 for problem in problems { environment.print("  \(problem)") }

@@ -31,7 +31,7 @@ private let fuzzDocument: WidgetValue = {
 /// | 0 | `JSONReader.read` (the raw bytes) |
 /// | 1 | `JSONPath(_:)`, then `select` and `locate` on a fixed document |
 /// | 2 | `JSONPathFilter(_:)`, then `matches` on each value of the fixed document |
-/// | 3 | `Template(_:)`, then `render` with the fixed document's members as variables |
+/// | 3 | `Template(_:)` (output and `{% %}` tags), then `render` with the fixed document's members as variables and two partials, one of which renders itself, plain and HTML-escaped |
 /// | 4 | `FeedParser().read` (the raw bytes: RSS, Atom or JSON Feed), then the value of the result |
 /// | 5 | `InternetDate.parse` (the bytes as text), then `InternetDate.iso8601` of the date found |
 ///
@@ -72,10 +72,16 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     case 3:
         let text = String(decoding: payload, as: UTF8.self)
         if let template = try? Template(text) {
-            let scope = TemplateScope(
+            var scope = TemplateScope(
                 globals: fuzzDocument.object ?? [:], item: fuzzDocument["store"], now: Date(timeIntervalSince1970: 1_800_000_000))
+            scope.partials = FuzzPartials()
             _ = try? template.render(scope)
+            scope.escapesHTML = true
+            _ = try? template.renderString(scope)
             _ = template.variables
+            _ = template.freeVariables
+            _ = template.partialNames
+            _ = template.secretUses
         }
     #if canImport(WidgetStages)
     case 4:
@@ -90,6 +96,18 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         break
     }
     return 0
+}
+
+/// Two partials for templates that `render` or `include`: `card`, and `self`, which renders itself until
+/// the depth limit stops it.
+private struct FuzzPartials: TemplatePartials {
+    func template(named name: String) throws(ExpressionError) -> Template {
+        switch name {
+        case "card": try Template("{% for x in (1..3) %}<b>{{ x | plus: n }}</b>{% cycle 'a', 'b' %}{% endfor %}")
+        case "self": try Template("{% increment depth %}{% render 'self' %}")
+        default: throw ExpressionError("no partial named '\(name)'")
+        }
+    }
 }
 
 /// Every value of `value`, itself first.

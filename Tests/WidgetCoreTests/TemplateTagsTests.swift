@@ -117,3 +117,32 @@ struct TemplateTagsTests {
         await #expect(throws: ExpressionError.self) { try await task.value }
     }
 }
+
+struct StrictVariableTests {
+    private func scope() -> TemplateScope {
+        var scope = TemplateScope(item: ["name": "a", "title": "b", "author": nil, "tags": ["x", "y"]])
+        scope.strictVariables = true
+        return scope
+    }
+
+    @Test func missingMembersAndElementsAreErrors() throws {
+        #expect(
+            throws: ExpressionError(
+                "'item' has no member 'titel'", column: 6, hint: "did you mean 'title'?")
+        ) {
+            try Template("x {{ item.titel | upcase }}").renderString(scope())
+        }
+        #expect(throws: ExpressionError.self) { try Template("{{ tags[5] }}").render(scope()) }
+        #expect(throws: ExpressionError.self) { try Template("{{ tags.nope }}").render(scope()) }
+        #expect(try Template("{{ tags.size }}-{{ author }}").renderString(scope()) == "2-")
+    }
+
+    @Test func guardsAllowWhatIsMissing() throws {
+        #expect(try Template("{{ item.titel | default: 'none' }}").render(scope()) == "none")
+        #expect(try Template("{% if item.titel %}1{% elsif nope.deeper %}2{% else %}3{% endif %}").render(scope()) == "3")
+        #expect(try Template("{% case nope %}{% when 1 %}1{% else %}none{% endcase %}").render(scope()) == "none")
+        #expect(try Template("{{ nope }}").test(scope()) == false)
+        #expect(
+            try Template("{% assign t = tags | size %}{{ t }}{% for x in tags %}{{ forloop.index }}{% endfor %}").render(scope()) == "212")
+    }
+}

@@ -73,7 +73,7 @@ struct CommandLineEndToEndTests {
         #expect(down["status"] == "placeholder")
         #expect(down["entries"]?.array?.map { $0["content"] } == [["text": "Loading…"]])
         #expect(down["lastSuccessAt"] == .null)
-        #expect(down["error"] == .string("source: \(host) answered 503 Service Unavailable"))
+        #expect(down["error"] == .string("source: \(host) answered 503 Service Unavailable: {\"status\": 503}"))
 
         let portal = try Self.read(folder.file("out/portal.json"))
         #expect(portal["status"] == "placeholder")
@@ -108,7 +108,7 @@ struct CommandLineEndToEndTests {
         #expect(rows.first == ["ID", "STATUS", "AGE", "NEXT REFRESH", "TODAY", "LAST ERROR"])
         #expect(
             rows.dropFirst().map { $0.count == 6 ? [$0[0], $0[1], $0[4], $0[5]] : $0 } == [
-                ["down", "placeholder", "1", "source: \(host) answered 503 Service Unavailable"],
+                ["down", "placeholder", "1", "source: \(host) answered 503 Service Unavailable: {\"status\": 503}"],
                 ["items", "fresh", "1", "-"],
                 [
                     "portal", "placeholder", "1",
@@ -137,7 +137,7 @@ struct CommandLineEndToEndTests {
         #expect(report["widgets"]?[1]?["status"] == "fresh")
         #expect(report["widgets"]?[1]?["entries"] == 1)
         #expect(report["widgets"]?[1]?["nextRefreshAt"] == items["nextRefreshAt"])
-        #expect(report["widgets"]?[0]?["error"] == .string("source: \(host) answered 503 Service Unavailable"))
+        #expect(report["widgets"]?[0]?["error"] == .string("source: \(host) answered 503 Service Unavailable: {\"status\": 503}"))
         #expect(report["problems"] == [])
         let listJSON = try await Widgetd.run(["list", "--out", "out", "--format", "json"], in: folder.url)
         #expect(listJSON.status == 0)
@@ -302,7 +302,7 @@ struct CommandLineEndToEndTests {
         let output = try await Widgetd.run(["preview", "down", "--config", "widgets.d"], in: folder.url)
         #expect(output.status == 1)
         #expect(try JSONReader.read(output.stdout)["status"] == "placeholder")
-        #expect(output.stderrLines == ["Error: down: source: 127.0.0.1:\(server.port) answered 503 Service Unavailable"])
+        #expect(output.stderrLines == ["Error: down: source: 127.0.0.1:\(server.port) answered 503 Service Unavailable: {\"status\": 503}"])
         #expect(folder.names() == ["widgets.d"])
     }
 

@@ -48,13 +48,16 @@ struct FaultMatrixTests {
                 id: "trickle", source: http("/trickle?bytes=100&interval=0.2", #", "timeout": "2s""#),
                 error: "source: \(host) did not answer within 2 s"
             ),
-            Fault(id: "not-found", source: http("/status/404"), error: "source: \(host) answered 404 Not Found"),
-            Fault(id: "server-error", source: http("/status/500"), error: "source: \(host) answered 500 Internal Server Error"),
+            Fault(id: "not-found", source: http("/status/404"), error: "source: \(host) answered 404 Not Found: {\"status\": 404}"),
+            Fault(
+                id: "server-error", source: http("/status/500"),
+                error: "source: \(host) answered 500 Internal Server Error: {\"status\": 500}"),
             Fault(
                 id: "unavailable", source: http("/status/503?retry-after=3600"),
-                error: "source: \(host) answered 503 Service Unavailable"
+                error: "source: \(host) answered 503 Service Unavailable: {\"status\": 503}"
             ),
-            Fault(id: "rate-limited", source: http("/status/429"), error: "source: \(host) answered 429 Too Many Requests"),
+            Fault(
+                id: "rate-limited", source: http("/status/429"), error: "source: \(host) answered 429 Too Many Requests: {\"status\": 429}"),
             Fault(
                 id: "truncated", source: http("/truncated"),
                 error: "source: the response from \(host) ended after 10 of the 100 announced bytes"

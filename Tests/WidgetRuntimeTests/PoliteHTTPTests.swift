@@ -216,7 +216,7 @@ struct PoliteHTTPTests {
         #expect(try delay("plain") == 30)
         let date = try Self.snapshot("date", folder)
         #expect(abs(try Self.date(date["nextRefreshAt"]).timeIntervalSince(Timestamp.date(Timestamp.string(inThreeHours))!)) <= 1)
-        #expect(date["error"] == .string("source: 127.0.0.1:\(server.port) answered 503 Service Unavailable"))
+        #expect(date["error"] == .string("source: 127.0.0.1:\(server.port) answered 503 Service Unavailable: {\"status\": 503}"))
     }
 
     // MARK: - Handshake
@@ -242,7 +242,7 @@ struct PoliteHTTPTests {
         #expect(transmission["status"] == "fresh")
         #expect(transmission["entries"]?[0]?["content"] == ["session": .string(token)])
         let plain = try Self.snapshot("plain", folder)
-        #expect(plain["error"] == .string("source: 127.0.0.1:\(server.port) answered 409 Conflict"))
+        #expect(plain["error"] == .string("source: 127.0.0.1:\(server.port) answered 409 Conflict: {\"error\": \"missing session id\"}"))
         #expect(try await Self.requests(to: target + "&plain=1", on: server) == 1)
     }
 }

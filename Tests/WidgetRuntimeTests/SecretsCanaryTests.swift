@@ -133,14 +133,14 @@ struct SecretsCanaryTests {
         let host = "127.0.0.1:\(server.port)"
         let masked = server.baseURL.absoluteString + "secret/***"
         let expected: [String: String] = [
-            "unavailable": "source: \(host) answered 503 Service Unavailable",
+            "unavailable": "source: \(host) answered 503 Service Unavailable: {\"status\": 503}",
             "portal": "parser: \(masked)/html-error sent an HTML page (text/html) where JSON was expected",
             "broken": "source: the response from \(host) ended after 10 of the 100 announced bytes",
             "slow": "source: \(host) did not answer within 1 s",
             "loop": "source: the request to \(host) was redirected more than 5 times, the limit",
             "capped": "source: the response from \(host) announced 5000 bytes, more than the 100-byte limit",
             "refused": "source: the connection to 127.0.0.1:\(closedPort) was refused",
-            "filedunavailable": "source: \(host) answered 503 Service Unavailable",
+            "filedunavailable": "source: \(host) answered 503 Service Unavailable: {\"status\": 503}",
         ]
         for (id, error) in expected.sorted(by: { $0.key < $1.key }) {
             #expect(try OutputFolder.snapshot(id, in: out)["error"] == .string(error), "\(id)")

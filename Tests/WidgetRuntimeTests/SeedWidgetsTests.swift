@@ -222,6 +222,10 @@ struct SeedWidgetsTests {
         SnapshotLog.show("003 joke of the day, Firestore down after a joke: cached", snapshot)
     }
 
+    /// How the failed daily lookup ends: the status, then what Firestore said about it.
+    static let dailyJokeNotFound =
+        #" answered 404 Not Found: { "error": { "code": 404, "message": "Document \"projects/mr-funny-jokes/databases/(default)/documents/daily_jokes/2026-11-22\" not found.", "status": "NOT_FOUND" } }"#
+
     @Test func aDayWithoutADailyJokeShowsAKeptJokeOrThePlaceholderOnAFreshInstall() async throws {
         let apis = try SeedAPIs()
         defer { apis.stop() }
@@ -236,7 +240,7 @@ struct SeedWidgetsTests {
                 "setup": "Open Mr. Funny Jokes to get started!", "punchline": "", "text": "Open Mr. Funny Jokes to get started!",
             ])
         #expect(snapshot["error"]?.string?.hasPrefix("inputs.daily: ") == true, "\(snapshot)")
-        #expect(snapshot["error"]?.string?.hasSuffix(" answered 404 Not Found") == true, "\(snapshot)")
+        #expect(snapshot["error"]?.string?.hasSuffix(Self.dailyJokeNotFound) == true, "\(snapshot)")
         SnapshotLog.show("003 joke of the day, no daily joke (404) on a fresh install: placeholder", snapshot)
 
         // With a joke kept from an earlier day, that joke is served instead.
@@ -249,7 +253,7 @@ struct SeedWidgetsTests {
         #expect(snapshot["status"] == "cached")
         #expect(snapshot["entries"]?[0]?["content"] == Self.joke)
         #expect(snapshot["error"]?.string?.hasPrefix("inputs.daily: ") == true, "\(snapshot)")
-        #expect(snapshot["error"]?.string?.hasSuffix(" answered 404 Not Found") == true, "\(snapshot)")
+        #expect(snapshot["error"]?.string?.hasSuffix(Self.dailyJokeNotFound) == true, "\(snapshot)")
         SnapshotLog.show("003 joke of the day, no daily joke (404) after a kept joke: cached", snapshot)
         // Only the daily lookup was tried: there was no joke id to fetch.
         let jokes = apis.targets().filter { $0.contains("/documents/jokes/") }

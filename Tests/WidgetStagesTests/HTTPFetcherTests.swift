@@ -89,7 +89,7 @@ struct HTTPFetcherTests {
         let error = await #expect(throws: StageError.self) {
             _ = try await fetcher(["url": url(server, "/status/503?retry-after=120")]).fetch(context: context())
         }
-        #expect(error?.message == "127.0.0.1:\(server.port) answered 503 Service Unavailable")
+        #expect(error?.message == #"127.0.0.1:\#(server.port) answered 503 Service Unavailable: {"status": 503}"#)
         #expect(error?.retryAfter == 120)
     }
 
@@ -99,7 +99,7 @@ struct HTTPFetcherTests {
             _ = try await fetcher(["url": url(server, "/status/429?retry-after=Sun,%2022%20Nov%202026%2009:38:13%20GMT")])
                 .fetch(context: context())
         }
-        #expect(error?.message == "127.0.0.1:\(server.port) answered 429 Too Many Requests")
+        #expect(error?.message == #"127.0.0.1:\#(server.port) answered 429 Too Many Requests: {"status": 429}"#)
         #expect(error?.retryAfter == 90)
     }
 
@@ -108,8 +108,66 @@ struct HTTPFetcherTests {
         let error = await #expect(throws: StageError.self) {
             _ = try await fetcher(["url": url(server, "/status/404?retry-after=30")]).fetch(context: context())
         }
-        #expect(error?.message == "127.0.0.1:\(server.port) answered 404 Not Found")
+        #expect(error?.message == #"127.0.0.1:\#(server.port) answered 404 Not Found: {"status": 404}"#)
         #expect(error?.retryAfter == nil)
+    }
+
+    @Test func anErrorStatusCarriesTheStartOfWhatTheServerSaid() async throws {
+        let server = try TestHTTPServer(routes: [
+            TestHTTPRoute("GET", "/search") { _ in
+                .text(
+                    "{\n  \"error\": \"unknown parameter\",\n  \"detail\": \"'q' is required\"\n}", status: 400,
+                    contentType: "application/problem+json")
+            },
+            TestHTTPRoute("GET", "/proxy") { _ in
+                .text(
+                    "<!DOCTYPE html>\n<html><head><title>502 Bad Gateway</title><style>h1 { color: red }</style></head>"
+                        + "<body><h1>Bad Gateway</h1><p>The upstream &amp; its cache are down.</p></body></html>",
+                    status: 502, contentType: "text/html")
+            },
+            TestHTTPRoute("GET", "/long") { _ in .text(String(repeating: "abcdefghij", count: 100), status: 500) },
+            TestHTTPRoute("GET", "/binary") { _ in .data(Data([0x89, 0x50, 0x4E, 0x47, 0x00, 0x01]), status: 500, contentType: "image/png")
+            },
+            TestHTTPRoute("GET", "/untyped") { _ in .data(Data([0x00, 0xFF, 0xFE, 0x41]), status: 500, contentType: nil) },
+            TestHTTPRoute("GET", "/plain") { _ in .data(Data("quota exceeded\n".utf8), status: 429, contentType: nil) },
+            TestHTTPRoute("GET", "/blank") { _ in .text(" \n\t ", status: 500) },
+        ])
+        func message(_ path: String) async -> String? {
+            let error = await #expect(throws: StageError.self) {
+                _ = try await fetcher(["url": url(server, path)]).fetch(context: context())
+            }
+            return error?.message
+        }
+        let host = "127.0.0.1:\(server.port)"
+        #expect(
+            await message("/search") == #"\#(host) answered 400 Bad Request: { "error": "unknown parameter", "detail": "'q' is required" }"#
+        )
+        #expect(
+            await message("/proxy") == "\(host) answered 502 Bad Gateway: 502 Bad Gateway Bad Gateway The upstream & its cache are down.")
+        #expect(
+            await message("/long") == "\(host) answered 500 Internal Server Error: " + String(repeating: "abcdefghij", count: 20) + "…")
+        #expect(await message("/binary") == "\(host) answered 500 Internal Server Error")
+        #expect(await message("/untyped") == "\(host) answered 500 Internal Server Error")
+        #expect(await message("/plain") == "\(host) answered 429 Too Many Requests: quota exceeded")
+        #expect(await message("/blank") == "\(host) answered 500 Internal Server Error")
+    }
+
+    @Test func aSecretTheServerRepeatsInItsErrorIsMasked() async throws {
+        let server = try TestHTTPServer(routes: [
+            TestHTTPRoute("GET", "/denied") { request in
+                .json(
+                    ["error": .string("invalid key '\(request.query("key") ?? "")' for \(request.headers["Authorization"] ?? "")")],
+                    status: 401)
+            }
+        ])
+        let options: WidgetValue = [
+            "url": .string(server.url("/denied").absoluteString + "?key={{ env.TOKEN }}"),
+            "headers": ["Authorization": "Bearer {{ env.TOKEN | base64_encode }}"],
+        ]
+        let error = await #expect(throws: StageError.self) {
+            _ = try await fetcher(options).fetch(context: context())
+        }
+        #expect(error?.message == #"127.0.0.1:\#(server.port) answered 401 Unauthorized: {"error":"invalid key '***' for Bearer ***"}"#)
     }
 
     // MARK: - Requests
@@ -158,9 +216,13 @@ struct HTTPFetcherTests {
 
     @Test func aURLTemplateThatGivesNoURLIsAnError() async throws {
         let error = await #expect(throws: StageError.self) {
-            _ = try await fetcher(["url": "{{ params.base }}/items"]).fetch(context: context())
+            _ = try await fetcher(["url": "{{ params.base | default: '' }}/items"]).fetch(context: context())
         }
         #expect(error?.message == "the url template did not give an http or https URL; check the values it reads")
+        let missing = await #expect(throws: StageError.self) {
+            _ = try await fetcher(["url": "{{ params.base }}/items"]).fetch(context: context())
+        }
+        #expect(missing?.message == "the url template failed: 'params' has no member 'base' at column 4; it has no members")
     }
 
     // MARK: - Secrets
@@ -178,7 +240,7 @@ struct HTTPFetcherTests {
         let failing = await #expect(throws: StageError.self) {
             _ = try await fetcher(["url": .string(base + "/status/500?token={{ env.TOKEN }}")]).fetch(context: context())
         }
-        #expect(failing?.message == "127.0.0.1:\(server.port) answered 500 Internal Server Error")
+        #expect(failing?.message == #"127.0.0.1:\#(server.port) answered 500 Internal Server Error: {"status": 500}"#)
         #expect(failing?.message.contains("s3cr3t") == false)
         let payload = try await fetcher(["url": .string(base + "/echo?token={{ env.TOKEN }}")]).fetch(context: context())
         #expect(try echo(payload)["query"] == "token=s3cr3t-value")
@@ -231,7 +293,7 @@ struct HTTPFetcherTests {
         let error = await #expect(throws: StageError.self) {
             _ = try await fetcher(["url": url(server, "/handshake")]).fetch(context: context())
         }
-        #expect(error?.message == "127.0.0.1:\(server.port) answered 409 Conflict")
+        #expect(error?.message == #"127.0.0.1:\#(server.port) answered 409 Conflict: {"error": "missing session id"}"#)
     }
 
     // MARK: - Limits

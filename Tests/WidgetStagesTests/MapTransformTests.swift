@@ -102,8 +102,15 @@ struct MapTransformTests {
     }
 
     @Test func secretsAreNotVisibleOutsideASource() async throws {
-        let result = try await map(["fields": ["token": "{{ env.TOKEN }}", "text": "[{{ env.TOKEN }}]"]]).transform([:], context: context)
-        #expect(result == ["token": nil, "text": "[]"])
+        do {
+            _ = try await map(["fields": ["token": "{{ env.TOKEN }}"]]).transform([:], context: context)
+            Issue.record("env must not be in scope outside a source")
+        } catch {
+            #expect("\(error)".contains("there is no variable 'env'"))
+            #expect("\(error)".contains("secrets are read only in a source's url, headers and body"))
+        }
+        let guarded = try await map(["fields": ["text": "[{{ env.TOKEN | default: '' }}]"]]).transform([:], context: context)
+        #expect(guarded == ["text": "[]"])
     }
 
     @Test func aSingleExpressionKeepsTheValuesType() async throws {
@@ -153,17 +160,37 @@ struct MapTransformTests {
 
     // MARK: - Missing data and failures
 
-    @Test func missingDataRendersAsNilOrEmpty() async throws {
+    @Test func missingDataRendersAsNilOrEmptyWhenGuarded() async throws {
         let fields: WidgetValue = [
-            "value": "{{ missing }}",
-            "deep": "{{ missing.deeper[3].name }}",
-            "text": "a{{ missing.deeper }}b",
-            "upper": "{{ missing | upcase }}",
+            "value": "{{ missing | default: nil }}",
+            "deep": "{{ missing.deeper[3].name | default: nil }}",
+            "text": "a{{ missing.deeper | default: '' }}b",
+            "tested": "{% if missing.deeper %}yes{% else %}no{% endif %}",
             "fallback": "{{ missing | default: 'none' }}",
         ]
         let result = try await map(["fields": fields]).transform([["other": 1], "string item", nil], context: context)
-        let expected: WidgetValue = ["value": nil, "deep": nil, "text": "ab", "upper": "", "fallback": "none"]
+        let expected: WidgetValue = ["value": nil, "deep": nil, "text": "ab", "tested": "no", "fallback": "none"]
         #expect(result == [expected, expected, expected])
+    }
+
+    @Test func missingDataIsAnErrorNamingTheItemTheColumnAndTheNearestName() async throws {
+        let cases: [(template: String, message: String)] = [
+            ("{{ nme }}", "there is no variable 'nme' at column 4; did you mean 'name'?"),
+            ("x {{ item.titel | upcase }}", "'item' has no member 'titel' at column 6; did you mean 'title'?"),
+            ("{{ author.name }}", "'author' is nil, so it has no member 'name' at column 4"),
+            ("{{ tags[5] }}", "'tags' has no element [5] (it has 2) at column 4"),
+            ("{% for t in tagz %}{{ t }}{% endfor %}", "there is no variable 'tagz' at column 13; did you mean 'tags'?"),
+        ]
+        let item: WidgetValue = ["name": "a", "title": "b", "author": nil, "tags": ["x", "y"]]
+        for (template, message) in cases {
+            do {
+                _ = try await map(["fields": ["value": .string(template)]]).transform([item], context: context)
+                Issue.record("\(template) should fail")
+            } catch {
+                #expect("\(error)".contains("the \"value\" field failed on item 0: \(message)"), "\(error)")
+                #expect((error as? StageError)?.template?.path == ValuePath.root.appending("fields").appending("value"))
+            }
+        }
     }
 
     @Test func aFailingFilterNamesTheItemIndex() async throws {

@@ -127,7 +127,7 @@ struct WidgetPipelineTests {
             #"""
             {
               "source": { "type": "memory", "key": "news" },
-              "timeline": { "type": "single", "url": "{{ link }}", "relevance": "{{ missing }}" }
+              "timeline": { "type": "single", "url": "{{ link | default: '' }}", "relevance": "{{ missing | default: nil }}" }
             }
             """#)
         let source = InMemorySource()
@@ -238,7 +238,9 @@ struct WidgetPipelineTests {
             _ = try await run(widget, source)
         } throws: { error in
             guard let error = error as? PipelineError else { return false }
-            return error.stage == .timeline && error.kind == .timeline && error.description.hasPrefix("timeline: ")
+            return error.stage == .timeline && error.kind == .timeline
+                && error.description.hasPrefix("timeline: \"relevance\" failed on entry 0: ")
+                && error.template?.path == ValuePath.root.appending("timeline").appending("relevance")
         }
     }
 

@@ -148,6 +148,21 @@ public struct DefinitionReader: Sendable {
 // MARK: - One file
 
 extension DefinitionReader {
+    /// Where the value at `path` starts in a definition file's bytes — with `column`, the 1-based scalar
+    /// column of an expression inside that string, added as the file writes it — or `nil` when the file
+    /// has no such value.
+    ///
+    /// Used to place an error found while a widget runs, such as a template's missing variable, long after
+    /// the file was read: the caller reads the file again, so the place is right while it is unchanged.
+    public static func locate(_ path: ValuePath, column: Int?, in data: Data) -> SourceLocation? {
+        let prepared = DefinitionText.prepare(data)
+        guard let map = try? JSONReader.readWithLocations(prepared.data).1, var location = map.valueLocation(of: path) else {
+            return nil
+        }
+        if let column { location.column = Session.fileColumn(ofScalar: column, inStringAt: location, source: prepared.data) }
+        return location
+    }
+
     struct Session {
         let file: String
         let reader: DefinitionReader
@@ -185,6 +200,11 @@ extension DefinitionReader {
         /// The file column of the `scalar`-th (1-based) scalar of the string whose opening quote is at
         /// `quote`, counting escapes such as `\"` or `\u00e9` as they are written in the file.
         func fileColumn(ofScalar scalar: Int, inStringAt quote: SourceLocation) -> Int {
+            Self.fileColumn(ofScalar: scalar, inStringAt: quote, source: source)
+        }
+
+        /// The file column of the `scalar`-th scalar of the string at `quote` in `source`.
+        static func fileColumn(ofScalar scalar: Int, inStringAt quote: SourceLocation, source: Data) -> Int {
             let lines = String(decoding: source, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
             guard quote.line >= 1, quote.line <= lines.count else { return quote.column + scalar }
             let written = Array(lines[quote.line - 1].unicodeScalars.dropFirst(quote.column))
@@ -292,9 +312,10 @@ extension DefinitionReader {
         ) {
             switch value {
             case .string(let text):
-                guard text.containsBytes("{{"), let template = try? templates.template(text) else { return }
+                guard text.hasTemplateMarkup, let template = try? templates.template(text) else { return }
                 let path = ValuePath(components: components)
                 let variables = template.variables
+                checkNames(template, at: path)
                 // Outside a source, only a template that names `env` or `secret` has anything to report.
                 if Self.secretsAllowed(at: path) || SecretStore.Namespace.allCases.contains(where: { variables.contains($0.rawValue) }) {
                     checkSecrets(in: template, at: path, instances: instances)
@@ -314,6 +335,20 @@ extension DefinitionReader {
                 }
             default:
                 break
+            }
+        }
+
+        /// The names a template of a source or an input may read: there is no item there, so any other name
+        /// is a mistake `validate` can see before the widget runs (with a "did you mean").
+        static let fetchNames = ["inputs", "now", "widget", "params", "env", "secret"]
+
+        /// Reports names a source's or an input's template reads that nothing provides.
+        mutating func checkNames(_ template: Template, at path: ValuePath) {
+            guard case .key(let first)? = path.components.first, first == "source" || first == "inputs" else { return }
+            for name in template.freeVariables.sorted() where !Self.fetchNames.contains(name) {
+                let hint =
+                    Suggestion.hint(for: name, among: Self.fetchNames) ?? "here templates read \(Self.fetchNames.joined(separator: ", "))"
+                report(path, "the template reads '\(name)', which is not in scope here; \(hint)")
             }
         }
 

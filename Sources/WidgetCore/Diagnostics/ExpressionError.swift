@@ -19,6 +19,14 @@ public struct ExpressionError: Error, Sendable, Hashable, CustomStringConvertibl
         self.hint = hint
     }
 
+    /// The error with `column` when it has none of its own (and `column` is known, above 0).
+    func placed(at column: Int) -> ExpressionError {
+        guard self.column == nil, column > 0 else { return self }
+        var copy = self
+        copy.column = column
+        return copy
+    }
+
     public var description: String {
         var text = reason
         if let column { text += " at column \(column)" }

@@ -37,6 +37,31 @@ public enum PipelineStage: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// Where the stage's options are in a definition: `source`, `inputs.NAME`, `transforms[1]`; `nil` for
+    /// the steps that are not written there.
+    public var definitionPath: ValuePath? {
+        switch self {
+        case .source: ValuePath.root.appending("source")
+        case .sourceTest: ValuePath.root.appending("source").appending("when")
+        case .parser: ValuePath.root.appending("parser")
+        case .input(let name): ValuePath.root.appending("inputs").appending(name)
+        case .inputTest(let name): ValuePath.root.appending("inputs").appending(name).appending("when")
+        case .inputParser(let name): ValuePath.root.appending("inputs").appending(name).appending("parser")
+        case .transform(let index, _): ValuePath.root.appending("transforms").appending(index: index)
+        case .timeline: ValuePath.root.appending("timeline")
+        case .budget, .deadline: nil
+        }
+    }
+
+    /// The path of the template an ``ExpressionError`` of this stage comes from, when the stage is one
+    /// template: a `when` test.
+    var templatePath: ValuePath? {
+        switch self {
+        case .sourceTest, .inputTest: definitionPath
+        default: nil
+        }
+    }
+
     /// The stage of a fetch's `when` test.
     var test: PipelineStage {
         switch self {

@@ -142,52 +142,101 @@ public struct WidgetPipeline: Sendable {
     /// with that entry's validators, and a "not modified" answer reuses the cached parsed value without
     /// parsing.
     ///
+    /// A transform that empties the value, or a timeline that gives no entries, adds a
+    /// ``PipelineWarning`` to the result. With a `trace`, each stage adds its ``PipelineTrace/Step`` as it
+    /// ends, the failed one too.
+    ///
     /// - Returns: the entries and the cache to keep for the next refresh (validators are stored only after
     ///   a successful parse).
     /// - Throws: ``PipelineError`` naming the stage that failed and why.
-    public func run(context: StageContext, cache: [String: CachedFetch]) async throws(PipelineError) -> PipelineResult {
+    public func run(
+        context: StageContext, cache: [String: CachedFetch], trace: PipelineTrace? = nil
+    ) async throws(PipelineError) -> PipelineResult {
         var result = PipelineResult(entries: [], cache: [:])
-        let value = try await runToValue(context: context, cache: cache, result: &result)
-        result.entries = try layOut(value.value, context: value.context)
+        let value = try await runToValue(context: context, cache: cache, result: &result, trace: trace)
+        let started = trace?.clock.now()
+        let type = Swift.type(of: timeline).typeName
+        do throws(PipelineError) {
+            result.entries = try layOut(value.value, context: value.context)
+        } catch {
+            trace?.append(
+                .init(stage: .timeline, kind: .timeline, type: type, seconds: trace?.seconds(since: started) ?? 0, outcome: .failed))
+            throw error
+        }
+        var warning: PipelineWarning?
+        if result.entries.isEmpty, result.warnings.isEmpty {
+            let noEntries = PipelineWarning.noEntries(from: value.value, emptiedBy: value.emptiedBy, widget: id)
+            result.warnings.append(noEntries)
+            warning = noEntries
+        }
+        trace?.append(
+            .init(
+                stage: .timeline, kind: .timeline, type: type, seconds: trace?.seconds(since: started) ?? 0, entries: result.entries,
+                warning: warning))
         return result
     }
 
     /// Runs the fetch, parse and transform stages, returning the final value and the context used.
     public func runToValue(context: StageContext) async throws(PipelineError) -> (value: WidgetValue, context: StageContext) {
         var ignored = PipelineResult(entries: [], cache: [:])
-        return try await runToValue(context: context, cache: [:], result: &ignored)
+        let value = try await runToValue(context: context, cache: [:], result: &ignored, trace: nil)
+        return (value.value, value.context)
+    }
+
+    /// The final value, the context that produced it, and when the value is empty, the stage that made
+    /// it so (the parser, or the transform that emptied it; nil for a source skipped by its `when`).
+    private struct FinalValue {
+        var value: WidgetValue
+        var context: StageContext
+        var emptiedBy: PipelineStage?
     }
 
     private func runToValue(
         context: StageContext,
         cache: [String: CachedFetch],
-        result: inout PipelineResult
-    ) async throws(PipelineError) -> (value: WidgetValue, context: StageContext) {
+        result: inout PipelineResult,
+        trace: PipelineTrace?
+    ) async throws(PipelineError) -> FinalValue {
         var context = context
         context.params = definition.params
         for (index, input) in inputs.enumerated() {
             let stage = PipelineStage.input(input.name)
-            guard try Self.passes(definition.inputs[index].when, stage: stage, context: context) else {
+            guard try Self.passes(definition.inputs[index].when, stage: stage, context: context, fetcher: input.fetcher, trace: trace)
+            else {
                 context.inputs[input.name] = .null
                 continue
             }
             let value = try await fetchAndParse(
                 stage, input.fetcher, input.parser, parserKey: Self.key(of: definition.inputs[index].parser),
-                context: context, cache: cache, result: &result)
+                context: context, cache: cache, result: &result, trace: trace)
             context.inputs[input.name] = value
         }
         var value = WidgetValue.null
-        if try Self.passes(definition.sourceWhen, stage: .source, context: context) {
+        var emptiedBy: PipelineStage?
+        if try Self.passes(definition.sourceWhen, stage: .source, context: context, fetcher: fetcher, trace: trace) {
             value = try await fetchAndParse(
-                .source, fetcher, parser, parserKey: Self.key(of: definition.parser), context: context, cache: cache, result: &result)
+                .source, fetcher, parser, parserKey: Self.key(of: definition.parser), context: context, cache: cache, result: &result,
+                trace: trace)
+            if value.isEmptyResult { emptiedBy = .parser }
         }
         for (index, transformer) in transformers.enumerated() {
             let input = value
-            value = try await attempt(.transform(index: index, type: type(of: transformer).typeName), .transformer) {
+            let type = Swift.type(of: transformer).typeName
+            let stage = PipelineStage.transform(index: index, type: type)
+            let step = try await attempt(stage, .transformer, type: type, trace: trace) {
                 try await transformer.transform(input, context: context)
             }
+            value = step.value
+            let warning = PipelineWarning.emptied(input, into: value, by: stage, widget: id)
+            if let warning { result.warnings.append(warning) }
+            if !value.isEmptyResult {
+                emptiedBy = nil
+            } else if warning != nil {
+                emptiedBy = stage
+            }
+            trace?.append(.init(stage: stage, kind: .transformer, type: type, seconds: step.seconds, value: value, warning: warning))
         }
-        return (value, context)
+        return FinalValue(value: value, context: context, emptiedBy: emptiedBy)
     }
 
     private func fetchAndParse(
@@ -197,7 +246,8 @@ public struct WidgetPipeline: Sendable {
         parserKey: String,
         context: StageContext,
         cache: [String: CachedFetch],
-        result: inout PipelineResult
+        result: inout PipelineResult,
+        trace: PipelineTrace?
     ) async throws(PipelineError) -> WidgetValue {
         var context = context
         // A value parsed by another parser (the definition changed) is not what this one would give.
@@ -205,8 +255,20 @@ public struct WidgetPipeline: Sendable {
         let cached = cache[key].flatMap { $0.validators.parser == parserKey ? $0 : nil }
         context.validators = cached?.validators ?? FetchValidators()
         let fetchContext = context
+        let fetcherType = Swift.type(of: fetcher).typeName
+        let parserType = Swift.type(of: parser).typeName
         let started = ContinuousClock.now
-        let payload = try await attempt(stage, .fetcher) { try await fetcher.fetch(context: fetchContext) }
+        let fetched = try await attempt(stage, .fetcher, type: fetcherType, trace: trace) { try await fetcher.fetch(context: fetchContext) }
+        let payload = fetched.value
+        guard !payload.notModified || cached != nil else {
+            trace?.append(
+                .init(stage: stage, kind: .fetcher, type: fetcherType, seconds: fetched.seconds, outcome: .failed, fetch: .init(payload)))
+            throw PipelineError(
+                stage: stage, kind: .fetcher,
+                underlying: StageError("\(payload.origin) answered 304 Not Modified to a request that had no validators")
+            )
+        }
+        trace?.append(.init(stage: stage, kind: .fetcher, type: fetcherType, seconds: fetched.seconds, fetch: .init(payload)))
         let elapsed = ContinuousClock.now - started
         result.fetchSeconds += Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
         result.fetchBytes += payload.data.count
@@ -214,20 +276,17 @@ public struct WidgetPipeline: Sendable {
             let earliest = context.now.addingTimeInterval(min(maxAge, 86_400))
             result.earliestNextFetch = max(result.earliestNextFetch ?? earliest, earliest)
         }
-        if payload.notModified {
-            guard let cached else {
-                throw PipelineError(
-                    stage: stage, kind: .fetcher,
-                    underlying: StageError("\(payload.origin) answered 304 Not Modified to a request that had no validators")
-                )
-            }
+        if payload.notModified, let cached {
             result.cache[key] = cached
             result.notModified.append(key)
+            trace?.append(.init(stage: stage.parsing, kind: .parser, type: parserType, seconds: 0, outcome: .reused, value: cached.value))
             return cached.value
         }
-        let value = try await attempt(stage.parsing, .parser) {
+        let parsed = try await attempt(stage.parsing, .parser, type: parserType, trace: trace) {
             try parser.parse(payload, context: fetchContext)
         }
+        let value = parsed.value
+        trace?.append(.init(stage: stage.parsing, kind: .parser, type: parserType, seconds: parsed.seconds, value: value))
         var validators = payload.validators
         if !validators.isEmpty {
             validators.parser = parserKey
@@ -243,9 +302,26 @@ public struct WidgetPipeline: Sendable {
     static func passes(_ when: Template?, stage: PipelineStage, context: StageContext) throws(PipelineError) -> Bool {
         guard let when else { return true }
         do {
-            return try when.render(context.templateScope()).passesTest
+            return try when.test(context.templateScope())
         } catch {
             throw PipelineError(stage: stage.test, kind: .fetcher, underlying: error)
+        }
+    }
+
+    /// ``passes(_:stage:context:)``, with a trace step for a test that fails or skips the fetch.
+    private static func passes(
+        _ when: Template?, stage: PipelineStage, context: StageContext, fetcher: any Fetcher, trace: PipelineTrace?
+    ) throws(PipelineError) -> Bool {
+        let type = Swift.type(of: fetcher).typeName
+        do throws(PipelineError) {
+            guard try passes(when, stage: stage, context: context) else {
+                trace?.append(.init(stage: stage, kind: .fetcher, type: type, seconds: 0, outcome: .skipped, value: .null))
+                return false
+            }
+            return true
+        } catch {
+            trace?.append(.init(stage: error.stage, kind: .fetcher, type: type, seconds: 0, outcome: .failed))
+            throw error
         }
     }
 
@@ -267,35 +343,52 @@ public struct WidgetPipeline: Sendable {
         if let limit = spec.limit, entries.count > limit { entries = Array(entries.prefix(limit)) }
         guard spec.relevance != nil || spec.url != nil else { return entries }
         var scope = context.templateScope()
+        /// A failed template of the timeline, with its place for the error.
+        func failure(_ option: String, _ index: Int, _ error: ExpressionError) -> PipelineError {
+            var stageError = StageError("\"\(option)\" failed on entry \(index): \(error)")
+            stageError.template = StageError.TemplatePlace(path: ValuePath.root.appending(option), column: error.column)
+            return PipelineError(stage: .timeline, kind: .timeline, underlying: stageError)
+        }
         for index in entries.indices {
             scope.item = entries[index].content
-            do {
-                if let relevance = spec.relevance {
+            if let relevance = spec.relevance {
+                do {
                     switch try relevance.render(scope) {
                     case .number(let number): entries[index].relevance = number
                     case .string(let text): entries[index].relevance = WidgetNumber(text.trimmingCharacters(in: .whitespaces))
                     default: entries[index].relevance = nil
                     }
+                } catch {
+                    throw failure("relevance", index, error)
                 }
-                if let url = spec.url {
+            }
+            if let url = spec.url {
+                do {
                     let text = try url.renderString(scope)
                     entries[index].url = text.isEmpty ? nil : text
+                } catch {
+                    throw failure("url", index, error)
                 }
-            } catch {
-                throw PipelineError(stage: .timeline, kind: .timeline, underlying: error)
             }
         }
         return entries
     }
 
+    /// Runs one stage's `body`, turning its error into a ``PipelineError`` for `stage`; with a trace, times
+    /// it and records a failure (the caller records a success, with what the stage gave).
     private func attempt<T>(
         _ stage: PipelineStage,
         _ kind: StageKind,
+        type: String,
+        trace: PipelineTrace?,
         _ body: () async throws -> T
-    ) async throws(PipelineError) -> T {
+    ) async throws(PipelineError) -> (value: T, seconds: Double) {
+        let started = trace?.clock.now()
         do {
-            return try await body()
+            let value = try await body()
+            return (value, trace?.seconds(since: started) ?? 0)
         } catch {
+            trace?.append(.init(stage: stage, kind: kind, type: type, seconds: trace?.seconds(since: started) ?? 0, outcome: .failed))
             throw PipelineError(stage: stage, kind: kind, underlying: error)
         }
     }
@@ -316,8 +409,12 @@ public struct PipelineResult: Sendable {
     public var fetchSeconds: Double = 0
     /// The bytes the fetch stages returned.
     public var fetchBytes = 0
+    /// What the refresh has to say though it succeeded: stages that emptied the value, a timeline with
+    /// no entries.
+    public var warnings: [PipelineWarning] = []
 
-    /// Creates a result with these entries and cache, no "not modified" stages and no fetch time or bytes.
+    /// Creates a result with these entries and cache, no "not modified" stages, no fetch time or bytes and
+    /// no warnings.
     public init(entries: [TimelineEntry], cache: [String: CachedFetch]) {
         self.entries = entries
         self.cache = cache
@@ -352,6 +449,12 @@ public struct PipelineError: Error, Sendable, CustomStringConvertible {
     public var retryAfter: Double?
     /// Whether the refresh was cancelled rather than failed.
     public var isCancellation: Bool
+    /// When a template failed: where it is in the definition (the stage's path, then the option's) and the
+    /// column inside it.
+    public var template: StageError.TemplatePlace?
+    /// The place in the definition file, `file:line:column`, when whoever reports the error found it
+    /// (see ``DefinitionReader/locate(_:column:in:)``); the description then names it.
+    public var location: String?
 
     /// Creates an error for `stage` from the error it threw.
     ///
@@ -365,8 +468,12 @@ public struct PipelineError: Error, Sendable, CustomStringConvertible {
         case let error as StageError:
             message = error.message
             retryAfter = error.retryAfter
+            if let place = error.template, let base = stage.definitionPath {
+                template = StageError.TemplatePlace(path: base.appending(place.path), column: place.column)
+            }
         case let error as ExpressionError:
             message = error.description
+            if let path = stage.templatePath { template = StageError.TemplatePlace(path: path, column: error.column) }
         case is CancellationError:
             message = "the refresh was cancelled"
         default:
@@ -374,7 +481,10 @@ public struct PipelineError: Error, Sendable, CustomStringConvertible {
         }
     }
 
-    public var description: String { "\(stage): \(message)" }
+    public var description: String {
+        guard let location else { return "\(stage): \(message)" }
+        return "\(stage) (\(location)): \(message)"
+    }
 }
 
 /// Stages of a definition that could not be built.
@@ -402,8 +512,8 @@ public struct PipelineBuildError: Error, Sendable, CustomStringConvertible {
 
 extension StageContext {
     /// The variables templates see: `inputs`, `now`, `widget`, `params`, and `env` and `secret` when
-    /// `secrets` is true;
-    /// `item`'s members are root names too.
+    /// `secrets` is true; `item`'s members are root names too. Variables are strict (a missing one is an
+    /// error unless guarded) and `{% render %}` reads partials from `partials/` in ``baseDirectory``.
     public func templateScope(item: WidgetValue? = nil, secrets: Bool = false) -> TemplateScope {
         let globals: WidgetObject = [
             "inputs": .object(inputs),
@@ -413,6 +523,8 @@ extension StageContext {
         ]
         var scope = TemplateScope(globals: globals, item: item, now: now, timeZone: timeZone)
         scope.budget = renderBudget
+        scope.strictVariables = true
+        if let baseDirectory { scope.partials = TemplatePartialFolder(baseDirectory.appending(path: "partials")) }
         if secrets { self.secrets.install(in: &scope, masked: false) }
         return scope
     }

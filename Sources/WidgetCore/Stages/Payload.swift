@@ -20,9 +20,12 @@ public struct Payload: Sendable, Hashable {
     /// How long the source says its answer stays fresh (HTTP's `Cache-Control: max-age` less `Age`), in
     /// seconds: the next fetch waits at least that long.
     public var maxAge: Double?
+    /// The request as `preview --trace` shows it, with every secret masked:
+    /// `GET https://api.example.com/v1/items?q=berlin&key=***`; nil when the source does not say.
+    public var request: String?
 
     /// Creates a payload from its parts; by default a body with no declared type, charset, status,
-    /// validators or `max-age`.
+    /// validators, `max-age` or request.
     public init(
         data: Data,
         contentType: String? = nil,
@@ -31,7 +34,8 @@ public struct Payload: Sendable, Hashable {
         status: Int? = nil,
         validators: FetchValidators = FetchValidators(),
         notModified: Bool = false,
-        maxAge: Double? = nil
+        maxAge: Double? = nil,
+        request: String? = nil
     ) {
         self.data = data
         self.contentType = contentType
@@ -41,6 +45,7 @@ public struct Payload: Sendable, Hashable {
         self.validators = validators
         self.notModified = notModified
         self.maxAge = maxAge
+        self.request = request
     }
 
     /// A source's answer that nothing changed since the validators it was given.

@@ -104,6 +104,24 @@ public struct StageError: Error, Sendable, Hashable, CustomStringConvertible {
     public var retryAfter: Double?
     /// When thrown while checking options, the option at fault, so that `validate` points at it.
     public var option: String?
+    /// When a template of the stage's options failed while running: the template's path inside the stage's
+    /// options (`fields.title`) and the column inside the template, so the error can name the file, line
+    /// and column.
+    public var template: TemplatePlace?
+
+    /// Where a template sits in a stage's options.
+    public struct TemplatePlace: Sendable, Hashable {
+        /// The path of the template's string inside the stage's options.
+        public var path: ValuePath
+        /// The 1-based column inside the template, when the error has one.
+        public var column: Int?
+
+        /// Creates a place from the option's path and the column inside the template.
+        public init(path: ValuePath, column: Int?) {
+            self.path = path
+            self.column = column
+        }
+    }
 
     /// Creates an error from its message, with the wait the source asked for and the option at fault
     /// when they are known.

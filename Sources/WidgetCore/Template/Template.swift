@@ -31,6 +31,8 @@ public struct Template: Sendable, Hashable, CustomStringConvertible {
     struct Output: Sendable, Hashable {
         var expression: TemplateExpression
         var calls: [FilterCall]
+        /// The 1-based column of the expression in the template, for errors that have no column of their own.
+        var column = 0
     }
 
     /// One `| name: arguments` step of an output tag.
@@ -208,7 +210,13 @@ public struct Template: Sendable, Hashable, CustomStringConvertible {
     func evaluate(_ output: Output, in scope: TemplateScope, state: TemplateRenderState?) throws(ExpressionError)
         -> WidgetValue
     {
-        var value = try output.expression.evaluate(in: scope, state: state)
+        // `{{ x | default: … }}` guards `x`: it may be missing even where variables are strict.
+        var value: WidgetValue
+        do {
+            value = try output.expression.evaluate(in: scope, state: state, guarded: output.calls.first?.name == "default")
+        } catch {
+            throw error.placed(at: output.column)
+        }
         // Each call is read where it is: a copy of it would count a reference to each of its parts.
         let calls = output.calls
         for index in calls.indices {
@@ -238,6 +246,17 @@ public struct Template: Sendable, Hashable, CustomStringConvertible {
             }
         }
         return value
+    }
+
+    /// Renders the template as a test, as a filter's `if` or a source's `when` does: whether it gives
+    /// anything but `nil`, `false` or `""`. A test guards what it reads: a missing variable or member is
+    /// `nil` here even where ``TemplateScope/strictVariables`` is on.
+    ///
+    /// - Throws: ``ExpressionError`` when a filter fails.
+    public func test(_ scope: TemplateScope) throws(ExpressionError) -> Bool {
+        var lenient = scope
+        lenient.strictVariables = false
+        return try render(lenient).passesTest
     }
 
     /// The error a render stopped by cancellation throws.

@@ -57,16 +57,19 @@ extension TemplateExpression {
     /// The largest range `(a..b)` evaluates to, so that a template cannot exhaust memory.
     static let maximumRangeCount = 100_000
 
-    /// Evaluates the expression; missing data yields `.null`, as in Liquid.
-    func evaluate(in scope: TemplateScope, state: TemplateRenderState? = nil) throws(ExpressionError) -> WidgetValue {
+    /// Evaluates the expression; missing data yields `.null`, as in Liquid, or fails when the scope has
+    /// ``TemplateScope/strictVariables`` and the read is not `guarded`.
+    func evaluate(in scope: TemplateScope, state: TemplateRenderState? = nil, guarded: Bool = false) throws(ExpressionError)
+        -> WidgetValue
+    {
         switch self {
         case .literal(let value):
             return value
         case .special:
             return .string("")
         case .range(let startExpression, let endExpression):
-            let start = LiquidValue.integer(try startExpression.evaluate(in: scope, state: state))
-            let end = LiquidValue.integer(try endExpression.evaluate(in: scope, state: state))
+            let start = LiquidValue.integer(try startExpression.evaluate(in: scope, state: state, guarded: guarded))
+            let end = LiquidValue.integer(try endExpression.evaluate(in: scope, state: state, guarded: guarded))
             guard start <= end else { return .array([]) }
             let (span, overflow) = end.subtractingReportingOverflow(start)
             guard !overflow, span < TemplateExpression.maximumRangeCount else {
@@ -75,34 +78,146 @@ extension TemplateExpression {
             }
             return .array((start...end).map { .number(WidgetNumber($0)) })
         case .path(let root, let segments):
+            let strict = scope.strictVariables && !guarded
             var value: WidgetValue
+            let rootName: String
             switch root {
             case .name(let name):
-                value = state?.lookup(name) ?? scope.lookup(name)
+                rootName = name
             case .index(let expression):
-                guard case .string(let name) = try expression.evaluate(in: scope, state: state) else { return .null }
-                value = state?.lookup(name) ?? scope.lookup(name)
+                guard case .string(let name) = try expression.evaluate(in: scope, state: state, guarded: guarded) else {
+                    return .null
+                }
+                rootName = name
             }
+            if let found = state?.lookup(rootName) ?? scope.find(rootName) {
+                value = found
+            } else if strict {
+                throw Self.unknownVariable(rootName, scope: scope, state: state)
+            } else {
+                return .null
+            }
+            var shown = rootName
             for segment in segments {
+                if strict, value.isNull {
+                    throw ExpressionError(
+                        "'\(shown)' is nil, so it has no \(Self.describe(segment))",
+                        hint: "guard it: {% if \(shown) %}…{% endif %}, or {{ \(shown)\(Self.written(segment)) | default: … }}")
+                }
                 switch segment {
                 case .name(let name):
-                    value = TemplateExpression.member(name, of: value)
+                    if let member = TemplateExpression.memberIfPresent(name, of: value) {
+                        value = member
+                    } else if strict {
+                        throw Self.missingMember(name, of: value, shown: shown)
+                    } else {
+                        return .null
+                    }
+                    shown += "." + name
                 case .index(let expression):
-                    let key = try expression.evaluate(in: scope, state: state)
+                    let key = try expression.evaluate(in: scope, state: state, guarded: guarded)
                     switch key {
                     case .string(let name):
-                        value = TemplateExpression.member(name, of: value)
+                        if let member = TemplateExpression.memberIfPresent(name, of: value) {
+                            value = member
+                        } else if strict {
+                            throw Self.missingMember(name, of: value, shown: shown)
+                        } else {
+                            return .null
+                        }
+                        shown += "['\(name)']"
                     case .number(let number):
-                        guard let position = number.int, number.isInteger else { return .null }
-                        value = value[position] ?? .null
+                        if let position = number.int, number.isInteger, let element = value[position] {
+                            value = element
+                        } else if strict {
+                            throw ExpressionError(
+                                "'\(shown)' has no element [\(number.text)]"
+                                    + (value.array.map { " (it has \($0.count))" } ?? " (it is \(LiquidValue.describe(value)))"),
+                                hint: "guard it: {% if \(shown).size > \(number.text) %}, or add | default: …")
+                        } else {
+                            return .null
+                        }
+                        shown += "[\(number.text)]"
                     default:
+                        if strict {
+                            throw ExpressionError(
+                                "'\(shown)' cannot be indexed by \(LiquidValue.describe(key))",
+                                hint: "index a list by a number and an object by a name")
+                        }
                         return .null
                     }
                 }
-                if value.isNull { return .null }
+                if !strict, value.isNull { return .null }
             }
             return value
         }
+    }
+
+    private static func describe(_ segment: PathSegment) -> String {
+        switch segment {
+        case .name(let name): "member '\(name)'"
+        case .index(.literal(.string(let name))): "member '\(name)'"
+        case .index(.literal(.number(let number))): "element [\(number.text)]"
+        case .index: "element"
+        }
+    }
+
+    private static func written(_ segment: PathSegment) -> String {
+        switch segment {
+        case .name(let name): ".\(name)"
+        case .index(.literal(.string(let name))): "['\(name)']"
+        case .index(.literal(.number(let number))): "[\(number.text)]"
+        case .index: "[…]"
+        }
+    }
+
+    private static func unknownVariable(_ name: String, scope: TemplateScope, state: TemplateRenderState?) -> ExpressionError {
+        var names = scope.names
+        if let state {
+            for frame in state.frames { names += frame.keys }
+            names += state.counters.keys
+        }
+        if name == "env" || name == "secret" {
+            return ExpressionError(
+                "there is no variable '\(name)'", hint: "secrets are read only in a source's url, headers and body")
+        }
+        let suggestion = Suggestion.hint(for: name, among: names)
+        return ExpressionError(
+            "there is no variable '\(name)'",
+            hint: suggestion ?? "the names here are \(Set(names).sorted().prefix(12).joined(separator: ", ")); "
+                + "guard an optional one with | default: … or {% if \(name) %}")
+    }
+
+    private static func missingMember(_ name: String, of value: WidgetValue, shown: String) -> ExpressionError {
+        guard case .object(let object) = value else {
+            return ExpressionError(
+                "'\(shown)' is \(LiquidValue.describe(value)), which has no member '\(name)'",
+                hint: value.array != nil ? "lists have size, first and last, and [index]" : nil)
+        }
+        guard !object.isEmpty else { return ExpressionError("'\(shown)' has no member '\(name)'", hint: "it has no members") }
+        let suggestion = Suggestion.hint(for: name, among: Array(object.keys))
+        return ExpressionError(
+            "'\(shown)' has no member '\(name)'",
+            hint: suggestion ?? "its members are \(object.keys.prefix(12).joined(separator: ", ")); "
+                + "guard an optional one with | default: … or {% if \(shown).\(name) %}")
+    }
+
+    /// A member, or the `size`, `first` and `last` properties, or `nil` when the value has none of that
+    /// name.
+    static func memberIfPresent(_ name: String, of value: WidgetValue) -> WidgetValue? {
+        switch value {
+        // Each `nil` here is Optional's: WidgetValue is ExpressibleByNilLiteral, so a `? :` would make it `.null`.
+        case .object(let object):
+            if let member = object[name] { return member }
+            guard name == "size" || name == "first" else { return nil }
+        case .array:
+            guard ["size", "first", "last"].contains(name) else { return nil }
+        case .string:
+            guard name == "size" else { return nil }
+        default:
+            return nil
+        }
+        return member(name, of: value)
     }
 
     /// A member of an object, or the `size`, `first` and `last` properties Liquid gives arrays, strings and

@@ -38,6 +38,8 @@ indirect enum TemplateNode: Sendable, Hashable {
         /// `unless`: the block renders when the condition is false.
         var negated: Bool
         var body: [TemplateNode]
+        /// The 1-based column of the condition in the template.
+        var column: Int
     }
 
     /// One `when` of a `case`, the values it matches and its block, or an `else` (`values` is `nil`), which
@@ -60,6 +62,8 @@ indirect enum TemplateNode: Sendable, Hashable {
         var otherwise: [TemplateNode]?
         /// `variable-collection`, the key `offset: continue` remembers positions under.
         var name: String
+        /// The 1-based column of the collection in the template.
+        var column: Int
     }
 
     /// A `render` or `include` of a partial template.

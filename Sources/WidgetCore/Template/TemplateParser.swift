@@ -416,17 +416,19 @@ struct TemplateParser {
     private mutating func parseConditional(_ tag: String, column: Int) throws(ExpressionError) -> TemplateNode {
         var branches: [TemplateNode.Branch] = []
         var otherwise: [TemplateNode]?
+        var conditionColumn = position + 1
         var condition = try parseCondition()
         var negated = tag == "unless"
         var bodies: [[TemplateNode]] = []
         while true {
             let (body, closing) = try parseBody(of: tag, column: column, until: ["elsif", "else", "end" + tag])
             bodies.append(body)
-            branches.append(TemplateNode.Branch(condition: condition, negated: negated, body: body))
+            branches.append(TemplateNode.Branch(condition: condition, negated: negated, body: body, column: conditionColumn))
             switch closing.name {
             case "elsif":
                 position = closing.range.lowerBound
                 end = closing.range.upperBound
+                conditionColumn = position + 1
                 condition = try parseCondition()
                 negated = false
                 continue
@@ -538,7 +540,8 @@ struct TemplateParser {
         let trimmed = tag == "for" ? Self.suppressingBlankText(bodies) : bodies
         let loop = TemplateNode.Loop(
             variable: variable, collection: collection, limit: limit, offset: offset, offsetContinues: offsetContinues,
-            reversed: reversed, body: trimmed[0], otherwise: otherwise == nil ? nil : trimmed[1], name: name)
+            reversed: reversed, body: trimmed[0], otherwise: otherwise == nil ? nil : trimmed[1], name: name,
+            column: collectionStart + 1)
         return (loop, columns)
     }
 
@@ -731,6 +734,7 @@ struct TemplateParser {
 
     private mutating func parseOutput(required: Bool = false) throws(ExpressionError) -> Template.Output {
         skipWhitespace()
+        let column = position + 1
         guard position < end else {
             if required { throw ExpressionError("expected a value", column: position + 1, hint: Self.valueHint) }
             return Template.Output(expression: .literal(.null), calls: [])
@@ -744,7 +748,7 @@ struct TemplateParser {
             position += 1
             calls.append(try parseFilterCall())
         }
-        return Template.Output(expression: expression, calls: calls)
+        return Template.Output(expression: expression, calls: calls, column: column)
     }
 
     private mutating func parseFilterCall() throws(ExpressionError) -> Template.FilterCall {

@@ -4,20 +4,30 @@ import Synchronization
 /// Partials read from files: `{% render 'card' %}` renders `FOLDER/card.liquid`.
 ///
 /// A name is letters, digits, `_`, `-` and `.`, with `/` between folder names; it never leaves the folder
-/// (`..`, a leading `/` and hidden names are refused). Each file is read and compiled the first time it is
-/// rendered and kept for the life of the folder value; a file of more than 256 KiB is refused.
+/// (`..`, a leading `/` and hidden names are refused). Each file is compiled the first time it is rendered
+/// and kept, shared by every folder value, until the file changes (its size or modification time); a file
+/// of more than 256 KiB is refused.
 ///
 /// ```swift
 /// var scope = TemplateScope(globals: ["coins": coins])
 /// scope.partials = TemplatePartialFolder(URL(filePath: "widgets.d/partials"))
 /// try Template("{% for c in coins %}{% render 'coin', coin: c %}{% endfor %}").renderString(scope)
 /// ```
-public final class TemplatePartialFolder: TemplatePartials {
+public struct TemplatePartialFolder: TemplatePartials {
     /// The folder the partials are read from.
     public let folder: URL
     /// The filters partials are compiled with.
     public let filters: FilterRegistry
-    private let compiled = Mutex<[String: Template]>([:])
+
+    /// A compiled file, with what it was compiled from.
+    private struct Compiled {
+        var size: Int
+        var modified: Date
+        var template: Template
+    }
+
+    /// Every partial compiled, by file path.
+    private static let compiled = Mutex<[String: Compiled]>([:])
 
     /// The largest partial file read, in bytes.
     public static let maximumBytes = 256 * 1024
@@ -45,16 +55,22 @@ public final class TemplatePartialFolder: TemplatePartials {
     /// - Throws: ``ExpressionError`` naming the file when the name is not allowed, the file is missing or
     ///   too large, or it is not a valid template (with the line and column inside it).
     public func template(named name: String) throws(ExpressionError) -> Template {
-        if let known = compiled.withLock({ $0[name] }) { return known }
         guard let file = file(named: name) else {
             throw ExpressionError(
                 "'\(name)' is not a partial name",
                 hint: "name a file in the partials folder without its .liquid extension: letters, digits, _, - and / only")
         }
         let data: Data
+        let size: Int
+        let modified: Date
         do {
             let attributes = try FileManager.default.attributesOfItem(atPath: file.path)
-            if let size = attributes[.size] as? Int, size > Self.maximumBytes {
+            size = attributes[.size] as? Int ?? 0
+            modified = attributes[.modificationDate] as? Date ?? .distantPast
+            if let known = Self.compiled.withLock({ $0[file.path] }), known.size == size, known.modified == modified {
+                return known.template
+            }
+            if size > Self.maximumBytes {
                 throw ExpressionError(
                     "the partial \(file.path) has \(size) bytes, more than \(Self.maximumBytes)",
                     hint: "split it into smaller partials")
@@ -76,7 +92,7 @@ public final class TemplatePartialFolder: TemplatePartials {
             let place = error.column.map { TemplatePartialFolder.lineAndColumn(of: $0, in: source) } ?? ""
             throw ExpressionError("in the partial \(file.path)\(place): \(error.reason)", hint: error.hint)
         }
-        compiled.withLock { $0[name] = template }
+        Self.compiled.withLock { $0[file.path] = Compiled(size: size, modified: modified, template: template) }
         return template
     }
 

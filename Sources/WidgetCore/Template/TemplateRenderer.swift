@@ -63,21 +63,28 @@ extension Template {
                 text += Self.shown(try evaluate(output, in: scope, state: state), of: output, in: scope)
             case .conditional(let branches, let otherwise):
                 var rendered = false
-                for branch in branches where try branch.condition.isTrue(in: scope, state: state) != branch.negated {
+                for branch in branches
+                where try Self.placed(
+                    branch.column,
+                    { () throws(ExpressionError) in
+                        try branch.condition.isTrue(in: scope, state: state)
+                    }) != branch.negated
+                {
                     try render(branch.body, into: &text, state: state)
                     rendered = true
                     break
                 }
                 if !rendered, let otherwise { try render(otherwise, into: &text, state: state) }
             case .choice(let subjectExpression, let whens):
-                let subject = try subjectExpression.evaluate(in: scope, state: state)
+                let subject = try subjectExpression.evaluate(in: scope, state: state, guarded: true)
                 var matched = false
                 for when in whens {
                     guard let values = when.values else {
                         if !matched { try render(when.body, into: &text, state: state) }
                         continue
                     }
-                    for value in values where TemplateCondition.equal(subject, try value.evaluate(in: scope, state: state), value) {
+                    for value in values
+                    where TemplateCondition.equal(subject, try value.evaluate(in: scope, state: state, guarded: true), value) {
                         matched = true
                         try render(when.body, into: &text, state: state)
                     }
@@ -129,6 +136,15 @@ extension Template {
                 try renderPartial(partial, into: &text, state: state)
             }
             try RenderBudget.check(text.utf8.count, producedBy: "the template")
+        }
+    }
+
+    /// The result of `body`, its error given `column` when it has none.
+    static func placed<T>(_ column: Int, _ body: () throws(ExpressionError) -> T) throws(ExpressionError) -> T {
+        do {
+            return try body()
+        } catch {
+            throw error.placed(at: column)
         }
     }
 
@@ -185,7 +201,7 @@ extension Template {
     }
 
     private func renderLoop(_ loop: TemplateNode.Loop, into text: inout String, state: TemplateRenderState) throws(ExpressionError) {
-        let slice = try loopSlice(loop, state: state)
+        let slice = try Self.placed(loop.column) { () throws(ExpressionError) in try loopSlice(loop, state: state) }
         guard !slice.isEmpty else {
             if let otherwise = loop.otherwise { try render(otherwise, into: &text, state: state) }
             return
@@ -334,7 +350,7 @@ extension TemplateCondition {
         switch self {
         case .value(let expression):
             if case .special = expression { return true }
-            return try expression.evaluate(in: scope, state: state).isTruthy
+            return try expression.evaluate(in: scope, state: state, guarded: true).isTruthy
         case .and(let left, let right):
             guard try left.isTrue(in: scope, state: state) else { return false }
             return try right.isTrue(in: scope, state: state)
@@ -342,8 +358,8 @@ extension TemplateCondition {
             if try left.isTrue(in: scope, state: state) { return true }
             return try right.isTrue(in: scope, state: state)
         case .comparison(let leftExpression, let op, let rightExpression):
-            let left = try leftExpression.evaluate(in: scope, state: state)
-            let right = try rightExpression.evaluate(in: scope, state: state)
+            let left = try leftExpression.evaluate(in: scope, state: state, guarded: true)
+            let right = try rightExpression.evaluate(in: scope, state: state, guarded: true)
             switch op {
             case .equal:
                 return Self.equal(left, right, rightExpression, leftExpression)

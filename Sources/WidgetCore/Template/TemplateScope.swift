@@ -24,6 +24,14 @@ public struct TemplateScope: Sendable {
     public var budget: RenderBudget?
     /// Where `{% render %}` and `{% include %}` find partials; `nil` when there are none.
     public var partials: (any TemplatePartials)?
+    /// Whether a variable or member that does not exist is an error rather than `nil`.
+    ///
+    /// Reading it is allowed where the template guards it: in a condition (`{% if item.subtitle %}`,
+    /// `unless`, `case`, `when`), when the output's first filter is `default`
+    /// (`{{ item.subtitle | default: '' }}`), and in templates used as tests (``Template/test(_:)``). A member
+    /// that exists and holds `null` is not missing. Definitions render with this on; Liquid's own behaviour
+    /// (off) renders a missing value as nothing.
+    public var strictVariables = false
     /// Whether every `{{ … }}` is HTML-escaped as it is shown, for templates that write HTML: a value is
     /// shown as text unless the tag's last filter is `safe`. A template that is one tag then renders text
     /// too, never a typed value.
@@ -44,11 +52,26 @@ public struct TemplateScope: Sendable {
 
     /// The value of a root variable, or `.null`.
     func lookup(_ name: String) -> WidgetValue {
+        find(name) ?? .null
+    }
+
+    /// The value of a root variable, or `nil` when there is none of that name.
+    func find(_ name: String) -> WidgetValue? {
         if let value = globals[name] { return value }
         if let item {
             if case .object(let object) = item, let value = object[name] { return value }
             if name == "item" { return item }
         }
-        return .null
+        return nil
+    }
+
+    /// Every root name in scope, for "did you mean" hints.
+    var names: [String] {
+        var names = Array(globals.keys)
+        if let item {
+            names.append("item")
+            if case .object(let object) = item { names += object.keys }
+        }
+        return names
     }
 }

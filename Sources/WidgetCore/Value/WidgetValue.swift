@@ -37,7 +37,9 @@ extension WidgetValue {
     public subscript(index: Int) -> WidgetValue? {
         guard case .array(let array) = self else { return nil }
         let position = index < 0 ? array.count + index : index
-        return array.indices.contains(position) ? array[position] : nil
+        // Not a `? :` with `nil`: WidgetValue is ExpressibleByNilLiteral, so that `nil` would be `.null`.
+        guard array.indices.contains(position) else { return nil }
+        return array[position]
     }
 
     /// Whether the value is `null`.

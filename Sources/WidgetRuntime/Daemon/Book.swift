@@ -105,6 +105,9 @@ extension WidgetDaemon {
             var record = LogRecord(
                 .info, "refreshed", "\(id): fresh, \(count) in \(Int(seconds * 1000)) ms\(next)", widget: id,
                 status: snapshot.status.rawValue, duration: seconds, entries: snapshot.entries.count, next: snapshot.nextRefreshAt)
+            if !snapshot.warnings.isEmpty {
+                record.message += " — warning: " + snapshot.warnings.joined(separator: "; warning: ")
+            }
             if let error = outcome.error {
                 record.level = .warning
                 record.event = "refresh-failed"

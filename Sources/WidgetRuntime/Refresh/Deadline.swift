@@ -18,23 +18,30 @@ enum Deadline {
         within limit: Duration, _ operation: @escaping @Sendable () async throws -> T
     ) async throws -> T {
         let outcome = Outcome<T>()
+        let timer = Timer()
         // On a thread of its own: a stage that keeps a core busy until the deadline does not hold one of the
-        // few threads every other task needs.
-        let work = Task(executorPreference: ThreadExecutor()) { try await operation() }
+        // few threads every other task needs. The work reports its own result from that thread, so a
+        // refresh that finished in time is never taken for a late one while other tasks keep every thread
+        // of Swift's shared pool busy.
+        let work = Task(executorPreference: ThreadExecutor()) {
+            let result: Result<T, any Error>
+            do {
+                result = .success(try await operation())
+            } catch {
+                result = .failure(error)
+            }
+            _ = outcome.resolve(result)
+            timer.cancel()
+        }
         // A Dispatch timer, not a sleeping task: a cancelled `Task.sleep` leaves its wake-up queued until
         // the time it was asked for (about 750 bytes for the whole deadline, a minute by default, for
         // every refresh); a cancelled timer source is gone at once.
-        let timer = Timer(after: limit) {
+        timer.start(after: limit) {
             if outcome.resolve(.failure(Exceeded())) { work.cancel() }
         }
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 outcome.attach(continuation)
-                Task {
-                    let result = await work.result
-                    _ = outcome.resolve(result)
-                    timer.cancel()
-                }
             }
         } onCancel: {
             if outcome.resolve(.failure(CancellationError())) {
@@ -44,30 +51,38 @@ enum Deadline {
         }
     }
 
-    /// A one-shot Dispatch timer; ``cancel()`` releases it, whether or not it fired.
+    /// A timer that may be cancelled before it starts: it then never starts.
     private final class Timer: Sendable {
-        private let source: Mutex<(any DispatchSourceTimer)?>
+        private struct State {
+            var source: (any DispatchSourceTimer)?
+            var cancelled = false
+        }
 
-        init(after limit: Duration, _ handler: @escaping @Sendable () -> Void) {
+        private let state = Mutex(State())
+
+        func start(after limit: Duration, _ handler: @escaping @Sendable () -> Void) {
             let (seconds, attoseconds) = limit.components
             let nanoseconds = max(0, seconds).multipliedReportingOverflow(by: 1_000_000_000)
             let delay = nanoseconds.overflow ? Int64.max : nanoseconds.partialValue &+ max(0, attoseconds) / 1_000_000_000
-            let timer = DispatchSource.makeTimerSource(queue: .global())
-            timer.schedule(deadline: .now() + .nanoseconds(Int(clamping: delay)))
-            timer.setEventHandler(handler: handler)
-            timer.resume()
-            source = Mutex(timer)
+            state.withLock { state in
+                guard !state.cancelled else { return }
+                let timer = DispatchSource.makeTimerSource(queue: .global())
+                timer.schedule(deadline: .now() + .nanoseconds(Int(clamping: delay)))
+                timer.setEventHandler(handler: handler)
+                timer.resume()
+                state.source = timer
+            }
         }
 
         func cancel() {
-            source.withLock { source in
-                source?.cancel()
-                source = nil
+            state.withLock { state in
+                state.cancelled = true
+                state.source?.cancel()
+                state.source = nil
             }
         }
     }
 
-    /// The first result wins; the continuation is resumed once, whenever both it and a result are there.
     private final class Outcome<T: Sendable>: Sendable {
         private struct State {
             var result: Result<T, any Error>?

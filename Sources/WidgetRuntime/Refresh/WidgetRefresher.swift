@@ -75,7 +75,10 @@ public struct WidgetRefresher: Sendable {
     ///   - state: what was remembered about the widget.
     ///   - now: the moment of the refresh.
     ///   - respectBudget: whether `maxPerDay` may stop the refresh.
-    public func refresh(_ pipeline: WidgetPipeline, state: WidgetState, now: Date, respectBudget: Bool = true) async -> Outcome {
+    ///   - trace: where each stage adds its step as it ends (`preview --trace`); none by default.
+    public func refresh(
+        _ pipeline: WidgetPipeline, state: WidgetState, now: Date, respectBudget: Bool = true, trace: PipelineTrace? = nil
+    ) async -> Outcome {
         let definition = pipeline.definition
         let policy = definition.refreshPolicy
         var state = state
@@ -98,7 +101,8 @@ public struct WidgetRefresher: Sendable {
         state.lastAttemptAt = now
 
         do {
-            let result = try await runWithinDeadline(pipeline, context: context(for: pipeline, now: now), cache: state.fetchCache)
+            let result = try await runWithinDeadline(
+                pipeline, context: context(for: pipeline, now: now), cache: state.fetchCache, trace: trace)
             let entries = result.entries
             state.fetchCache = result.cache
             state.lastGoodEntries = entries
@@ -113,7 +117,9 @@ public struct WidgetRefresher: Sendable {
             state.nextDueAt = next
             let snapshot = Snapshot(
                 id: definition.id, title: definition.title, status: .fresh, generatedAt: now,
-                lastSuccessAt: now, nextRefreshAt: next, entries: entries, error: nil
+                lastSuccessAt: now, nextRefreshAt: next, entries: entries, error: nil,
+                // Like errors, warnings keep no secret of the widget's.
+                warnings: result.warnings.map { definition.redact($0.description, secrets: secrets) }
             )
             return Outcome(
                 snapshot: snapshot, state: state, error: nil, ran: true, fetchSeconds: result.fetchSeconds,
@@ -123,6 +129,11 @@ public struct WidgetRefresher: Sendable {
             // Whatever stage failed, and however it worded it, no secret of the widget's goes further.
             var error = error
             error.message = definition.redact(error.message, secrets: secrets)
+            if let place = error.template, let data = FileManager.default.contents(atPath: definition.file),
+                let location = DefinitionReader.locate(place.path, column: place.column, in: data)
+            {
+                error.location = "\(definition.file):\(location)"
+            }
             state.lastError = error.description
             state.consecutiveFailures += 1
             let next = policy.retryTime(failures: state.consecutiveFailures, after: now, retryAfter: error.retryAfter)
@@ -137,12 +148,12 @@ public struct WidgetRefresher: Sendable {
     /// The refresh returns at the deadline, or as soon as the calling task is cancelled, even when a stage
     /// does not stop when asked: what it does afterwards is ignored.
     func runWithinDeadline(
-        _ pipeline: WidgetPipeline, context: StageContext, cache: [String: CachedFetch]
+        _ pipeline: WidgetPipeline, context: StageContext, cache: [String: CachedFetch], trace: PipelineTrace? = nil
     ) async throws(PipelineError) -> PipelineResult {
         let deadline = pipeline.definition.deadline
         do {
             return try await Deadline.run(within: .seconds(deadline.seconds)) {
-                try await pipeline.run(context: context, cache: cache)
+                try await pipeline.run(context: context, cache: cache, trace: trace)
             }
         } catch let error as PipelineError {
             throw error

@@ -4,15 +4,18 @@ public import WidgetCore
 /// What a front-end reads: `OUT/<id>.json`.
 ///
 /// ```json
-/// {"schemaVersion": 1, "id": "jotd", "title": "Joke of the Day", "status": "fresh",
+/// {"schemaVersion": 2, "id": "jotd", "title": "Joke of the Day", "status": "fresh",
 ///  "generatedAt": "…", "lastSuccessAt": "…", "nextRefreshAt": "…",
-///  "entries": [{"date": "…", "content": {…}}], "error": null}
+///  "entries": [{"date": "…", "content": {…}}], "error": null, "warnings": []}
 /// ```
 ///
 /// A front-end shows the last entry whose `date` is not after now, or the first when all are in the future.
 public struct Snapshot: Sendable, Hashable {
-    /// The version of this format; it changes only when a front-end would have to change.
-    public static let schemaVersion = 1
+    /// The version of this format; it changes only when a front-end would have to change. Version 2
+    /// added ``warnings``.
+    public static let schemaVersion = 2
+    /// The versions ``init(value:)`` reads: files written before ``warnings`` existed are read without any.
+    public static let readableSchemaVersions = 1...2
 
     /// How current the entries are.
     public enum Status: String, Sendable, Hashable, CaseIterable {
@@ -43,6 +46,10 @@ public struct Snapshot: Sendable, Hashable {
     public var entries: [TimelineEntry]
     /// Which stage failed and why, when `status` is not `fresh`.
     public var error: String?
+    /// What the refresh that gave the entries has to say though it succeeded, one sentence each, naming
+    /// the stage (`PipelineWarning`): `transforms[1] (filter): gave an empty list from a list of 12
+    /// items; …`. Empty when all went well, and for a snapshot that is not `fresh` (its `error` says why).
+    public var warnings: [String]
 
     /// A snapshot with every member given.
     public init(
@@ -53,7 +60,8 @@ public struct Snapshot: Sendable, Hashable {
         lastSuccessAt: Date?,
         nextRefreshAt: Date?,
         entries: [TimelineEntry],
-        error: String?
+        error: String?,
+        warnings: [String] = []
     ) {
         self.id = id
         self.title = title
@@ -63,6 +71,7 @@ public struct Snapshot: Sendable, Hashable {
         self.nextRefreshAt = nextRefreshAt
         self.entries = entries
         self.error = error
+        self.warnings = warnings
     }
 
     // MARK: - JSON
@@ -80,10 +89,13 @@ public struct Snapshot: Sendable, Hashable {
         ]
         object["entries"] = .array(entries.map(Snapshot.entryValue))
         object["error"] = error.map(WidgetValue.string) ?? .null
+        object["warnings"] = .array(warnings.map(WidgetValue.string))
         return .object(object)
     }
 
-    static func entryValue(_ entry: TimelineEntry) -> WidgetValue {
+    /// One entry as a snapshot's `entries` hold it: `{"date", "content"}`, with `relevance` and `url`
+    /// when it has them.
+    public static func entryValue(_ entry: TimelineEntry) -> WidgetValue {
         var object: WidgetObject = ["date": .string(Timestamp.string(entry.date)), "content": entry.content]
         if let relevance = entry.relevance { object["relevance"] = .number(relevance) }
         if let url = entry.url { object["url"] = .string(url) }
@@ -100,9 +112,10 @@ public struct Snapshot: Sendable, Hashable {
         )
     }
 
-    /// Reads a snapshot file's JSON; `nil` when it is not a snapshot of this schema.
+    /// Reads a snapshot file's JSON; `nil` when it is not a snapshot of a schema this version reads
+    /// (``readableSchemaVersions``).
     public init?(value: WidgetValue) {
-        guard value["schemaVersion"]?.number?.int == Snapshot.schemaVersion,
+        guard let version = value["schemaVersion"]?.number?.int, Snapshot.readableSchemaVersions.contains(version),
             let id = value["id"]?.string,
             let statusText = value["status"]?.string, let status = Status(rawValue: statusText),
             let generatedText = value["generatedAt"]?.string, let generatedAt = Timestamp.date(generatedText)
@@ -115,6 +128,7 @@ public struct Snapshot: Sendable, Hashable {
         nextRefreshAt = value["nextRefreshAt"]?.string.flatMap(Timestamp.date)
         entries = (value["entries"]?.array ?? []).compactMap(Snapshot.entry(from:))
         error = value["error"]?.string
+        warnings = (value["warnings"]?.array ?? []).compactMap(\.string)
     }
 }
 

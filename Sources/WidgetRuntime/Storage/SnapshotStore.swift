@@ -100,6 +100,9 @@ public struct SnapshotStore: Sendable {
         return Snapshot(value: value)
     }
 
+    /// The version of `index.json`'s format, which has its own: the snapshots' version 2 left it as it was.
+    public static let indexSchemaVersion = 1
+
     /// Writes `OUT/index.json` listing `snapshots` by id.
     ///
     /// - Parameters:
@@ -125,7 +128,7 @@ public struct SnapshotStore: Sendable {
             return .object(widget)
         }
         var index: WidgetObject = [
-            "schemaVersion": .number(WidgetNumber(Snapshot.schemaVersion)),
+            "schemaVersion": .number(WidgetNumber(SnapshotStore.indexSchemaVersion)),
             "generatedAt": .string(Timestamp.string(generatedAt)),
         ]
         if let gallery { index["generation"] = .string(gallery.generation) }

@@ -10,7 +10,8 @@ import FoundationNetworking
 /// `url`, `headers` and `body` are templates that may read `inputs`, `params`, `now`, `widget` and — here
 /// only — `env` (the process environment) and `secret` (files in the secrets folder), for secrets.
 /// Secrets never appear in errors, which name the host alone. A `body` that is an object or array is sent as JSON. A status of 400 or more fails the
-/// fetch with the status in the message; 429 and 503 pass the server's `Retry-After` to the scheduler.
+/// fetch with the status and the start of a text body in the message (``HTTPResponse/bodyExcerpt``, secrets
+/// masked); 429 and 503 pass the server's `Retry-After` to the scheduler.
 ///
 /// With `handshake`, a response with the given status (Transmission's 409) is answered by copying the
 /// named response header into the request and sending it once more.
@@ -223,12 +224,16 @@ public struct HTTPFetcher: Fetcher {
             response = try await send(retry, http: http)
         }
         if response.status == 304, sentValidators {
-            return .notModified(origin: origin(of: request, context: context), status: 304)
+            var payload = Payload.notModified(origin: origin(of: request, context: context), status: 304)
+            payload.request = requestLine(request, context: context)
+            return payload
         }
         guard response.isSuccess else {
             let reason = HTTPURLResponse.localizedString(forStatusCode: response.status).capitalized
             let retryAfter = [429, 503].contains(response.status) ? response.retryAfter(now: context.now) : nil
-            throw StageError("\(request.hostDescription) answered \(response.status) \(reason)", retryAfter: retryAfter)
+            // What the server said about it, as curl shows it: an API's 400 explains itself.
+            let said = response.bodyExcerpt.map { ": \($0)" } ?? ""
+            throw StageError("\(request.hostDescription) answered \(response.status) \(reason)\(said)", retryAfter: retryAfter)
         }
         var validators = FetchValidators(etag: response.headers["ETag"], lastModified: response.headers["Last-Modified"])
         if !validators.isEmpty { validators.request = fingerprint }
@@ -239,8 +244,20 @@ public struct HTTPFetcher: Fetcher {
             origin: origin(of: request, context: context),
             status: response.status,
             validators: validators,
-            maxAge: HTTPFetcher.freshness(response).map(Double.init)
+            maxAge: HTTPFetcher.freshness(response).map(Double.init),
+            request: requestLine(request, context: context)
         )
+    }
+
+    /// The method and the whole URL (query included) of `request`, with every secret the templates read
+    /// and any password in the URL masked: what a trace shows.
+    private func requestLine(_ request: HTTPRequest, context: StageContext) -> String {
+        var url = request.url.absoluteString
+        if var components = URLComponents(url: request.url, resolvingAgainstBaseURL: true), components.password != nil {
+            components.password = "***"
+            url = components.string ?? request.redactedURL
+        }
+        return masked("\(request.method) \(url)", context: context)
     }
 
     /// `Cache-Control: max-age` minus `Age`, in whole seconds, when positive; `nil` for `no-store`/`no-cache`.

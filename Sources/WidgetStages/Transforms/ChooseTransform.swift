@@ -143,7 +143,11 @@ public struct ChooseTransform: Transformer {
                     do {
                         object[field.key] = try field.value.render(scope)
                     } catch {
-                        throw StageError("the \"\(field.key)\" field of case \(index) failed on \(place): \(error)")
+                        var failure = StageError("the \"\(field.key)\" field of case \(index) failed on \(place): \(error)")
+                        failure.template = StageError.TemplatePlace(
+                            path: ValuePath.root.appending("cases").appending(index: index).appending("fields").appending(field.key),
+                            column: error.column)
+                        throw failure
                     }
                 }
                 return .object(object)

@@ -36,7 +36,7 @@ enum ItemTest: Sendable {
     func passes(_ item: WidgetValue, root: WidgetValue, scope: TemplateScope) throws -> Bool {
         switch self {
         case .path(let filter): filter.matches(item, root: root)
-        case .template(let template): try template.render(scope).passesTest
+        case .template(let template): try template.test(scope)
         }
     }
 }

@@ -67,7 +67,10 @@ public struct MapTransform: Transformer {
                     built.appendUnchecked(key: member.key, value: try member.value.render(scope))
                 } catch {
                     let place = index.map { "item \($0)" } ?? "the value"
-                    throw StageError("the \"\(member.key)\" field failed on \(place): \(error)")
+                    var failure = StageError("the \"\(member.key)\" field failed on \(place): \(error)")
+                    failure.template = StageError.TemplatePlace(
+                        path: ValuePath.root.appending("fields").appending(member.key), column: error.column)
+                    throw failure
                 }
             }
             guard merge, case .object(var object) = item else { return .object(built) }

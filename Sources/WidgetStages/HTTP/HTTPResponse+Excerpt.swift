@@ -1,0 +1,50 @@
+import Foundation
+import WidgetCore
+
+extension HTTPResponse {
+    /// How many characters of a body ``bodyExcerpt`` keeps.
+    public static let excerptLength = 200
+
+    /// The first characters of a text body on one line, for an error message: what an API says when it
+    /// refuses a request (`{"error": "unknown parameter \"q\""}`), as `curl` shows it.
+    ///
+    /// The body counts as text when its content type says so (`text/*`, JSON, XML, form data,
+    /// JavaScript) or, without one, when it decodes as text with no control characters. An HTML page is
+    /// read as its plain text (`502 Bad Gateway nginx`). Runs of whitespace become one space, and the
+    /// text is cut at ``excerptLength`` characters, with `…` where it was cut. `nil` for an empty body,
+    /// a binary one, or one that is only markup or whitespace.
+    ///
+    /// The excerpt may hold what the request sent (a server that repeats a bad API key): mask the
+    /// request's secrets in any message that carries it.
+    public var bodyExcerpt: String? {
+        guard !body.isEmpty, Self.isText(contentType) ?? true else { return nil }
+        let isHTML = contentType == "text/html" || contentType == "application/xhtml+xml"
+        // An error page's text may follow a long head; anything else needs no more than its first bytes.
+        let limit = isHTML ? 65_536 : Self.excerptLength * 4 + 4
+        let cut = body.count > limit
+        var text = Payload(data: body.prefix(limit), charset: charset, origin: "").text
+        if cut, text.last == "\u{FFFD}" { text.removeLast() }
+        if contentType == nil {
+            // Without a declared type, bytes that are not UTF-8 text are taken for binary.
+            let binary = text.unicodeScalars.contains { scalar in
+                scalar == "\u{FFFD}" || (scalar.value < 0x20 && !["\t", "\n", "\r"].contains(scalar)) || scalar.value == 0x7F
+            }
+            if binary { return nil }
+        }
+        if isHTML || (contentType == nil && HTMLText.looksLikeHTML(text)) { text = HTMLText.plainText(text) }
+        let words = text.split(whereSeparator: { $0.isWhitespace || $0.isNewline }).joined(separator: " ")
+        guard !words.isEmpty else { return nil }
+        guard words.count > Self.excerptLength || (cut && !isHTML) else { return words }
+        return String(words.prefix(Self.excerptLength)) + "…"
+    }
+
+    /// Whether a body of the media type `type` is text; nil when no type was declared.
+    static func isText(_ type: String?) -> Bool? {
+        guard let type else { return nil }
+        if type.hasPrefix("text/") || type.hasSuffix("+json") || type.hasSuffix("+xml") { return true }
+        return [
+            "application/json", "application/xml", "application/x-www-form-urlencoded", "application/javascript",
+            "application/ecmascript", "application/x-ndjson",
+        ].contains(type)
+    }
+}
