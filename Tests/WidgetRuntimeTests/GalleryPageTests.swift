@@ -85,7 +85,16 @@ struct GalleryPageTests {
         #expect(
             card.html.contains(#"<details class="badge badge-cached"><summary title="source: &lt;host&gt; answered 503">cached</summary>"#),
             "\(card.html)")
+        #expect(card.html.contains(#"<div class="error"><p>source: &lt;host&gt; answered 503</p></div></details>"#), "\(card.html)")
         #expect(card.html.contains(#"data-status="cached""#))
+        // A fresh snapshot with warnings shows them the same way, marked as warnings.
+        var warned = Self.snapshot("quiet", content: [])
+        warned.warnings = ["transforms[0] (select): gave an empty list", "timeline: no entries"]
+        let quiet = GalleryCard.render(warned, definition: nil, now: Self.now).html
+        #expect(
+            quiet.contains(#"<details class="badge badge-fresh badge-warned"><summary title="transforms[0] (select): gave an empty list"#),
+            "\(quiet)")
+        #expect(quiet.contains("<p>timeline: no entries</p>"))
     }
 
     @Test func withoutTheScriptTheEntryCurrentWhenRenderedShows() {

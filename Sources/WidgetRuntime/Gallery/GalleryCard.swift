@@ -82,15 +82,18 @@ public struct GalleryCard: Sendable, Hashable {
         return current
     }
 
-    /// The status badge; when the snapshot has an error, a disclosure that shows it on a tap, with the
-    /// error as its tooltip too.
+    /// The status badge; when the snapshot has an error (or, fresh, warnings), a disclosure that shows it
+    /// on a tap, with the same text as its tooltip.
     static func badge(_ snapshot: Snapshot) -> String {
         let status = snapshot.status.rawValue
-        guard let error = snapshot.error else {
+        let notes = snapshot.error.map { [$0] } ?? snapshot.warnings
+        guard !notes.isEmpty else {
             return "<span class=\"badge badge-\(status)\">\(status)</span>"
         }
-        return "<details class=\"badge badge-\(status)\"><summary title=\"\(escape(error))\">\(status)</summary>"
-            + "<p class=\"error\">\(escape(error))</p></details>"
+        let kind = snapshot.error == nil ? " badge-warned" : ""
+        return
+            "<details class=\"badge badge-\(status)\(kind)\"><summary title=\"\(escape(notes.joined(separator: "\n")))\">\(status)</summary>"
+            + "<div class=\"error\">" + notes.map { "<p>\(escape($0))</p>" }.joined() + "</div></details>"
     }
 
     /// A `<time>` the script rewrites as "3 min ago" or "in 12 min"; without it, the UTC time.
