@@ -188,6 +188,48 @@ struct GalleryBrowserTests {
         #expect(pageLoads.withLock { $0 } == 2)
     }
 
+    @Test func aWidgetsOwnPageFollowsItsCardsGenerationInTheIndex() async throws {
+        let now = Timestamp.date("2026-11-22T08:00:00Z")!
+        func card(_ text: String) -> GalleryCard {
+            GalleryCard.render(
+                Snapshot(
+                    id: "a", title: "A", status: .fresh, generatedAt: now, lastSuccessAt: now, nextRefreshAt: nil,
+                    entries: [TimelineEntry(date: now, content: ["text": .string(text)])], error: nil),
+                definition: nil, now: now)
+        }
+        let first = GalleryPage(title: "A", cards: [card("first version")], writtenAt: now, widget: "a")
+        let second = GalleryPage(title: "A", cards: [card("second version")], writtenAt: now, widget: "a")
+        let pageLoads = Mutex(0)
+        let indexReads = Mutex(0)
+        let server = try TestHTTPServer(routes: [
+            TestHTTPRoute("GET", "/a.html") { _ in
+                let count = pageLoads.withLock { count in
+                    count += 1
+                    return count
+                }
+                return .text((count == 1 ? first : second).html, contentType: "text/html; charset=utf-8")
+            },
+            // The gallery's generation changes on every read; the widget's only once.
+            TestHTTPRoute("GET", "/index.json") { _ in
+                let read = indexReads.withLock { count in
+                    count += 1
+                    return count
+                }
+                return .json([
+                    "generation": .string("gallery-\(read)"),
+                    "widgets": [["id": "a", "generation": .string(second.cards[0].generation)], ["id": "b", "generation": "other"]],
+                ])
+            },
+        ])
+        defer { server.stop() }
+        let dom = DumpedDOM(html: try await HeadlessChromium.dom(of: server.url("/a.html?poll=1"), budget: 4_500))
+        #expect(dom.cards.map(\.id) == ["a"])
+        #expect(dom.cards.first?.shownEntry?.contains("second version") == true)
+        #expect(dom.rootAttributes["data-refreshes"] == "1", "only the widget's own change refreshes it: \(dom.rootAttributes)")
+        #expect(pageLoads.withLock { $0 } == 2)
+        #expect(indexReads.withLock { $0 } >= 3)
+    }
+
     @Test func openedAsAFileThePageShowsEveryCardAsOfTheLastWrite() async throws {
         let out = try TemporaryFolder("gallery-file")
         let server = try Self.server(serving: nil)
