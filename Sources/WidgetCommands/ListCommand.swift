@@ -5,13 +5,13 @@ import WidgetRuntime
 /// `widgetd list --config DIR [--format json]`: a table of the widgets.
 public struct ListCommand: WidgetCommand {
     public static let name = "list"
-    public static let summary = "Show a table of the widgets: id, source, parser, schedule, next refresh."
+    public static let summary = "Show a table of the widgets: id, title, source, parser, schedule, next refresh."
     public static let help = """
         Usage: widgetd list [--config DIR] [--out DIR] [--format text|json]
 
-        Prints one line per valid widget: id, source, parser, schedule and next refresh. The next
-        refresh comes from the daemon's state in OUT when there is one, else from the schedule.
-        Invalid definitions are reported on standard error.
+        Prints one line per valid widget: id, title (rendered with the instance's params), source,
+        parser, schedule and next refresh. The next refresh comes from the daemon's state in OUT when
+        there is one, else from the schedule. Invalid definitions are reported on standard error.
 
         Options:
           --config DIR   the folder of widget definitions; without it $WIDGETD_CONFIG, else
@@ -46,7 +46,7 @@ public struct ListCommand: WidgetCommand {
         let result = DefinitionDirectory(path: config).load(reader: environment.reader)
         let store = SnapshotStore(directory: URL(fileURLWithPath: out, isDirectory: true))
         let now = environment.clock.now()
-        var rows = [["ID", "SOURCE", "PARSER", "SCHEDULE", "NEXT REFRESH"]]
+        var rows = [["ID", "TITLE", "SOURCE", "PARSER", "SCHEDULE", "NEXT REFRESH"]]
         var objects: [WidgetValue] = []
         let states = store.states(for: result.widgets.map(\.id))
         for widget in result.widgets.sorted(by: { $0.id < $1.id }) {
@@ -54,7 +54,7 @@ public struct ListCommand: WidgetCommand {
             let source = ListCommand.describe(definition.source)
             let next = states[widget.id]?.nextDueAt ?? definition.refreshPolicy.nextRefresh(after: now)
             rows.append([
-                widget.id, source, definition.parser.typeName, definition.schedule.summary,
+                widget.id, definition.title ?? "-", source, definition.parser.typeName, definition.schedule.summary,
                 next.map(Timestamp.string) ?? "-",
             ])
             objects.append(

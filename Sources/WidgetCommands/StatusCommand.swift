@@ -11,10 +11,10 @@ public struct StatusCommand: WidgetCommand {
 
         Reads the snapshots and state in DIR. The first line says whether a daemon is writing to DIR
         (its pid, since when, and when its last wave of refreshes ended), and whether DIR's file
-        system is read-only or full; then one line per widget: status ("unwritten" when the daemon
-        could not write its last refresh), age of the data, next refresh, refreshes used today, and the
-        last error; then the warnings of fresh widgets (a filter that kept nothing, a path that matched
-        nothing); then the problems of the definitions as the daemon last loaded them.
+        system is read-only or full; then one line per widget: title, status ("unwritten" when the
+        daemon could not write its last refresh), age of the data, next refresh, refreshes used today,
+        and the last error; then the warnings of fresh widgets (a filter that kept nothing, a path that
+        matched nothing); then the problems of the definitions as the daemon last loaded them.
 
         Options:
           --out DIR        the daemon's output folder; without it $WIDGETD_OUT, else $STATE_DIRECTORY
@@ -83,13 +83,13 @@ public struct StatusCommand: WidgetCommand {
             environment.print(daemon.line(now: now))
             if let output { environment.print("output: \(store.directory.path): \(output)") }
             environment.print("")
-            var rows = [["ID", "STATUS", "AGE", "NEXT REFRESH", "TODAY", "LAST ERROR"]]
+            var rows = [["ID", "TITLE", "STATUS", "AGE", "NEXT REFRESH", "TODAY", "LAST ERROR"]]
             for (snapshot, state) in snapshots {
                 let age = snapshot.lastSuccessAt.map { StatusCommand.age(now.timeIntervalSince($0)) } ?? "-"
                 let today = "\(state.refreshesToday(at: now))"
                 let writeError = unwritten[snapshot.id].map { "its last refresh could not be written: \($0)" }
                 rows.append([
-                    snapshot.id, writeError == nil ? snapshot.status.rawValue : "unwritten", age,
+                    snapshot.id, snapshot.title ?? "-", writeError == nil ? snapshot.status.rawValue : "unwritten", age,
                     snapshot.nextRefreshAt.map(Timestamp.string) ?? "-", today, writeError ?? snapshot.error ?? "-",
                 ])
             }

@@ -10,19 +10,27 @@ public struct ValidateCommand: WidgetCommand {
         Usage: widgetd validate [--config DIR] [--format text|json]
 
         Checks every *.json file in DIR: JSON syntax, unknown keys, durations, ids, schedules, stage
-        names and options, JSONPaths and templates. Every problem of every file is reported in one pass,
-        one line each:
+        names and options, JSONPaths and templates, instances and their overrides, the secrets
+        templates read, and the files stages need: a "path" source's file must exist and be readable,
+        a "command" program must exist and be executable (a bare name is looked for in PATH). Every
+        problem of every file is reported in one pass, one line each:
 
           widgets.d/news.json:7:14: $.schedule.every: "15 minutes" is not a duration; write e.g. "15m"
+
+        Warnings are definitions that run, but not as written; they do not change the exit code:
+
+          widgets.d/news.json:7:14: $.schedule.every: warning: every 1m fires 1,440 times a day, but
+          maxPerDay is 100: after 100 refreshes in a day the widget waits for the next day; …
 
         Options:
           --config DIR     the folder of widget definitions; without it $WIDGETD_CONFIG, else
                            $CONFIGURATION_DIRECTORY (systemd), else widgets.d
           --secrets DIR    the folder {{ secret.NAME }} reads the file NAME from; without it
                            $CREDENTIALS_DIRECTORY (systemd's LoadCredential=)
-          --format FORMAT  text (default) or json (an array of {file, line, column, path, message})
+          --format FORMAT  text (default) or json (an array of {file, line, column, path, message};
+                           a warning also has "severity": "warning")
 
-        Exit code 1 when any problem is found.
+        Exit code 1 when any problem is found; warnings alone exit 0.
         """
 
     /// `--config`: the folder of widget definitions.
@@ -40,18 +48,33 @@ public struct ValidateCommand: WidgetCommand {
 
     public func run(_ environment: CommandEnvironment) async -> Int32 {
         guard let environment = secrets.apply(to: environment) else { return 2 }
-        let result = DefinitionDirectory(path: config).load(reader: environment.reader)
+        var reader = environment.reader
+        // The files stages need are looked up as the daemon will, started in this environment.
+        reader.localFiles = LocalFileCheck(searchPath: environment.variables["PATH"])
+        let result = DefinitionDirectory(path: config).load(reader: reader)
+        let reported = ValidateCommand.inFileOrder(result.diagnostics + result.warnings, files: result.files)
         if json {
-            environment.print(JSONWriter.string(.array(result.diagnostics.map(\.value)), style: .pretty))
+            environment.print(JSONWriter.string(.array(reported.map(\.value)), style: .pretty))
         } else {
-            for diagnostic in result.diagnostics { environment.print(diagnostic.description) }
+            for diagnostic in reported { environment.print(diagnostic.description) }
             let files = result.files.count
             let problems = result.diagnostics.count
+            let warnings = result.warnings.count
             environment.printError(
                 "\(files) file\(files == 1 ? "" : "s") checked, \(result.widgets.count) widget\(result.widgets.count == 1 ? "" : "s") valid, "
                     + "\(problems) problem\(problems == 1 ? "" : "s")"
+                    + (warnings == 0 ? "" : ", \(warnings) warning\(warnings == 1 ? "" : "s")")
             )
         }
         return result.diagnostics.isEmpty ? 0 : 1
+    }
+
+    /// `diagnostics` by file, in the order of `files` (a problem of the folder itself first); within a
+    /// file in the order given: its problems, then its warnings.
+    static func inFileOrder(_ diagnostics: [Diagnostic], files: [String]) -> [Diagnostic] {
+        let rank = Dictionary(files.enumerated().map { ($0.element, $0.offset) }, uniquingKeysWith: { first, _ in first })
+        return diagnostics.enumerated().sorted { a, b in
+            (rank[a.element.file] ?? -1, a.offset) < (rank[b.element.file] ?? -1, b.offset)
+        }.map(\.element)
     }
 }

@@ -33,6 +33,8 @@ extension StageRegistry.Builder {
         register(XMLValueParser.self)
         register(FirestoreParser.self)
         register(AssetsTransform.self)
+        register(ComputeTransform.self)
+        register(FetchTransform.self)
     }
 }
 

@@ -668,7 +668,7 @@ struct DefinitionReaderTests {
                 "$schema", "id", "title", "description", "timeZone", "inputs", "source", "parser", "transforms",
                 "timeline", "schedule", "staleAfter", "deadline", "fallback", "placeholder", "instances", "view",
             ])
-        #expect(DefinitionReader.instanceKeys == ["id", "title", "params"])
+        #expect(DefinitionReader.instanceKeys == ["id", "title", "timeZone", "schedule", "placeholder", "params"])
         #expect(DefinitionDocument.shape.keys.map(\.name) == DefinitionReader.topLevelKeys)
         #expect(DefinitionDocument.shape.required == ["source"])
     }

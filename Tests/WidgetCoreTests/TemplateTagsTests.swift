@@ -146,3 +146,16 @@ struct StrictVariableTests {
             try Template("{% assign t = tags | size %}{{ t }}{% for x in tags %}{{ forloop.index }}{% endfor %}").render(scope()) == "212")
     }
 }
+
+struct TypedTagTemplateTests {
+    @Test func aResultThatIsOneOutputKeepsItsType() throws {
+        let template = try Template("{%- if cost > 0 -%}{{ gain | times: 100.0 | divided_by: cost }}{%- else -%}{{ 0 }}{%- endif -%}")
+        #expect(try template.render(TemplateScope(globals: ["cost": 4, "gain": 1])) == .number(WidgetNumber("25.0")!))
+        #expect(try template.render(TemplateScope(globals: ["cost": 0, "gain": 1])) == .number(0))
+        #expect(try Template("{% if a %}{{ list }}{% endif %}").render(TemplateScope(globals: ["a": true, "list": [1, 2]])) == [1, 2])
+        // Any other text, or a second output, makes it text.
+        #expect(try Template("{% if a %} {{ n }}{% endif %}").render(TemplateScope(globals: ["a": true, "n": 1])) == " 1")
+        #expect(try Template("{% if a %}{{ n }}{{ n }}{% endif %}").render(TemplateScope(globals: ["a": true, "n": 1])) == "11")
+        #expect(try Template("{% increment c %}{{ n }}").render(TemplateScope(globals: ["n": 1])) == "01")
+    }
+}

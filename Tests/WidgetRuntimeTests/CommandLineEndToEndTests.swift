@@ -105,9 +105,9 @@ struct CommandLineEndToEndTests {
         // run --once is no daemon: it records nothing about itself, and holds the lock no longer.
         #expect(status.stdoutLines.prefix(2) == ["daemon: not running", ""])
         let rows = status.stdoutLines.dropFirst(2).map(Self.columns)
-        #expect(rows.first == ["ID", "STATUS", "AGE", "NEXT REFRESH", "TODAY", "LAST ERROR"])
+        #expect(rows.first == ["ID", "TITLE", "STATUS", "AGE", "NEXT REFRESH", "TODAY", "LAST ERROR"])
         #expect(
-            rows.dropFirst().map { $0.count == 6 ? [$0[0], $0[1], $0[4], $0[5]] : $0 } == [
+            rows.dropFirst().map { $0.count == 7 ? [$0[0], $0[2], $0[5], $0[6]] : $0 } == [
                 ["down", "placeholder", "1", "source: \(host) answered 503 Service Unavailable: {\"status\": 503}"],
                 ["items", "fresh", "1", "-"],
                 [
@@ -121,11 +121,11 @@ struct CommandLineEndToEndTests {
         #expect(list.status == 0)
         #expect(
             list.stdoutLines.map(Self.columns) == [
-                ["ID", "SOURCE", "PARSER", "SCHEDULE", "NEXT REFRESH"],
-                ["down", "http 127.0.0.1", "json", "every 1h", down["nextRefreshAt"]?.string ?? "?"],
-                ["items", "http 127.0.0.1", "json", "every 1h", items["nextRefreshAt"]?.string ?? "?"],
-                ["portal", "http 127.0.0.1", "json", "every 1h", portal["nextRefreshAt"]?.string ?? "?"],
-                ["slow", "http 127.0.0.1", "json", "every 1h", slow["nextRefreshAt"]?.string ?? "?"],
+                ["ID", "TITLE", "SOURCE", "PARSER", "SCHEDULE", "NEXT REFRESH"],
+                ["down", "-", "http 127.0.0.1", "json", "every 1h", down["nextRefreshAt"]?.string ?? "?"],
+                ["items", "Items", "http 127.0.0.1", "json", "every 1h", items["nextRefreshAt"]?.string ?? "?"],
+                ["portal", "-", "http 127.0.0.1", "json", "every 1h", portal["nextRefreshAt"]?.string ?? "?"],
+                ["slow", "-", "http 127.0.0.1", "json", "every 1h", slow["nextRefreshAt"]?.string ?? "?"],
             ])
 
         // The same facts for tools.

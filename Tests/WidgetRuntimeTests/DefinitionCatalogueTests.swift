@@ -92,38 +92,40 @@ struct DefinitionCatalogueTests {
             "http",
             #"{"source": {"url": "https://example.com/a", "method": "post", "headers": {"Accept": "application/json"}, "body": {"q": "{{ params.q }}"}, "timeout": "20s", "connectTimeout": "5s", "maxBytes": 1000, "maxRedirects": 0, "handshake": {"status": 409, "header": "X-Session-Id"}, "when": "{{ params.q }}"}}"#
         ),
-        ("file", #"{"source": {"type": "file", "path": "data.json", "maxBytes": 1000}, "parser": {"type": "json", "empty": "null"}}"#),
-        ("text", #"{"source": {"path": "a.txt"}, "parser": {"type": "text", "lines": true, "trim": true, "skipEmpty": false}}"#),
-        ("xml", #"{"source": {"path": "a.xml"}, "parser": {"type": "xml", "forceList": ["item"]}}"#),
+        ("file", #"{"source": {"type": "file", "path": "data/data.json", "maxBytes": 1000}, "parser": {"type": "json", "empty": "null"}}"#),
+        ("text", #"{"source": {"path": "data/a.txt"}, "parser": {"type": "text", "lines": true, "trim": true, "skipEmpty": false}}"#),
+        ("xml", #"{"source": {"path": "data/a.xml"}, "parser": {"type": "xml", "forceList": ["item"]}}"#),
         (
             "feed",
-            #"{"source": {"path": "a.xml"}, "parser": "feed", "timeline": {"type": "each", "date": "$.published", "relevance": "{{ 1 }}", "url": "app://{{ id }}", "limit": 5}}"#
+            #"{"source": {"path": "data/a.xml"}, "parser": "feed", "timeline": {"type": "each", "date": "$.published", "relevance": "{{ 1 }}", "url": "app://{{ id }}", "limit": 5}}"#
         ),
         (
             "firestore",
-            #"{"inputs": {"day": {"url": "https://example.com/d", "parser": "firestore"}}, "source": {"path": "a.json"}, "parser": {"type": "firestore"}}"#
+            #"{"inputs": {"day": {"url": "https://example.com/d", "parser": "firestore"}}, "source": {"path": "data/a.json"}, "parser": {"type": "firestore"}}"#
         ),
         (
             "transforms",
-            #"{"source": {"path": "a.json"}, "transforms": [{"type": "select", "path": "$.items[*]", "one": false}, {"type": "filter", "if": "{{ title }}"}, {"type": "filter", "where": "@.price > 1"}, {"type": "sort", "by": "$.date", "order": "desc"}, {"type": "limit", "count": 3, "offset": 1}, {"type": "map", "fields": {"t": "{{ title }}", "n": 1}, "merge": true}, {"type": "choose", "each": "$[*]", "cases": [{"where": "@.a > 0", "fields": {"b": 1}}, {"fields": {"b": 0}}]}, {"type": "assets", "path": "$[*].image", "maxBytes": 100, "concurrency": 2}, {"type": "command", "run": ["cat"], "timeout": "5s", "maxBytes": 100, "passEnvironment": ["LANG"]}]}"#
+            #"{"source": {"path": "data/a.json"}, "transforms": [{"type": "select", "path": "$.items[*]", "one": false}, {"type": "filter", "if": "{{ title }}"}, {"type": "filter", "where": "@.price > 1"}, {"type": "sort", "by": "$.date", "order": "desc"}, {"type": "limit", "count": 3, "offset": 1}, {"type": "map", "fields": {"t": "{{ title }}", "n": 1}, "merge": true}, {"type": "choose", "each": "$[*]", "cases": [{"where": "@.a > 0", "fields": {"b": 1}}, {"fields": {"b": 0}}]}, {"type": "assets", "path": "$[*].image", "maxBytes": 100, "concurrency": 2}, {"type": "command", "run": ["cat"], "timeout": "5s", "maxBytes": 100, "passEnvironment": ["LANG"]}]}"#
         ),
         (
             "timelines",
-            #"{"source": {"path": "a.json"}, "timeline": {"type": "each", "at": ["08:00", "20:30:15"]}, "schedule": {"cron": "@daily", "jitter": "5m", "maxPerDay": 10}}"#
+            #"{"source": {"path": "data/a.json"}, "timeline": {"type": "each", "at": ["08:00", "20:30:15"]}, "schedule": {"cron": "@daily", "jitter": "5m", "maxPerDay": 10}}"#
         ),
         (
             "every",
-            #"{"source": {"path": "a.json"}, "timeline": {"type": "each", "every": "1h"}, "schedule": {"every": "2m", "allowFrequent": true}, "staleAfter": "1d2h", "deadline": "30s", "fallback": {"keep": 3, "pick": "random"}}"#
+            #"{"source": {"path": "data/a.json"}, "timeline": {"type": "each", "every": "1h"}, "schedule": {"every": "2m", "allowFrequent": true, "maxPerDay": 720}, "staleAfter": "1d2h", "deadline": "30s", "fallback": {"keep": 3, "pick": "random"}}"#
         ),
         (
             "words",
-            #"{"$schema": "https://widgetd.dev/schema/definition.json", "id": "words", "title": "W", "description": "d", "timeZone": "Europe/Paris", "source": {"path": "a.json"}, "timeline": "single", "schedule": "atEnd", "placeholder": [1, "x"], "instances": [{"id": "a", "title": "A", "params": {"q": 1}}, {"id": "b"}]}"#
+            #"{"$schema": "https://widgetd.dev/schema/definition.json", "id": "words", "title": "W", "description": "d", "timeZone": "Europe/Paris", "source": {"path": "data/a.json"}, "timeline": "single", "schedule": "atEnd", "placeholder": [1, "x"], "instances": [{"id": "a", "title": "A {{ params.q }}", "timeZone": "Asia/Tokyo", "schedule": {"at": "09:00"}, "placeholder": {"q": "{{ params.q }}"}, "params": {"q": 1}}, {"id": "b"}]}"#
         ),
     ]
 
     @Test func definitionsUsingEveryBuiltInStageAreAcceptedByValidate() async throws {
         let folder = try TemporaryFolder()
         for (name, text) in Self.everyStage { try folder.write("widgets.d/\(name).json", text) }
+        // validate looks for the files `path` sources read.
+        for name in ["a.json", "a.xml", "a.txt", "data.json"] { try folder.write("widgets.d/data/\(name)", "") }
         let output = try await Widgetd.run(["validate", "--config", "widgets.d"], in: folder.url)
         #expect(output.stdoutLines == [])
         #expect(output.status == 0)

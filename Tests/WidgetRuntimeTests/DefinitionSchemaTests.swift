@@ -45,9 +45,9 @@ struct DefinitionSchemaTests {
                     switch DefinitionCatalogueTests.pluginSeeds[file] {
                     case "transmission"?: "\(file): $.source.type: 'transmission' is not one of ['file', 'http']"
                     case "runwayPerformance"?:
-                        "\(file): $.transforms.2.type: 'runwayPerformance' is not one of ['assets', 'choose', 'command', 'filter', 'limit', 'map', 'select', 'sort']"
+                        "\(file): $.transforms.2.type: 'runwayPerformance' is not one of ['assets', 'choose', 'command', 'compute', 'fetch', 'filter', 'limit', 'map', 'select', 'sort']"
                     case "round"?:
-                        "\(file): $.transforms.0.type: 'round' is not one of ['assets', 'choose', 'command', 'filter', 'limit', 'map', 'select', 'sort']"
+                        "\(file): $.transforms.0.type: 'round' is not one of ['assets', 'choose', 'command', 'compute', 'fetch', 'filter', 'limit', 'map', 'select', 'sort']"
                     default: "\(file): ok"
                     }
                 })

@@ -73,7 +73,9 @@ struct PreviewTraceTests {
     // MARK: - Trace
 
     @Test func theTraceShowsEveryStageInOrderShortenedWithItsTime() async throws {
-        try writeNews()
+        // Five articles show as three and "2 more"; four show whole, as a "1 more" line would take the
+        // place of the fourth.
+        try writeNews(where: "@.score > 1")
         let result = await widgetd(["preview", "news", "--config", folder.file("widgets.d").path, "--trace"])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stderr == "")
@@ -98,24 +100,27 @@ struct PreviewTraceTests {
                     … 2 more items
 
                 transforms[1] (filter)  0 ms
-                  a list of 3 items
+                  a list of 4 items
                     [0] {"title":"Swift 6.3 released","score":9,"tags":["swift","release"]}
-                    [1] {"title":"Widgets on Linux","score":7,"tags":["linux"]}
-                    [2] {"title":"Traces","score":6,"tags":[]}
+                    [1] {"title":"A widget daemon that keeps every widget fresh, written witho…","score":2,"tags":[]}
+                    [2] {"title":"Widgets on Linux","score":7,"tags":["linux"]}
+                    [3] {"title":"Traces","score":6,"tags":[]}
 
                 transforms[2] (map)  0 ms
-                  a list of 3 items
+                  a list of 4 items
                     [0] {"headline":"SWIFT 6.3 RELEASED","score":9}
-                    [1] {"headline":"WIDGETS ON LINUX","score":7}
-                    [2] {"headline":"TRACES","score":6}
+                    [1] {"headline":"A WIDGET DAEMON THAT KEEPS EVERY WIDGET FRESH, WRITTEN WITHO…","score":2}
+                    [2] {"headline":"WIDGETS ON LINUX","score":7}
+                    [3] {"headline":"TRACES","score":6}
 
                 timeline (each)  0 ms
-                  3 entries
+                  4 entries
                     2026-11-22T08:00:00Z  {"headline":"SWIFT 6.3 RELEASED","score":9}
-                    2026-11-22T09:00:00Z  {"headline":"WIDGETS ON LINUX","score":7}
-                    2026-11-22T10:00:00Z  {"headline":"TRACES","score":6}
+                    2026-11-22T09:00:00Z  {"headline":"A WIDGET DAEMON THAT KEEPS EVERY WIDGET FRESH, WRITTEN WITHO…","score":2}
+                    2026-11-22T10:00:00Z  {"headline":"WIDGETS ON LINUX","score":7}
+                    2026-11-22T11:00:00Z  {"headline":"TRACES","score":6}
 
-                snapshot: fresh, 3 entries
+                snapshot: fresh, 4 entries
                 """)
         #expect(!result.stdout.contains("k3y-s3cr3t"))
         #expect(folder.names() == ["widgets.d"])

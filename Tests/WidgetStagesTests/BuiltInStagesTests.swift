@@ -25,6 +25,8 @@ struct BuiltInStagesTests {
             "firestore": StageConformance.check(FirestoreParser.self),
             "assets": StageConformance.check(AssetsTransform.self, options: ["path": "$.items[*].image"]),
             "command": StageConformance.check(CommandTransform.self, options: ["run": ["cat"]]),
+            "compute": StageConformance.check(ComputeTransform.self, options: ["as": "items", "fields": ["n": "{{ items | size }}"]]),
+            "fetch": StageConformance.check(FetchTransform.self, options: ["url": "https://example.com/item/{{ item }}.json"]),
         ]
         for (name, found) in problems.sorted(by: { $0.key < $1.key }) {
             #expect(found.isEmpty, "\(name): \(found)")
@@ -51,6 +53,8 @@ struct BuiltInStagesTests {
             (.parser, "firestore", [:]),
             (.transformer, "assets", ["path": "$.items[*].image"]),
             (.transformer, "command", ["run": ["cat"]]),
+            (.transformer, "compute", ["fields": ["n": "{{ items | size }}"]]),
+            (.transformer, "fetch", ["url": "https://example.com/item/{{ item }}.json", "parser": "json"]),
         ]
         for (kind, name, options) in examples {
             _ = try StageRegistry.builtIn.makeStage(kind, typeName: name, options: options, decoder: OptionsDecoder())

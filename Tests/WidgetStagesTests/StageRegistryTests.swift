@@ -101,12 +101,16 @@ struct StageRegistryTests {
         let registry = StageRegistry.builtIn
         #expect(registry.typeNames(of: .fetcher) == ["file", "http"])
         #expect(registry.typeNames(of: .parser) == ["feed", "firestore", "json", "text", "xml"])
-        #expect(registry.typeNames(of: .transformer) == ["assets", "choose", "command", "filter", "limit", "map", "select", "sort"])
+        #expect(
+            registry.typeNames(of: .transformer) == [
+                "assets", "choose", "command", "compute", "fetch", "filter", "limit", "map", "select", "sort",
+            ])
         #expect(registry.typeNames(of: .timeline) == ["each", "single"])
         #expect(
             registry.allEntries.map { "\($0.kind) \($0.typeName)" } == [
                 "source file", "source http", "parser feed", "parser firestore", "parser json", "parser text", "parser xml",
-                "transform assets", "transform choose", "transform command", "transform filter", "transform limit", "transform map",
+                "transform assets", "transform choose", "transform command", "transform compute", "transform fetch", "transform filter",
+                "transform limit", "transform map",
                 "transform select",
                 "transform sort", "timeline each", "timeline single",
             ])
@@ -127,7 +131,7 @@ struct StageRegistryTests {
         } catch {
             #expect(
                 error.description
-                    == "$.type: unknown transform type 'limt'; did you mean 'limit'? known: 'assets', 'choose', 'command', 'filter', 'limit', 'map', 'select', 'sort'"
+                    == "$.type: unknown transform type 'limt'; did you mean 'limit'? known: 'assets', 'choose', 'command', 'compute', 'fetch', 'filter', 'limit', 'map', 'select', 'sort'"
             )
         }
         do {

@@ -48,13 +48,24 @@ public struct DefinitionDocument: Sendable {
     public var view: ViewDefinition?
 
     /// One widget of a definition with `instances`: `{"id": "home", "title": …, "params": {…}}`.
+    ///
+    /// An instance may override the definition's `title`, `timeZone`, `schedule` and `placeholder`; each
+    /// override replaces the definition's value whole (a `schedule` is not merged key by key).
     public struct Instance: Sendable {
         /// Where the instance is in `instances`.
         public var index: Int
         /// The suffix added to the definition's id: `bitdream` + `home` is `bitdream.home`.
         public var id: String
-        /// The instance's display title, used instead of the definition's; `nil` to keep the definition's.
+        /// The instance's display title (a template, like the definition's), used instead of the
+        /// definition's; `nil` to keep the definition's.
         public var title: String?
+        /// The instance's time zone, used instead of the definition's; `nil` to keep the definition's.
+        public var timeZone: TimeZone?
+        /// The instance's schedule, used instead of the definition's; `nil` to keep the definition's.
+        public var schedule: Schedule?
+        /// The instance's placeholder (its strings templates, like the definition's), used instead of the
+        /// definition's; `nil` to keep the definition's.
+        public var placeholder: WidgetValue?
         /// The values templates read as `params.NAME`.
         public var params: WidgetObject
     }
@@ -79,7 +90,9 @@ extension DefinitionDocument: DescribedOptions {
                     .string(pattern: DefinitionReader.idPattern)
                 )
             case .title:
-                KeyDescription("The display title.", .string())
+                KeyDescription(
+                    "The display title; a template rendered once, when the definition loads, with params and widget (id, timeZone).",
+                    .string())
             case .description:
                 KeyDescription("What the widget shows, for people reading the file.", .string())
             case .timeZone:
@@ -126,7 +139,9 @@ extension DefinitionDocument: DescribedOptions {
             case .fallback:
                 KeyDescription("What to serve when a refresh fails.", .object(FallbackPolicy.shape))
             case .placeholder:
-                KeyDescription("Content served before there has ever been data.", .any)
+                KeyDescription(
+                    "Content served before there has ever been data; its strings are templates rendered once, when the definition loads, with params and widget.",
+                    .any)
             case .instances:
                 KeyDescription(
                     "One definition, several widgets: each instance's id is added to the widget's (NAME.ID) and templates read its params as params.NAME.",
@@ -151,7 +166,7 @@ extension DefinitionDocument: DescribedOptions {
 
 extension DefinitionDocument.Instance: DescribedOptions {
     public enum CodingKeys: String, DescribedKey {
-        case id, title, params
+        case id, title, timeZone, schedule, placeholder, params
 
         public var keyDescription: KeyDescription {
             switch self {
@@ -160,7 +175,20 @@ extension DefinitionDocument.Instance: DescribedOptions {
                     "Added to the definition's id with a dot: \"home\" makes NAME.home.", .string(pattern: "^[a-z0-9._-]{1,63}$"),
                     required: true)
             case .title:
-                KeyDescription("The instance's display title, instead of the definition's.", .string())
+                KeyDescription(
+                    "The instance's display title, instead of the definition's; a template rendered with this instance's params.",
+                    .string())
+            case .timeZone:
+                KeyDescription(
+                    "The instance's time zone, instead of the definition's.", DefinitionDocument.CodingKeys.timeZone.keyDescription.shape)
+            case .schedule:
+                KeyDescription(
+                    "The instance's schedule, instead of the definition's (replaced whole, not merged).",
+                    DefinitionDocument.CodingKeys.schedule.keyDescription.shape)
+            case .placeholder:
+                KeyDescription(
+                    "The instance's placeholder, instead of the definition's; its strings are templates rendered with this instance's params.",
+                    .any)
             case .params:
                 KeyDescription("Values templates read as params.NAME.", .map(.any))
             }
@@ -183,15 +211,7 @@ extension DefinitionDocument: Decodable {
         }
         title = try members.string(.title, what: "the title")
         description = try members.string(.description, what: "the description")
-        if let name = try members.string(.timeZone, what: "the time zone") {
-            timeZone = TimeZone(identifier: name)
-            if timeZone == nil {
-                let hint =
-                    Suggestion.hint(for: name, among: TimeZone.knownTimeZoneIdentifiers)
-                    ?? "use an IANA name such as \"America/New_York\" or \"UTC\""
-                try members.report(.timeZone, "\"\(name)\" is not a known time zone; \(hint)")
-            }
-        }
+        timeZone = try members.timeZone(.timeZone)
         inputs = try members.decode(.inputs, as: Inputs.self)?.list ?? []
         source = try members.decode(.source)
         if !members.contains(.source) {
@@ -292,6 +312,9 @@ extension DefinitionDocument.Instance {
         }
         let id = try members.string(.id, what: "the instance id")
         title = try members.string(.title, what: "the title")
+        timeZone = try members.timeZone(.timeZone)
+        schedule = try members.decode(.schedule)
+        placeholder = members.value(.placeholder)
         params = [:]
         if let written = members.value(.params) {
             if case .object(let object) = written {

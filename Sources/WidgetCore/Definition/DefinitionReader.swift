@@ -43,17 +43,21 @@ public struct DefinitionReader: Sendable {
         return bytes.enumerated().allSatisfy { allowed($0.element, first: $0.offset == 0) }
     }
 
-    /// What a read produced: the widgets that are valid and the problems of those that are not.
+    /// What a read produced: the widgets that are valid, the problems of those that are not, and the
+    /// warnings about definitions that run but not as written.
     public struct Result: Sendable {
         /// One widget per valid definition (several for a definition with `instances`).
         public var widgets: [WidgetPipeline]
         /// Every problem found; a file with problems contributes no widget.
         public var diagnostics: [Diagnostic]
+        /// Every warning (``Diagnostic/Severity/warning``), in line order; warnings never stop a widget.
+        public var warnings: [Diagnostic]
 
-        /// Creates a result from its widgets and its problems.
-        public init(widgets: [WidgetPipeline], diagnostics: [Diagnostic]) {
+        /// Creates a result from its widgets, its problems and its warnings.
+        public init(widgets: [WidgetPipeline], diagnostics: [Diagnostic], warnings: [Diagnostic] = []) {
             self.widgets = widgets
             self.diagnostics = diagnostics
+            self.warnings = warnings
         }
     }
 
@@ -68,6 +72,12 @@ public struct DefinitionReader: Sendable {
     /// error.
     public let environment: SecretStore?
 
+    /// How the files stages need (a `path` source's file, a `command`'s program; see
+    /// ``LocalFileDependent``) are looked up; when set, one that is missing, unreadable or not executable
+    /// is a validation error. `widgetd validate` sets it; the daemon does not, so that a file that
+    /// appears later is simply read by the next refresh.
+    public var localFiles: LocalFileCheck?
+
     /// Creates a reader that checks stages against `registry`.
     ///
     /// - Parameters:
@@ -75,16 +85,19 @@ public struct DefinitionReader: Sendable {
     ///   - filters: the filters templates may use; the standard set unless given.
     ///   - defaultTimeZone: the zone of definitions without `timeZone`; the machine's unless given.
     ///   - environment: the secrets templates read; when `nil`, secret names are not checked.
+    ///   - localFiles: how the files stages need are looked up; when `nil`, they are not checked.
     public init(
         registry: StageRegistry,
         filters: FilterRegistry = .standard,
         defaultTimeZone: TimeZone = .current,
-        environment: SecretStore? = nil
+        environment: SecretStore? = nil,
+        localFiles: LocalFileCheck? = nil
     ) {
         self.registry = registry
         self.filters = filters
         self.defaultTimeZone = defaultTimeZone
         self.environment = environment
+        self.localFiles = localFiles
     }
 
     /// Reads one definition file.
@@ -127,14 +140,19 @@ public struct DefinitionReader: Sendable {
             if let pipeline = session.buildPipeline(definition) { widgets.append(pipeline) }
         }
         if !session.diagnostics.isEmpty { widgets = [] }
-        // In line order; the instances of one definition share its stages, and their problems.
+        return Result(
+            widgets: widgets, diagnostics: Self.inLineOrder(session.diagnostics), warnings: Self.inLineOrder(session.warnings))
+    }
+
+    /// `diagnostics` in line order, each once: the instances of one definition share its stages, and
+    /// their problems.
+    static func inLineOrder(_ diagnostics: [Diagnostic]) -> [Diagnostic] {
         var seen: Set<Diagnostic> = []
-        let ordered = session.diagnostics.enumerated().sorted { a, b in
+        return diagnostics.enumerated().sorted { a, b in
             let left = a.element.location.map { ($0.line, $0.column) } ?? (0, 0)
             let right = b.element.location.map { ($0.line, $0.column) } ?? (0, 0)
             return left != right ? left < right : a.offset < b.offset
         }.map(\.element).filter { seen.insert($0).inserted }
-        return Result(widgets: widgets, diagnostics: ordered)
     }
 
     /// The default id for a file: its base name without `.json`.
@@ -171,8 +189,13 @@ extension DefinitionReader {
         /// The file's bytes, to locate problems and to place columns inside strings with escapes.
         let source: Data
         var diagnostics: [Diagnostic] = []
+        /// The warnings: definitions that run, but not as written.
+        var warnings: [Diagnostic] = []
         /// The secrets the sources of the document being read use.
         var secretUses: Set<Template.SecretUse> = []
+        /// The options whose templates may read secrets, by index in `transforms`, for the transforms
+        /// whose stage sends requests of its own (``Stage/secretOptions``).
+        var transformSecretOptions: [Int: Set<String>] = [:]
         /// Where every key and value starts, read from `source` when the first problem is reported.
         private var locations: SourceMap?
 
@@ -186,6 +209,18 @@ extension DefinitionReader {
         // MARK: Reporting
 
         mutating func report(_ path: ValuePath, _ message: String, atKey: Bool = false, column: Int? = nil) {
+            diagnostics.append(diagnostic(path, message, atKey: atKey, column: column))
+        }
+
+        /// Reports a warning: the definition runs, but not as written.
+        mutating func warn(_ path: ValuePath, _ message: String) {
+            var warning = diagnostic(path, message)
+            warning.severity = .warning
+            warnings.append(warning)
+        }
+
+        /// A diagnostic at `path` (its key, or its value; a column inside a string value when given).
+        private mutating func diagnostic(_ path: ValuePath, _ message: String, atKey: Bool = false, column: Int? = nil) -> Diagnostic {
             if locations == nil { locations = (try? JSONReader.readWithLocations(source))?.1 ?? SourceMap() }
             let map = locations!
             var location = atKey ? map.keyLocation(of: path) : map.valueLocation(of: path)
@@ -194,7 +229,7 @@ extension DefinitionReader {
                 base.column = fileColumn(ofScalar: column, inStringAt: base)
                 location = base
             }
-            diagnostics.append(Diagnostic(file: file, location: location, path: path, message: message))
+            return Diagnostic(file: file, location: location, path: path, message: message)
         }
 
         /// The file column of the `scalar`-th (1-based) scalar of the string whose opening quote is at
@@ -261,6 +296,13 @@ extension DefinitionReader {
                 )
             }
             secretUses = []
+            transformSecretOptions = [:]
+            for transform in document.transforms {
+                guard case .index(let index)? = transform.path.components.last,
+                    let options = reader.registry.entry(.transformer, named: transform.typeName)?.secretOptions, !options.isEmpty
+                else { continue }
+                transformSecretOptions[index] = options
+            }
             checkTemplates(value, at: .root, instances: document.instances?.map { ($0.id, $0.params) } ?? [(nil, [:])])
             var base = WidgetDefinition(
                 id: id, title: document.title, timeZone: document.timeZone ?? reader.defaultTimeZone, inputs: document.inputs,
@@ -282,7 +324,12 @@ extension DefinitionReader {
                     base.fingerprint = WidgetDefinition.fingerprint(of: [value, .array(partials.map { .string($0.source) })])
                 }
             }
-            guard let instances = document.instances else { return [base] }
+            let schedulePath = value["schedule"] == nil ? nil : ValuePath.root.appending("schedule")
+            guard let instances = document.instances else {
+                renderDisplay(&base, instance: nil)
+                checkBudget(base, schedulePath: schedulePath)
+                return [base]
+            }
             return instances.compactMap { instance in
                 var definition = base
                 definition.id = "\(base.id).\(instance.id)"
@@ -291,8 +338,15 @@ extension DefinitionReader {
                     report(path, "\"\(definition.id)\" is not a valid widget id; \(DefinitionReader.idRule)")
                     return nil
                 }
+                // An instance's overrides replace the definition's values whole.
                 definition.title = instance.title ?? definition.title
+                definition.timeZone = instance.timeZone ?? definition.timeZone
+                definition.schedule = instance.schedule ?? definition.schedule
+                definition.placeholder = instance.placeholder ?? definition.placeholder
                 definition.params = instance.params
+                renderDisplay(&definition, instance: instance)
+                let instancePath = ValuePath.root.appending("instances").appending(index: instance.index)
+                checkBudget(definition, schedulePath: instance.schedule == nil ? schedulePath : instancePath.appending("schedule"))
                 return definition
             }
         }
@@ -317,7 +371,7 @@ extension DefinitionReader {
                 let variables = template.variables
                 checkNames(template, at: path)
                 // Outside a source, only a template that names `env` or `secret` has anything to report.
-                if Self.secretsAllowed(at: path) || SecretStore.Namespace.allCases.contains(where: { variables.contains($0.rawValue) }) {
+                if secretsAllowed(at: path) || SecretStore.Namespace.allCases.contains(where: { variables.contains($0.rawValue) }) {
                     checkSecrets(in: template, at: path, instances: instances)
                 }
                 if variables.isEmpty { checkConstant(template, at: path) }
@@ -352,10 +406,11 @@ extension DefinitionReader {
             }
         }
 
-        /// `{{ env.NAME }}` and `{{ secret.NAME }}` are allowed in a source's `url`, `headers` and `body` only,
+        /// `{{ env.NAME }}` and `{{ secret.NAME }}` are allowed in a source's `url`, `headers` and `body` only
+        /// (and in the options a transform that sends requests names, see ``Stage/secretOptions``),
         /// with names known now (written, or from each instance's `params`) and filters that keep them whole.
         mutating func checkSecrets(in template: Template, at path: ValuePath, instances: [(id: String?, params: WidgetObject)]) {
-            guard Self.secretsAllowed(at: path) else {
+            guard secretsAllowed(at: path) else {
                 // Outside a source no secret is in scope: only a direct mention needs saying.
                 if let namespace = SecretStore.Namespace.allCases.first(where: { template.variables.contains($0.rawValue) }) {
                     report(
@@ -445,8 +500,15 @@ extension DefinitionReader {
             return read
         }
 
-        static func secretsAllowed(at path: ValuePath) -> Bool {
+        /// Whether a template at `path` may read secrets: in a source's or input's `url`, `headers` and
+        /// `body`, and in the ``Stage/secretOptions`` of a transform.
+        func secretsAllowed(at path: ValuePath) -> Bool {
             let components = path.components
+            if components.count >= 3, case .key("transforms") = components[0], case .index(let index) = components[1],
+                case .key(let option) = components[2]
+            {
+                return transformSecretOptions[index]?.contains(option) ?? false
+            }
             let allowedLeaves: Set<String> = ["url", "headers", "body"]
             func leafAllowed(_ rest: ArraySlice<ValuePath.Component>) -> Bool {
                 guard case .key(let key)? = rest.first else { return false }
@@ -468,7 +530,9 @@ extension DefinitionReader {
                 failed = true
                 if base != unreadSource { report(error, under: base) }
             }
-            return failed ? nil : pipeline
+            guard !failed, let pipeline else { return nil }
+            checkLocalFiles(of: pipeline)
+            return pipeline
         }
     }
 }

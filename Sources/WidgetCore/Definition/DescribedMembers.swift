@@ -1,3 +1,5 @@
+import Foundation
+
 /// The members of one object of a definition, read through the ``OptionsDecoder`` so that a bad member is
 /// reported and the others still read.
 ///
@@ -71,6 +73,18 @@ struct DescribedMembers<Key: DescribedKey> {
             return nil
         }
         return duration
+    }
+
+    /// The member as a time zone Foundation knows (`Europe/Paris`, `UTC`); reports a name it does not know
+    /// with a "did you mean" hint.
+    func timeZone(_ key: Key) throws -> TimeZone? {
+        guard let name = try string(key, what: "the time zone") else { return nil }
+        if let zone = TimeZone(identifier: name) { return zone }
+        let hint =
+            Suggestion.hint(for: name, among: TimeZone.knownTimeZoneIdentifiers)
+            ?? "use an IANA name such as \"America/New_York\" or \"UTC\""
+        try report(key, "\"\(name)\" is not a known time zone; \(hint)")
+        return nil
     }
 
     /// The member as a whole number in `range`; reports `problem` for anything else.

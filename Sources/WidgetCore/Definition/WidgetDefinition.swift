@@ -15,7 +15,8 @@ public struct WidgetDefinition: Sendable {
 
     /// The widget's id: the file name without `.json`, the `id` key, or either plus an instance suffix.
     public var id: String
-    /// The display title.
+    /// The display title, as rendered with the widget's ``params`` when the definition was read (a title
+    /// is a template that sees `params` and `widget` only, never data).
     public var title: String?
     /// The zone for schedules and date templates.
     public var timeZone: TimeZone
@@ -40,7 +41,8 @@ public struct WidgetDefinition: Sendable {
     public var deadline: WidgetDuration
     /// What to serve when a refresh fails.
     public var fallback: FallbackPolicy
-    /// Content served before there has ever been data.
+    /// Content served before there has ever been data, its templates rendered with the widget's
+    /// ``params`` when the definition was read.
     public var placeholder: WidgetValue?
     /// How the gallery page shows an entry; `nil` for the generic card.
     public var view: ViewDefinition?

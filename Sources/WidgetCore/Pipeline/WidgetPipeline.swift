@@ -74,7 +74,7 @@ public struct WidgetPipeline: Sendable {
         templates: TemplateCache? = nil,
         report: (OptionsError, ValuePath) -> Void
     ) -> WidgetPipeline? {
-        var userInfo: [CodingUserInfoKey: any Sendable] = [FilterRegistry.userInfoKey: filters]
+        var userInfo: [CodingUserInfoKey: any Sendable] = [FilterRegistry.userInfoKey: filters, StageRegistry.userInfoKey: registry]
         if let templates { userInfo[TemplateCache.userInfoKey] = templates }
         let decoder = OptionsDecoder(userInfo: userInfo)
 
@@ -223,8 +223,23 @@ public struct WidgetPipeline: Sendable {
             let input = value
             let type = Swift.type(of: transformer).typeName
             let stage = PipelineStage.transform(index: index, type: type)
+            // A transform that fetches (one request per item) keeps its validators under its own place.
+            let prefix = "\(stage) "
+            var transformContext = context
+            transformContext.fetchCache = FetchCache(previous: Self.entries(of: cache, under: prefix))
+            let stageContext = transformContext
+            let started = ContinuousClock.now
             let step = try await attempt(stage, .transformer, type: type, trace: trace) {
-                try await transformer.transform(input, context: context)
+                try await transformer.transform(input, context: stageContext)
+            }
+            let fetches = stageContext.fetchCache
+            for (key, entry) in fetches.kept { result.cache[prefix + key] = entry }
+            result.notModified += fetches.notModifiedKeys.map { prefix + $0 }
+            let fetched = fetches.fetched
+            if fetched.requests > 0 {
+                // A transform that fetched spent its time fetching, as far as the metrics tell.
+                result.fetchSeconds += Self.seconds(ContinuousClock.now - started)
+                result.fetchBytes += fetched.bytes
             }
             value = step.value
             let warning = PipelineWarning.emptied(input, into: value, by: stage, widget: id)
@@ -269,8 +284,7 @@ public struct WidgetPipeline: Sendable {
             )
         }
         trace?.append(.init(stage: stage, kind: .fetcher, type: fetcherType, seconds: fetched.seconds, fetch: .init(payload)))
-        let elapsed = ContinuousClock.now - started
-        result.fetchSeconds += Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
+        result.fetchSeconds += Self.seconds(ContinuousClock.now - started)
         result.fetchBytes += payload.data.count
         if let maxAge = payload.maxAge, maxAge > 0 {
             let earliest = context.now.addingTimeInterval(min(maxAge, 86_400))
@@ -293,6 +307,18 @@ public struct WidgetPipeline: Sendable {
             result.cache[key] = CachedFetch(validators: validators, value: value)
         }
         return value
+    }
+
+    /// `duration` in seconds.
+    static func seconds(_ duration: Duration) -> Double {
+        Double(duration.components.seconds) + Double(duration.components.attoseconds) * 1e-18
+    }
+
+    /// The entries of `cache` whose keys start with `prefix`, keyed by the rest.
+    static func entries(of cache: [String: CachedFetch], under prefix: String) -> [String: CachedFetch] {
+        var entries: [String: CachedFetch] = [:]
+        for (key, entry) in cache where key.hasPrefix(prefix) { entries[String(key.dropFirst(prefix.count))] = entry }
+        return entries
     }
 
     /// Whether a source with the test `when` is to be fetched: always without one; otherwise when the
@@ -399,15 +425,16 @@ public struct PipelineResult: Sendable {
     /// The timeline.
     public var entries: [TimelineEntry]
     /// Validators and parsed values of the fetches that gave validators, by stage (`source`,
-    /// `inputs.NAME`), for conditional requests next time.
+    /// `inputs.NAME`, and `transforms[1] (fetch) KEY` for a transform's own fetches, see ``FetchCache``),
+    /// for conditional requests next time.
     public var cache: [String: CachedFetch]
     /// The stages whose fetch answered "not modified" and reused the cached value.
     public var notModified: [String] = []
     /// The earliest moment a source allows the next fetch (`Cache-Control: max-age`), when one said so.
     public var earliestNextFetch: Date?
-    /// The time spent in fetch stages, in seconds.
+    /// The time spent in fetch stages (and in transforms that fetched, such as `fetch`), in seconds.
     public var fetchSeconds: Double = 0
-    /// The bytes the fetch stages returned.
+    /// The bytes the fetch stages (and transforms that fetched) returned.
     public var fetchBytes = 0
     /// What the refresh has to say though it succeeded: stages that emptied the value, a timeline with
     /// no entries.

@@ -20,12 +20,18 @@ public struct StageRegistry: Sendable {
         /// The stage's options, when its `Options` describe their keys (``DescribedOptions``); `nil` when
         /// they do not, and the schema then accepts any options.
         public var options: ObjectShape? { describe() }
+        /// The options whose templates may read secrets, its ``Stage/secretOptions``.
+        public let secretOptions: Set<String>
         /// Finds the description when asked: looking a conformance up costs more than most commands need.
         let describe: @Sendable () -> ObjectShape?
         let make: @Sendable (WidgetValue, OptionsDecoder) throws -> any Stage
     }
 
     private let entries: [StageKind: [String: Entry]]
+
+    /// The key under which a registry building stages puts itself in `Decoder.userInfo`, so that a
+    /// stage's options may name another stage (the `fetch` transform's `parser`).
+    public static let userInfoKey = CodingUserInfoKey(rawValue: "widgetd.stageRegistry")!
 
     /// A registry with no stages.
     public static let empty = StageRegistry(entries: [:])
@@ -114,7 +120,10 @@ extension StageRegistry {
 
         private mutating func add<S: Stage>(_ kind: StageKind, _ stage: S.Type) {
             pending.append(
-                Entry(kind: kind, typeName: S.typeName, summary: S.summary, describe: { Self.shape(of: S.Options.self) }) {
+                Entry(
+                    kind: kind, typeName: S.typeName, summary: S.summary, secretOptions: S.secretOptions,
+                    describe: { Self.shape(of: S.Options.self) }
+                ) {
                     options, decoder in
                     let decoded = try decoder.decode(S.Options.self, from: options)
                     return try S(options: decoded)

@@ -29,6 +29,9 @@ public struct StageContext: Sendable {
     /// `If-None-Match` and `If-Modified-Since`, and answers a 304 with ``Payload/notModified(origin:status:)``;
     /// the pipeline then reuses the last parsed value.
     public var validators = FetchValidators()
+    /// The conditional-request memory of a stage that fetches several things (one per item), kept per
+    /// request across refreshes: see ``FetchCache``. The pipeline gives each transform its own.
+    public var fetchCache = FetchCache()
     /// Where a stage reports what it did, one line at a time (never secrets).
     public var log: @Sendable (String) -> Void
     /// What the templates of this refresh may produce together (see ``RenderBudget``); every scope made

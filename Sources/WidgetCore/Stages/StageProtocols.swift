@@ -27,11 +27,20 @@ public protocol Stage: Sendable {
     ///
     /// - Throws: A ``StageError`` (or `DecodingError`) that says which option is wrong and what would work.
     init(options: Options) throws
+
+    /// The options whose templates may read secrets (`{{ env.NAME }}`, `{{ secret.NAME }}`), checked by
+    /// the same rules as a source's `url`, `headers` and `body`. Empty for most stages, the default: only a
+    /// stage that sends requests of its own names any (the `fetch` transform: `url`, `headers`, `body`).
+    /// A source's `url`, `headers` and `body` may always read secrets.
+    static var secretOptions: Set<String> { get }
 }
 
 extension Stage {
     /// No summary: `widgetd schema` then describes the stage by its type name only.
     public static var summary: String { "" }
+
+    /// No option reads secrets.
+    public static var secretOptions: Set<String> { [] }
 }
 
 /// Fetches the raw bytes of a widget's source or input.

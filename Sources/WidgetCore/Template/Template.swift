@@ -152,7 +152,9 @@ public struct Template: Sendable, Hashable, CustomStringConvertible {
     /// Renders the template.
     ///
     /// A template that is exactly one `{{ … }}` tag returns its value with its type (number, list, object,
-    /// boolean or `.null`); any other template returns the text, with values converted as Liquid does
+    /// boolean or `.null`), and so does a template with tags whose whole result is the text of the one
+    /// `{{ … }}` it showed (`{%- if a -%}{{ x }}{%- else -%}{{ y }}{%- endif -%}`); any other template
+    /// returns the text, with values converted as Liquid does
     /// (`nil` → nothing, lists joined without a separator, objects as JSON).
     ///
     /// ```swift
@@ -161,12 +163,21 @@ public struct Template: Sendable, Hashable, CustomStringConvertible {
     ///
     /// - Throws: ``ExpressionError`` when a filter fails, e.g. `divided_by: 0`.
     public func render(_ scope: TemplateScope) throws(ExpressionError) -> WidgetValue {
-        if nodes.count == 1, case .output(let output) = nodes[0], !scope.escapesHTML {
+        guard !scope.escapesHTML else { return .string(try renderString(scope)) }
+        if nodes.count == 1, case .output(let output) = nodes[0] {
             let value = try evaluate(output, in: scope, state: nil)
             if case .string(let text) = value { try scope.budget?.charge(text.utf8.count) }
             return value
         }
-        return .string(try renderString(scope))
+        if isOutputOnly { return .string(try renderString(scope)) }
+        // With tags, a result that is exactly the text of one output tag keeps that value's type:
+        // `{%- if cost > 0 -%}{{ gain | divided_by: cost }}{%- else -%}{{ 0 }}{%- endif -%}` is a number.
+        let state = TemplateRenderState(scope: scope)
+        var text = ""
+        try render(nodes, into: &text, state: state)
+        try scope.budget?.charge(text.utf8.count)
+        if state.outputCount == 1, let last = state.lastOutput, last.text == text { return last.value }
+        return .string(text)
     }
 
     /// Renders the template as text, whatever its shape.

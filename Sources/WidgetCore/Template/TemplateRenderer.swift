@@ -22,6 +22,10 @@ final class TemplateRenderState {
     var partialDepth: Int
     /// The `forloop` objects of the `for` loops being rendered, outermost first, for `parentloop`.
     var loops: [WidgetObject] = []
+    /// How many output tags were shown, and the last one's value and text: when the whole result is that
+    /// one text, the template keeps the value's type.
+    var outputCount = 0
+    var lastOutput: (value: WidgetValue, text: String)?
 
     enum Interrupt {
         case breakLoop
@@ -60,7 +64,11 @@ extension Template {
             case .text(let literal):
                 text += literal
             case .output(let output):
-                text += Self.shown(try evaluate(output, in: scope, state: state), of: output, in: scope)
+                let value = try evaluate(output, in: scope, state: state)
+                let shown = Self.shown(value, of: output, in: scope)
+                text += shown
+                state.outputCount += 1
+                state.lastOutput = (value, shown)
             case .conditional(let branches, let otherwise):
                 var rendered = false
                 for branch in branches

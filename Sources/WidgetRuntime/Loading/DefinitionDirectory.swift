@@ -31,6 +31,9 @@ public struct DefinitionDirectory: Sendable {
         public var widgets: [WidgetPipeline]
         /// Every problem, in file order.
         public var diagnostics: [Diagnostic]
+        /// Every warning (a definition that runs, but not as written), in file order; see
+        /// `DefinitionReader.Result.warnings`.
+        public var warnings: [Diagnostic] = []
         /// The definition files read, as displayed.
         public var files: [String]
         /// The files with problems, so a daemon can keep running the last valid version of their widgets.
@@ -89,6 +92,7 @@ public struct DefinitionDirectory: Sendable {
         let reads = Self.read(files, with: reader)
         var owners: [String: String] = [:]
         for (file, read) in zip(files, reads) {
+            result.warnings += read.warnings
             var diagnostics = read.diagnostics
             var widgets: [WidgetPipeline] = []
             for widget in read.widgets {

@@ -184,8 +184,14 @@ public struct HTTPFetcher: Fetcher {
     }
 
     public func fetch(context: StageContext) async throws -> Payload {
+        try await fetch(context: context, item: nil)
+    }
+
+    /// Fetches with `item` in the templates' scope (its members are root names, `item` is the item), as
+    /// the `fetch` transform does for each item; `nil` is a source's fetch.
+    func fetch(context: StageContext, item: WidgetValue?) async throws -> Payload {
         do {
-            return try await exchange(context: context)
+            return try await exchange(context: context, item: item)
         } catch var error as StageError {
             // Messages name the host, which a template may take from a secret too.
             error.message = masked(error.message, context: context)
@@ -199,12 +205,12 @@ public struct HTTPFetcher: Fetcher {
         context.secrets.mask(text, uses: secretUses, params: context.params)
     }
 
-    private func exchange(context: StageContext) async throws -> Payload {
-        var request = try makeRequest(context: context)
+    private func exchange(context: StageContext, item: WidgetValue?) async throws -> Payload {
+        var request = try makeRequest(context: context, item: item)
         // Validators belong to the request that earned them: a URL that changed since (its template reads
         // `inputs` or `now`, or the definition was edited) names another resource, whose answer to the old
         // validators would be meaningless.
-        let fingerprint = requestFingerprint(context: context)
+        let fingerprint = requestFingerprint(context: context, item: item)
         var sentValidators = false
         if context.validators.request == fingerprint {
             if let etag = context.validators.etag {
@@ -224,7 +230,7 @@ public struct HTTPFetcher: Fetcher {
             response = try await send(retry, http: http)
         }
         if response.status == 304, sentValidators {
-            var payload = Payload.notModified(origin: origin(of: request, context: context), status: 304)
+            var payload = Payload.notModified(origin: origin(of: request, context: context, item: item), status: 304)
             payload.request = requestLine(request, context: context)
             return payload
         }
@@ -241,7 +247,7 @@ public struct HTTPFetcher: Fetcher {
             data: response.body,
             contentType: response.contentType,
             charset: response.charset,
-            origin: origin(of: request, context: context),
+            origin: origin(of: request, context: context, item: item),
             status: response.status,
             validators: validators,
             maxAge: HTTPFetcher.freshness(response).map(Double.init),
@@ -280,11 +286,11 @@ public struct HTTPFetcher: Fetcher {
 
     /// The request's URL as a payload may show it: without query or credentials, and with every value
     /// of `env` or `secret` the URL template reads (a token in the path, say) replaced by `***`.
-    private func origin(of request: HTTPRequest, context: StageContext) -> String {
+    private func origin(of request: HTTPRequest, context: StageContext, item: WidgetValue?) -> String {
         guard SecretStore.Namespace.allCases.contains(where: { url.variables.contains($0.rawValue) }) else {
             return request.redactedURL
         }
-        var scope = context.templateScope()
+        var scope = context.templateScope(item: item)
         context.secrets.install(in: &scope, masked: true)
         let masked = try? url.renderString(scope).trimmingCharacters(in: .whitespaces)
         guard let masked, let target = URL(string: masked) else { return request.hostDescription }
@@ -294,8 +300,8 @@ public struct HTTPFetcher: Fetcher {
     /// A fingerprint of the request's method, URL (query included) and body, with every `env` and `secret` value
     /// replaced by `***` before hashing: it tells whether stored validators belong to this request, and
     /// neither it nor the state that keeps it reveals a secret or the URL.
-    func requestFingerprint(context: StageContext) -> String {
-        var scope = context.templateScope()
+    func requestFingerprint(context: StageContext, item: WidgetValue? = nil) -> String {
+        var scope = context.templateScope(item: item)
         context.secrets.install(in: &scope, masked: true)
         var text = method + " " + ((try? url.renderString(scope)) ?? url.source)
         if let body, let value = try? body.render(scope) { text += "\n" + JSONWriter.string(value) }
@@ -303,7 +309,7 @@ public struct HTTPFetcher: Fetcher {
         return String(repeating: "0", count: 16 - digits.count) + digits
     }
 
-    /// Sends `request`, whose URL ``makeRequest(context:)`` already rewrote, through the runtime's client
+    /// Sends `request`, whose URL ``makeRequest(context:item:)`` already rewrote, through the runtime's client
     /// and the wave's coalescer.
     private func send(_ request: HTTPRequest, http: StageHTTPClient) async throws -> HTTPResponse {
         do {
@@ -314,9 +320,9 @@ public struct HTTPFetcher: Fetcher {
         }
     }
 
-    /// The request for one refresh, templates rendered.
-    func makeRequest(context: StageContext) throws -> HTTPRequest {
-        let scope = context.templateScope(secrets: true)
+    /// The request for one refresh (for one item of the `fetch` transform), templates rendered.
+    func makeRequest(context: StageContext, item: WidgetValue? = nil) throws -> HTTPRequest {
+        let scope = context.templateScope(item: item, secrets: true)
         func rendered(_ template: Template, _ what: String) throws -> String {
             do {
                 return try template.renderString(scope)
