@@ -2,7 +2,8 @@ import Foundation
 import Testing
 import WidgetCore
 
-/// The `view` key of a definition: one template for every family, or one per family, checked when read.
+/// The `view` key of a definition: one template for every family, or one per family, checked when read;
+/// and the id the gallery takes.
 struct ViewDefinitionTests {
     private let reader = DefinitionReader(registry: TestStages.registry, defaultTimeZone: TimeZone(identifier: "UTC")!)
 
@@ -57,6 +58,17 @@ struct ViewDefinitionTests {
         let second = read()
         #expect(second.widgets.first?.definition.fingerprint != first.widgets.first?.definition.fingerprint)
         #expect(second.widgets.first?.definition.view?.partials != nil)
+    }
+
+    @Test func theIdIndexIsTakenByTheGalleryAndTheIndex() {
+        let named = reader.read(Data(#"{"source": {"url": "https://example.com/a.json"}}"#.utf8), file: "widgets.d/index.json")
+        #expect(
+            named.diagnostics.map(\.description) == [
+                #"widgets.d/index.json:1:1: $: the id "index" is taken by the output folder's own files (OUT/index.json and OUT/index.html list every widget); rename the file or add an "id" key"#
+            ])
+        let written = reader.read(Data(#"{"id": "index", "source": {"url": "https://example.com/a.json"}}"#.utf8), file: "widgets.d/a.json")
+        #expect(written.diagnostics.map(\.description).first?.contains(#"$.id: the id "index" is taken"#) == true, "\(written.diagnostics)")
+        #expect(written.widgets.isEmpty)
     }
 
     @Test func badViewsAreReportedWithTheirPlaceAndAFix() {

@@ -23,6 +23,10 @@ public struct DefinitionReader: Sendable {
     /// The keys every timeline accepts beside its own options.
     public static let timelineCommonKeys = TimelineDefinition.commonKeys
 
+    /// Ids no widget may have: its snapshot and page would replace the output folder's `index.json` and
+    /// `index.html`.
+    public static let reservedIDs: Set<String> = ["index"]
+
     /// What ``isValidID(_:)`` accepts, as a regular expression.
     public static let idPattern = "^[a-z0-9][a-z0-9._-]{0,63}$"
 
@@ -294,6 +298,12 @@ extension DefinitionReader {
                     .root,
                     "the file name gives the id \"\(id)\", which is not valid; rename the file or add an \"id\" key; \(DefinitionReader.idRule)"
                 )
+            }
+            if DefinitionReader.reservedIDs.contains(id), document.instances == nil {
+                report(
+                    document.id == nil ? .root : ValuePath.root.appending("id"),
+                    "the id \"\(id)\" is taken by the output folder's own files (OUT/index.json and OUT/index.html list every widget); "
+                        + (document.id == nil ? "rename the file or add an \"id\" key" : "choose another id"))
             }
             secretUses = []
             transformSecretOptions = [:]
