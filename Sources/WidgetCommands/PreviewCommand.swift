@@ -7,14 +7,14 @@ import WidgetStages
 /// snapshot, or every stage of the refresh.
 public struct PreviewCommand: WidgetCommand {
     public static let name = "preview"
-    public static let summary = "Run one widget's pipeline now and print the snapshot; writes nothing."
+    public static let summary = "Run one widget's pipeline now and print the snapshot; writes nothing but --html."
     public static let help = """
-        Usage: widgetd preview ID [--config DIR] [--trace [--format text|json]] [--allow-path DIR]…
-                                  [--rewrite-origin FROM=TO]…
+        Usage: widgetd preview ID [--config DIR] [--trace [--format text|json]] [--html FILE]
+                                  [--allow-path DIR]… [--rewrite-origin FROM=TO]…
 
         Runs the pipeline of widget ID now (fetch, parse, transforms, timeline) and prints the snapshot
-        it would write to standard output. Nothing is written and no state is used or changed, so a
-        failure shows the placeholder with the error. Exit code 1 when the refresh fails.
+        it would write to standard output. Nothing else is written and no state is used or changed, so
+        a failure shows the placeholder with the error. Exit code 1 when the refresh fails.
 
         Options:
           --trace        print every stage instead, in order, with its time: each fetch (the request
@@ -28,6 +28,9 @@ public struct PreviewCommand: WidgetCommand {
                          "entries", "warning", "error"}], "snapshot"}
           --config DIR   the folder of widget definitions; without it $WIDGETD_CONFIG, else
                          $CONFIGURATION_DIRECTORY (systemd), else widgets.d
+          --html FILE    also write the widget's gallery page to FILE (its view, or the generic
+                         card): open it in a browser to see the widget before running the daemon.
+                         Images stay remote, as nothing is downloaded
           --secrets DIR  the folder {{ secret.NAME }} reads the file NAME from; without it
                          $CREDENTIALS_DIRECTORY (systemd's LoadCredential=)
           --rewrite-origin FROM=TO
@@ -49,11 +52,14 @@ public struct PreviewCommand: WidgetCommand {
     public var trace: Bool
     /// `--format json` with `--trace`: the trace as JSON rather than text.
     public var json: Bool
+    /// `--html`: where to write the widget's page, if anywhere.
+    public var html: String?
 
     public init(arguments: inout Arguments) throws(UsageError) {
         config = try arguments.configFolder().path
         secrets = try SecretsOption(arguments: &arguments)
         access = try SourceAccessOptions(arguments: &arguments)
+        html = try arguments.option("--html")
         trace = arguments.flag("--trace")
         let format = try arguments.option("--format")
         guard format == nil || trace else {
@@ -85,6 +91,19 @@ public struct PreviewCommand: WidgetCommand {
             environment.print(widget.definition.redact(text, secrets: environment.secrets))
         } else {
             environment.print(JSONWriter.string(outcome.snapshot.value, style: .pretty))
+        }
+        if let html {
+            let snapshot = outcome.snapshot
+            let card = GalleryCard.render(snapshot, definition: widget.definition, now: snapshot.generatedAt)
+            let page = GalleryPage(
+                title: snapshot.title ?? snapshot.id, cards: [card], writtenAt: snapshot.generatedAt, widget: snapshot.id)
+            do {
+                try Data(page.html.utf8).write(to: URL(fileURLWithPath: html))
+            } catch {
+                environment.printError(
+                    "Error: cannot write the page \(html): \(error.localizedDescription); choose a file in a folder you can write to")
+                return 1
+            }
         }
         if let error = outcome.error {
             environment.printError("Error: \(id): \(error)")

@@ -12,7 +12,8 @@ public struct RunCommand: WidgetCommand {
                            [--log-level LEVEL] [--allow-path DIR]… [--rewrite-origin FROM=TO]…
 
         Runs every widget defined in DIR and keeps OUT/<id>.json, OUT/index.json and OUT/widgetd.prom
-        current. Each snapshot is replaced atomically, so a reader never sees a half-written file.
+        current, with the gallery: OUT/index.html shows every widget (its view, or a generic card) and
+        OUT/<id>.html one. Each file is replaced atomically, so a reader never sees a half-written one.
 
         Options:
           --config DIR   the folder of widget definitions; without it $WIDGETD_CONFIG, else

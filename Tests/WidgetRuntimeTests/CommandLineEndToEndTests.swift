@@ -94,7 +94,11 @@ struct CommandLineEndToEndTests {
         #expect(widgets.map { $0["status"] } == ["placeholder", "fresh", "placeholder", "placeholder"])
         #expect(widgets.map { $0["file"] } == ["down.json", "items.json", "portal.json", "slow.json"])
         #expect(widgets[1]["nextRefreshAt"] == items["nextRefreshAt"])
-        #expect(folder.names(in: "out") == [".state", "down.json", "index.json", "items.json", "portal.json", "slow.json", "widgetd.prom"])
+        #expect(
+            folder.names(in: "out") == [
+                ".state", "down.html", "down.json", "index.html", "index.json", "items.html", "items.json", "portal.html", "portal.json",
+                "slow.html", "slow.json", "widgetd.prom",
+            ])
 
         let status = try await Widgetd.run(["status", "--out", "out"], in: folder.url)
         #expect(status.status == 1)

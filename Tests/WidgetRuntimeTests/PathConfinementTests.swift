@@ -136,7 +136,7 @@ struct PathConfinementTests {
         _ = try await Widgetd.run(["run", "--config", "widgets.d", "--out", "out", "--once"], in: folder.url)
         #expect(
             OutputFolder.files(in: folder.file("out")).filter { !$0.hasPrefix(".state/") && !$0.hasPrefix("assets") }.sorted()
-                == ["index.json", "ok.json", "widgetd.prom"])
+                == ["index.html", "index.json", "ok.html", "ok.json", "widgetd.prom"])
         #expect(folder.names() == ["out", "widgets.d"])
     }
 }

@@ -185,6 +185,12 @@ struct WidgetDaemonTests {
         #expect(source.fetchCount("news") == 1)
         let index = try JSONReader.read(try Data(contentsOf: store.indexFile))
         #expect(index["widgets"]?[0]?["status"] == "stale")
+        // The gallery and the widget's page show it stale too, and the index carries the new card's generation.
+        let card = try #require(store.card(for: "news"))
+        #expect(card.html.contains(#"data-status="stale""#))
+        #expect(try out.read("index.html").contains(#"data-status="stale""#))
+        #expect(try out.read("news.html").contains(#"data-status="stale""#))
+        #expect(index["widgets"]?[0]?["generation"] == .string(card.generation))
         #expect(logs.records.contains { $0.event == "stale" && $0.widget == "news" })
         #expect(clock.earliestDeadline == start.addingTimeInterval(7_200))
 
@@ -194,6 +200,7 @@ struct WidgetDaemonTests {
         #expect(second.snapshot.status == .fresh)
         await clock.waitForSleeper()
         #expect(clock.earliestDeadline == start.addingTimeInterval(7_200 + 90 * 60))
+        #expect(try out.read("index.html").contains(#"data-status="fresh""#))
 
         task.cancel()
         try await task.value
@@ -291,6 +298,32 @@ struct WidgetDaemonTests {
         #expect(second.snapshot.generatedAt == start)
         #expect(second.snapshot.entries.map(\.content) == [["word": "bonjour"]])
         #expect(logs.lines.contains("greeting: definition changed"))
+
+        task.cancel()
+        try await task.value
+    }
+
+    @Test func aPartialEditedInViewsShowsInTheGalleryAfterAReload() async throws {
+        try config.write(
+            "greeting.json",
+            #"{"title": "Greeting", "source": {"type": "memory", "key": "one"}, "parser": "json", "view": "{% render 'card' %}"}"#)
+        try config.write("views/card.liquid", #"<p class="one">{{ entry.content.word }}</p>"#)
+        source.set("one", json: #"{"word": "hello"}"#)
+        let daemon = makeDaemon()
+        var reports = daemon.refreshes.makeAsyncIterator()
+        let task = Task { try await daemon.run() }
+
+        _ = try #require(await reports.next())
+        await clock.waitForSleeper()
+        #expect(try out.read("index.html").contains(#"<p class="one">hello</p>"#))
+
+        try config.write("views/card.liquid", #"<p class="two">{{ entry.content.word | upcase }}</p>"#)
+        await daemon.reloadDefinitions()
+        _ = try #require(await reports.next())
+        await clock.waitForSleeper()
+        #expect(logs.lines.contains("greeting: definition changed"))
+        #expect(try out.read("index.html").contains(#"<p class="two">HELLO</p>"#))
+        #expect(try out.read("greeting.html").contains(#"<p class="two">HELLO</p>"#))
 
         task.cancel()
         try await task.value
@@ -556,25 +589,35 @@ struct WidgetDaemonTests {
         _ = await reports.next()
         await clock.waitForSleeper()
 
+        // The gallery's generation, and each widget's card's, as the pages written with the index carry them.
+        let bad = try #require(store.card(for: "bad")).generation
+        let good = try #require(store.card(for: "good")).generation
+        let gallery = GalleryPage.generation(of: [bad, good])
+        #expect(try out.read("index.html").contains(#"<meta name="widgetd-generation" content="\#(gallery)">"#))
         #expect(
             try out.read("index.json") == """
                 {
                   "schemaVersion": 1,
                   "generatedAt": "2026-11-22T15:00:00Z",
+                  "generation": "\(gallery)",
                   "widgets": [
                     {
                       "id": "bad",
                       "title": "Widget bad",
                       "status": "placeholder",
                       "file": "bad.json",
-                      "nextRefreshAt": "2026-11-22T15:00:30Z"
+                      "nextRefreshAt": "2026-11-22T15:00:30Z",
+                      "page": "bad.html",
+                      "generation": "\(bad)"
                     },
                     {
                       "id": "good",
                       "title": "Widget good",
                       "status": "fresh",
                       "file": "good.json",
-                      "nextRefreshAt": "2026-11-22T16:00:00Z"
+                      "nextRefreshAt": "2026-11-22T16:00:00Z",
+                      "page": "good.html",
+                      "generation": "\(good)"
                     }
                   ]
                 }
@@ -657,7 +700,7 @@ struct WidgetDaemonTests {
             report.diagnostics.map(\.description) == [
                 "\(config.path)/broken.json:1:44: $.colour: unknown key 'colour'; known keys: 'id', 'title', 'description', "
                     + "'timeZone', 'inputs', 'source', 'parser', 'transforms', 'timeline', 'schedule', 'staleAfter', 'deadline', 'fallback', "
-                    + "'placeholder', 'instances'"
+                    + "'placeholder', 'instances', 'view'"
             ])
         #expect(store.snapshot(for: "news")?.entries.map(\.content) == [["headline": "once"]])
         #expect(out.names().contains("index.json"))

@@ -44,6 +44,8 @@ public struct DefinitionDocument: Sendable {
     public var placeholder: WidgetValue?
     /// The instances, when the definition makes several widgets.
     public var instances: [Instance]?
+    /// How the gallery page shows an entry; `nil` for the generic card.
+    public var view: ViewDefinition?
 
     /// One widget of a definition with `instances`: `{"id": "home", "title": …, "params": {…}}`.
     ///
@@ -75,7 +77,7 @@ extension DefinitionDocument: DescribedOptions {
     public enum CodingKeys: String, DescribedKey {
         case schema = "$schema"
         case id, title, description, timeZone, inputs, source, parser, transforms, timeline, schedule
-        case staleAfter, deadline, fallback, placeholder, instances
+        case staleAfter, deadline, fallback, placeholder, instances, view
 
         public var keyDescription: KeyDescription {
             switch self {
@@ -144,6 +146,11 @@ extension DefinitionDocument: DescribedOptions {
                 KeyDescription(
                     "One definition, several widgets: each instance's id is added to the widget's (NAME.ID) and templates read its params as params.NAME.",
                     .array(.object(Instance.shape), minItems: 1)
+                )
+            case .view:
+                KeyDescription(
+                    "How the gallery page shows an entry: a Liquid template giving an HTML fragment (widget, status, entry and now in scope, partials from the views folder), or one per family: small, medium, large.",
+                    ViewDefinition.valueShape
                 )
             }
         }
@@ -226,6 +233,7 @@ extension DefinitionDocument: Decodable {
         fallback = try members.decode(.fallback) ?? fallback
         placeholder = members.value(.placeholder)
         instances = try members.decode(.instances, as: Instances.self)?.list
+        view = try members.decode(.view)
     }
 }
 

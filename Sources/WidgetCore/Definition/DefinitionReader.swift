@@ -23,6 +23,10 @@ public struct DefinitionReader: Sendable {
     /// The keys every timeline accepts beside its own options.
     public static let timelineCommonKeys = TimelineDefinition.commonKeys
 
+    /// Ids no widget may have: its snapshot and page would replace the output folder's `index.json` and
+    /// `index.html`.
+    public static let reservedIDs: Set<String> = ["index"]
+
     /// What ``isValidID(_:)`` accepts, as a regular expression.
     public static let idPattern = "^[a-z0-9][a-z0-9._-]{0,63}$"
 
@@ -295,6 +299,12 @@ extension DefinitionReader {
                     "the file name gives the id \"\(id)\", which is not valid; rename the file or add an \"id\" key; \(DefinitionReader.idRule)"
                 )
             }
+            if DefinitionReader.reservedIDs.contains(id), document.instances == nil {
+                report(
+                    document.id == nil ? .root : ValuePath.root.appending("id"),
+                    "the id \"\(id)\" is taken by the output folder's own files (OUT/index.json and OUT/index.html list every widget); "
+                        + (document.id == nil ? "rename the file or add an \"id\" key" : "choose another id"))
+            }
             secretUses = []
             transformSecretOptions = [:]
             for transform in document.transforms {
@@ -314,6 +324,16 @@ extension DefinitionReader {
                 fingerprint: WidgetDefinition.fingerprint(of: value)
             )
             base.secretUses = secretUses.sorted { $0.display < $1.display }
+            if var view = document.view {
+                let folder = TemplatePartialFolder(ViewDefinition.partialsFolder(forDefinitionFile: file), filters: reader.filters)
+                view.partials = folder
+                let partials = checkPartials(of: view, in: folder)
+                base.view = view
+                // A changed partial changes the widget, so that a reload renders its card again.
+                if !partials.isEmpty {
+                    base.fingerprint = WidgetDefinition.fingerprint(of: [value, .array(partials.map { .string($0.source) })])
+                }
+            }
             let schedulePath = value["schedule"] == nil ? nil : ValuePath.root.appending("schedule")
             guard let instances = document.instances else {
                 renderDisplay(&base, instance: nil)
@@ -459,6 +479,35 @@ extension DefinitionReader {
                 // Other failures of a constant template (a date it cannot read, say) are left to the
                 // refresh, which names them with the widget's clock and zone.
             }
+        }
+
+        /// Reads every partial `view` renders, and those they render in turn, reporting one that is missing
+        /// or broken at the family that names it (at `view` itself when one template serves them all).
+        ///
+        /// - Returns: The partials read, in the order they were first named.
+        @discardableResult
+        mutating func checkPartials(of view: ViewDefinition, in folder: TemplatePartialFolder) -> [Template] {
+            var read: [Template] = []
+            let distinct = view.families.count == ViewDefinition.Family.allCases.count && Set(view.templates.values).count == 1
+            for family in view.families {
+                guard let template = view.templates[family] else { continue }
+                var path = ValuePath.root.appending("view")
+                if !distinct { path = path.appending(family.rawValue) }
+                var pending = Array(template.partialNames.sorted())
+                var seen = Set(pending)
+                while !pending.isEmpty {
+                    let name = pending.removeFirst()
+                    do {
+                        let partial = try folder.template(named: name)
+                        read.append(partial)
+                        for next in partial.partialNames.sorted() where seen.insert(next).inserted { pending.append(next) }
+                    } catch {
+                        report(path, error.description)
+                    }
+                }
+                if distinct { break }
+            }
+            return read
         }
 
         /// Whether a template at `path` may read secrets: in a source's or input's `url`, `headers` and

@@ -44,6 +44,8 @@ public struct WidgetDefinition: Sendable {
     /// Content served before there has ever been data, its templates rendered with the widget's
     /// ``params`` when the definition was read.
     public var placeholder: WidgetValue?
+    /// How the gallery page shows an entry; `nil` for the generic card.
+    public var view: ViewDefinition?
     /// The instance parameters, for a widget made from one of a definition's `instances`.
     public var params: WidgetObject
     /// The file the definition came from, as the user named it (`widgets.d/jotd.json`).

@@ -515,7 +515,7 @@ extension String {
 
 extension HTMLText {
     /// `text` with `&`, `<`, `>`, `"` and `'` written as entities (Liquid's `escape`).
-    static func escape(_ text: String) -> String {
+    public static func escape(_ text: String) -> String {
         var result = ""
         result.reserveCapacity(text.utf8.count)
         for character in text {

@@ -38,6 +38,9 @@ extension WidgetDaemon {
                 states.keep(state, for: id, savedOnDisk: true)
             }
             if let snapshot { snapshots[id] = Book.summary(of: snapshot) }
+            // The card was rendered with the view this definition may have changed: the next gallery
+            // renders it again.
+            store.removeCard(for: id)
             schedule.start(widget, state: state, snapshot: snapshot, now: now, startup: startup)
         }
 
@@ -121,10 +124,12 @@ extension WidgetDaemon {
             return record
         }
 
-        /// Writes the index, the metrics and the daemon's record, then deletes images nothing uses.
+        /// Writes the gallery, the index, the metrics and the daemon's record, then deletes images nothing
+        /// uses.
         mutating func writeIndexAndMetrics(now: Date, log: (LogRecord) -> Void) {
             do {
-                try store.writeIndex(Array(snapshots.values), generatedAt: now)
+                let gallery = try writeGallery(now: now)
+                try store.writeIndex(Array(snapshots.values), generatedAt: now, gallery: gallery)
                 let text = metrics.text(now: now, snapshots: snapshots, widgetCount: widgets.count)
                 try AtomicFile.write(Data(text.utf8), to: store.metricsFile)
             } catch {
@@ -132,6 +137,24 @@ extension WidgetDaemon {
             }
             writeDaemonRecord(log: log)
             assets.collect(in: store.assetsDirectory, log: log)
+        }
+
+        /// Writes `OUT/index.html` from every widget's card, rendering (from the snapshot on disk) the
+        /// cards that are missing: a widget new to the book, or whose definition changed.
+        func writeGallery(now: Date) throws(AtomicFileError) -> GalleryPage {
+            var cards: [GalleryCard] = []
+            for id in snapshots.keys.sorted() {
+                if let card = store.card(for: id) {
+                    cards.append(card)
+                } else if let snapshot = store.snapshot(for: id) {
+                    let definition = widgets[id]?.definition
+                    cards.append(
+                        (try? store.writeCard(of: snapshot, definition: definition))
+                            ?? GalleryCard.render(
+                                snapshot, definition: definition, now: snapshot.generatedAt))
+                }
+            }
+            return try store.writeGallery(cards, writtenAt: now)
         }
 
         /// Writes ``daemon``, with the current number of widgets.

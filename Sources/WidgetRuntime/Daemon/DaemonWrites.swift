@@ -50,10 +50,12 @@ extension WidgetDaemon {
         case unchanged
     }
 
-    /// Rewrites the snapshots of `ids` as `stale` at `now`, entries and all, on a thread of the write
-    /// queue (a snapshot is read back from disk, as the book keeps none of its entries), flushing the
-    /// folder once for them all.
-    static func markStale(_ ids: [String], at now: Date, store: SnapshotStore) async -> [(id: String, mark: StaleMark)] {
+    /// Rewrites the snapshots of `ids` as `stale` at `now`, entries and all, with their cards, on a thread
+    /// of the write queue (a snapshot is read back from disk, as the book keeps none of its entries),
+    /// flushing the folder once for them all. `definitions` gives each widget's view.
+    static func markStale(
+        _ ids: [String], at now: Date, definitions: [String: WidgetDefinition], store: SnapshotStore
+    ) async -> [(id: String, mark: StaleMark)] {
         await withCheckedContinuation { continuation in
             writeQueue.async {
                 let marks = ids.map { id -> (id: String, mark: StaleMark) in
@@ -64,6 +66,7 @@ extension WidgetDaemon {
                     snapshot.generatedAt = now
                     do {
                         try store.write(snapshot, syncsFolder: false)
+                        if (try? store.writeCard(of: snapshot, definition: definitions[id])) == nil { store.removeCard(for: id) }
                         return (id, .marked(snapshot))
                     } catch {
                         return (id, .failed("\(error)"))
@@ -75,12 +78,17 @@ extension WidgetDaemon {
         }
     }
 
-    /// Writes what a refresh produced, snapshot then state, without flushing the folders.
-    static func write(_ outcome: WidgetRefresher.Outcome, to store: SnapshotStore) async -> Written {
+    /// Writes what a refresh produced, snapshot then state, then the widget's card and page (rendered
+    /// with `definition`'s view), without flushing the folders. A card that cannot be written is rendered
+    /// again for the next gallery.
+    static func write(_ outcome: WidgetRefresher.Outcome, definition: WidgetDefinition, to store: SnapshotStore) async -> Written {
         await withCheckedContinuation { continuation in
             writeQueue.async {
                 do {
                     try store.writeRefresh(outcome.snapshot, state: outcome.state)
+                    if (try? store.writeCard(of: outcome.snapshot, definition: definition)) == nil {
+                        store.removeCard(for: outcome.snapshot.id)
+                    }
                     continuation.resume(returning: .done)
                 } catch {
                     continuation.resume(returning: .failed("\(error)"))

@@ -253,7 +253,7 @@ public final class WidgetDaemon: Sendable {
                 let outcome = await refresher.refresh(widget, state: state, now: now, respectBudget: true)
                 let duration = ContinuousClock.now - started
                 // A refresh abandoned (its widget removed, or the daemon stopping) writes nothing.
-                let written = Task.isCancelled ? .skipped : await WidgetDaemon.write(outcome, to: store)
+                let written = Task.isCancelled ? .skipped : await WidgetDaemon.write(outcome, definition: widget.definition, to: store)
                 await mailbox.post(FinishedRefresh(id: widget.id, start: start, outcome: outcome, duration: duration, written: written))
             }
             running.add(widget.id, start: start, task: task)
@@ -270,7 +270,9 @@ public final class WidgetDaemon: Sendable {
         let ids = book.schedule.staleAt.popDue(at: now).filter { !running.contains($0) }
         guard !ids.isEmpty else { return }
         var marked = 0
-        for (id, mark) in await WidgetDaemon.markStale(ids, at: now, store: configuration.store) {
+        for (id, mark) in await WidgetDaemon.markStale(
+            ids, at: now, definitions: book.widgets.mapValues(\.definition), store: configuration.store)
+        {
             switch mark {
             case .marked(let snapshot):
                 book.snapshots[id] = Book.summary(of: snapshot)
@@ -475,7 +477,7 @@ public final class WidgetDaemon: Sendable {
                     let duration = ContinuousClock.now - started
                     // Stopping, not failing: the widget keeps its last snapshot and state.
                     let stopped = outcome.error?.isCancellation == true || (outcome.error != nil && Task.isCancelled)
-                    let written = stopped ? .skipped : await WidgetDaemon.write(outcome, to: store)
+                    let written = stopped ? .skipped : await WidgetDaemon.write(outcome, definition: widget.definition, to: store)
                     return (widget, outcome, duration, written)
                 }
                 return true

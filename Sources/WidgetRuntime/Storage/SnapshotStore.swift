@@ -5,11 +5,12 @@ public import WidgetCore
 ///
 /// ```
 /// OUT/<id>.json        one snapshot per widget, replaced atomically
-/// OUT/index.json       every widget: id, title, status, file, nextRefreshAt
+/// OUT/index.json       every widget: id, title, status, file, nextRefreshAt (and the gallery's generation)
+/// OUT/index.html       the gallery page; OUT/<id>.html one widget's page (see GalleryPage)
 /// OUT/assets/          downloaded images
 /// OUT/widgetd.prom     Prometheus text format
 /// OUT/.state/           what must survive a restart (front-ends ignore it): every widget's state in
-///                      _states.jsonl (see StateJournal), the daemon's record, the lock
+///                      _states.jsonl (see StateJournal), the daemon's record, the lock, the cards
 /// ```
 public struct SnapshotStore: Sendable {
     /// The output folder, `OUT`.
@@ -42,7 +43,7 @@ public struct SnapshotStore: Sendable {
     /// - Throws: ``StoreError`` when the folder cannot be created.
     public func prepare() throws(StoreError) {
         try createFolders()
-        for folder in [directory, stateDirectory] {
+        for folder in [directory, stateDirectory, cardsDirectory] {
             AtomicFile.removeLeftovers(in: folder)
         }
         StateJournal.repair(stateJournalFile.path)
@@ -103,27 +104,45 @@ public struct SnapshotStore: Sendable {
     public static let indexSchemaVersion = 1
 
     /// Writes `OUT/index.json` listing `snapshots` by id.
-    public func writeIndex(_ snapshots: [Snapshot], generatedAt: Date) throws(AtomicFileError) {
+    ///
+    /// - Parameters:
+    ///   - snapshots: The widgets' snapshots (their entries are not read).
+    ///   - generatedAt: When the index is written.
+    ///   - gallery: The gallery page written with it, whose generation (and each card's, as the widget's
+    ///     `generation` and its page as `page`) the index carries for the page to follow; `nil` for none.
+    public func writeIndex(_ snapshots: [Snapshot], generatedAt: Date, gallery: GalleryPage? = nil) throws(AtomicFileError) {
+        var cards: [String: GalleryCard] = [:]
+        for card in gallery?.cards ?? [] { cards[card.id] = card }
         let widgets = snapshots.sorted { $0.id < $1.id }.map { snapshot -> WidgetValue in
-            [
+            var widget: WidgetObject = [
                 "id": .string(snapshot.id),
                 "title": snapshot.title.map(WidgetValue.string) ?? .null,
                 "status": .string(snapshot.status.rawValue),
                 "file": .string("\(snapshot.id).json"),
                 "nextRefreshAt": snapshot.nextRefreshAt.map { .string(Timestamp.string($0)) } ?? .null,
             ]
+            if let card = cards[snapshot.id] {
+                widget["page"] = .string("\(snapshot.id).html")
+                widget["generation"] = .string(card.generation)
+            }
+            return .object(widget)
         }
-        let index: WidgetValue = [
+        var index: WidgetObject = [
             "schemaVersion": .number(WidgetNumber(SnapshotStore.indexSchemaVersion)),
             "generatedAt": .string(Timestamp.string(generatedAt)),
-            "widgets": .array(widgets),
         ]
-        try AtomicFile.write(JSONWriter.data(index, style: .pretty) + Data([0x0A]), to: indexFile)
+        if let gallery { index["generation"] = .string(gallery.generation) }
+        index["widgets"] = .array(widgets)
+        let value = WidgetValue.object(index)
+        try AtomicFile.write(JSONWriter.data(value, style: .pretty) + Data([0x0A]), to: indexFile)
     }
 
-    /// Deletes the snapshot of a widget that no longer exists (its state is kept, in case it returns).
+    /// Deletes the snapshot of a widget that no longer exists, with its page and card (its state is kept,
+    /// in case it returns).
     public func removeSnapshot(for id: String) {
         try? FileManager.default.removeItem(at: snapshotFile(for: id))
+        try? FileManager.default.removeItem(at: pageFile(for: id))
+        removeCard(for: id)
     }
 
     /// The ids that have a snapshot file.

@@ -63,7 +63,9 @@ struct SeedWidgetsEndToEndTests {
         }
 
         /// Runs `widgetd-plugins run --config FOLDER --out OUT --once --rewrite-origin …` in process.
-        func run(_ folder: URL, secrets: [String: String] = credentials) async throws -> (code: Int32, log: String) {
+        func run(
+            _ folder: URL, secrets: [String: String] = credentials, origins: [String] = SeedWidgetsEndToEndTests.origins
+        ) async throws -> (code: Int32, log: String) {
             var builder = StageRegistry.Builder.builtIn()
             builder.register(TransmissionFetcher.self)
             builder.register(RunwayPerformanceTransform.self)

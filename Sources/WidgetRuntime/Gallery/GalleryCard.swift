@@ -1,0 +1,110 @@
+public import Foundation
+public import WidgetCore
+import WidgetStages
+
+/// One widget's card on the gallery page: its title, status badge (with the error behind it), every
+/// entry of its timeline rendered by its `view` (or the generic card), and when it was updated and
+/// refreshes next.
+///
+/// The card carries every entry with its date; the page's script shows the one current now and switches
+/// at the next entry's date. Without the script the entry current when the card was rendered shows.
+///
+/// ```html
+/// <article class="card" id="w-jotd" data-id="jotd" data-status="fresh" data-generation="…">
+///   <header><h2>Joke of the Day</h2><span class="badge badge-fresh">fresh</span></header>
+///   <div class="entries"><section class="entry" data-date="2026-11-22T05:00:03Z">…</section></div>
+///   <footer>updated <time datetime="…" data-relative>…</time> · next refresh <time …>…</time></footer>
+/// </article>
+/// ```
+public struct GalleryCard: Sendable, Hashable {
+    /// The widget's id.
+    public var id: String
+    /// The card's HTML, an `<article>` element.
+    public var html: String
+
+    /// A card from its parts, as ``render(_:definition:now:)`` or a file wrote it.
+    public init(id: String, html: String) {
+        self.id = id
+        self.html = html
+    }
+
+    /// A fingerprint of the card's HTML, 16 hexadecimal digits: the page replaces a card only when it
+    /// changes.
+    public var generation: String { String(SHA256.hexDigest(of: Data(html.utf8)).prefix(16)) }
+
+    /// The card as the page holds it: ``html`` with its ``generation`` as `data-generation`.
+    public var pageHTML: String {
+        let opening = "<article"
+        guard html.hasPrefix(opening) else { return html }
+        return "<article data-generation=\"\(generation)\"" + html.dropFirst(opening.count)
+    }
+
+    /// Renders the card of `snapshot`.
+    ///
+    /// - Parameters:
+    ///   - snapshot: The widget's snapshot, entries included.
+    ///   - definition: The widget's definition, for its `view` and zone; `nil` (a widget no longer
+    ///     defined, say) shows the generic card.
+    ///   - now: The moment the views see as `now`, and that picks the entry shown without the script.
+    public static func render(_ snapshot: Snapshot, definition: WidgetDefinition?, now: Date) -> GalleryCard {
+        let id = snapshot.id
+        let title = snapshot.title ?? definition?.title ?? id
+        var html = "<article class=\"card\" id=\"w-\(escape(id))\" data-id=\"\(escape(id))\" data-status=\"\(snapshot.status.rawValue)\">"
+        html += "<header><h2>\(escape(title))</h2>\(badge(snapshot))</header>"
+        html += "<div class=\"entries\">"
+        if snapshot.entries.isEmpty {
+            html += "<section class=\"entry entry-empty\"><p class=\"muted\">No data yet.</p></section>"
+        }
+        let current = currentIndex(of: snapshot.entries, at: now)
+        for (index, entry) in snapshot.entries.enumerated() {
+            html += "<section class=\"entry\" data-date=\"\(Timestamp.string(entry.date))\"\(index == current ? "" : " hidden")>"
+            html += WidgetViewRenderer.render(entry, of: snapshot, definition: definition, now: now)
+            html += "</section>"
+        }
+        html += "</div><footer>"
+        if let success = snapshot.lastSuccessAt {
+            html += "<span>updated \(time(success))</span>"
+        } else {
+            html += "<span>never updated</span>"
+        }
+        if let next = snapshot.nextRefreshAt {
+            html += "<span>next refresh \(time(next))</span>"
+        }
+        html += "</footer></article>"
+        return GalleryCard(id: id, html: html)
+    }
+
+    /// The index of the entry a front-end shows at `now`: the last whose date is not after it, or the
+    /// first when all are in the future.
+    public static func currentIndex(of entries: [TimelineEntry], at now: Date) -> Int {
+        var current = 0
+        for (index, entry) in entries.enumerated() where entry.date <= now { current = index }
+        return current
+    }
+
+    /// The status badge; when the snapshot has an error (or, fresh, warnings), a disclosure that shows it
+    /// on a tap, with the same text as its tooltip.
+    static func badge(_ snapshot: Snapshot) -> String {
+        let status = snapshot.status.rawValue
+        let notes = snapshot.error.map { [$0] } ?? snapshot.warnings
+        guard !notes.isEmpty else {
+            return "<span class=\"badge badge-\(status)\">\(status)</span>"
+        }
+        let kind = snapshot.error == nil ? " badge-warned" : ""
+        return
+            "<details class=\"badge badge-\(status)\(kind)\"><summary title=\"\(escape(notes.joined(separator: "\n")))\">\(status)</summary>"
+            + "<div class=\"error\">" + notes.map { "<p>\(escape($0))</p>" }.joined() + "</div></details>"
+    }
+
+    /// A `<time>` the script rewrites as "3 min ago" or "in 12 min"; without it, the UTC time.
+    static func time(_ date: Date) -> String {
+        let stamp = Timestamp.string(date)
+        let shown = stamp.replacingOccurrences(of: "T", with: " ").replacingOccurrences(of: "Z", with: " UTC")
+        return "<time datetime=\"\(stamp)\" data-relative>\(shown)</time>"
+    }
+
+    /// `text` safe in HTML text and in a quoted attribute.
+    static func escape(_ text: String) -> String {
+        HTMLText.escape(text)
+    }
+}

@@ -1,0 +1,72 @@
+extension GalleryPage {
+    /// The page's style sheet: light and dark by the system's preference, a grid of cards that is one
+    /// column on a phone, and the classes views may use (see the README's "Views").
+    public static let style = """
+        :root{color-scheme:light dark;--bg:#f3f4f6;--card:#fff;--text:#111827;--muted:#6b7280;--line:#e5e7eb;--accent:#2563eb;\
+        --pos:#047857;--neg:#b91c1c;--fresh:#047857;--cached:#b45309;--stale:#b91c1c;--placeholder:#6b7280;--shadow:0 1px 3px rgba(0,0,0,.08)}
+        @media (prefers-color-scheme:dark){:root{--bg:#0b0f17;--card:#161b26;--text:#e5e7eb;--muted:#9ca3af;--line:#273042;\
+        --accent:#60a5fa;--pos:#34d399;--neg:#f87171;--fresh:#34d399;--cached:#fbbf24;--stale:#f87171;--placeholder:#9ca3af;--shadow:none}}
+        *{box-sizing:border-box}
+        body{margin:0;background:var(--bg);color:var(--text);font:15px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif}
+        a{color:var(--accent);text-decoration:none}a:hover{text-decoration:underline}
+        .top{display:flex;flex-wrap:wrap;align-items:baseline;gap:.25rem 1rem;padding:1rem 1.25rem .25rem}
+        .top h1{margin:0;font-size:1.35rem}.top .meta{margin:0;color:var(--muted);font-size:.85rem;flex:1}
+        .families{display:flex;gap:.25rem}.families button{font:inherit;font-size:.8rem;border:1px solid var(--line);background:var(--card);\
+        color:var(--text);border-radius:6px;padding:.1rem .55rem;cursor:pointer}
+        html[data-family=small] .families [data-family=small],html[data-family=medium] .families [data-family=medium],\
+        html[data-family=large] .families [data-family=large]{background:var(--accent);border-color:var(--accent);color:#fff}
+        .grid{display:grid;gap:1rem;padding:1rem 1.25rem 2rem;grid-template-columns:repeat(auto-fill,minmax(320px,1fr));align-items:start}
+        html[data-family=small] .grid{grid-template-columns:repeat(auto-fill,minmax(170px,1fr))}
+        html[data-family=large] .grid{grid-template-columns:repeat(auto-fill,minmax(440px,1fr))}
+        @media (max-width:520px){.grid,html[data-family] .grid{grid-template-columns:1fr;padding:.75rem}.top{padding:.75rem .75rem 0}}
+        .card{background:var(--card);border:1px solid var(--line);border-radius:16px;box-shadow:var(--shadow);overflow:hidden;\
+        display:flex;flex-direction:column;min-width:0}
+        .card>header{display:flex;align-items:center;gap:.5rem;padding:.7rem .9rem .35rem}
+        .card>header h2{margin:0;font-size:1rem;flex:1;min-width:0;overflow:hidden;text-overflow:ellipsis;white-space:nowrap}
+        .badge{font-size:.72rem;font-weight:600;text-transform:uppercase;letter-spacing:.04em;border-radius:999px;padding:.1rem .5rem;\
+        border:1px solid currentColor;position:relative;flex:none}
+        details.badge>summary{cursor:pointer;list-style:none}details.badge>summary::-webkit-details-marker{display:none}
+        details.badge>summary::after{content:" ⓘ"}details.badge-warned>summary::after{content:" ⚠"}details.badge .error p{margin:0}details.badge .error p+p{margin-top:.4rem}
+        details.badge .error{position:absolute;right:0;top:1.6rem;z-index:2;width:min(18rem,70vw);margin:0;padding:.5rem .6rem;\
+        background:var(--card);color:var(--text);border:1px solid var(--line);border-radius:8px;box-shadow:0 4px 14px rgba(0,0,0,.2);\
+        font-weight:400;text-transform:none;letter-spacing:0;font-size:.8rem;overflow-wrap:anywhere}
+        .badge-fresh{color:var(--fresh)}.badge-cached{color:var(--cached)}.badge-stale{color:var(--stale)}.badge-placeholder{color:var(--placeholder)}
+        .entries{flex:1;padding:0 .9rem .6rem}.entry[hidden]{display:none}
+        .card>footer{display:flex;flex-wrap:wrap;gap:.15rem .9rem;padding:.45rem .9rem .6rem;border-top:1px solid var(--line);\
+        color:var(--muted);font-size:.78rem}
+        .view[data-family=small],.view[data-family=medium],.view[data-family=large]{display:none}
+        html[data-family=small] .view[data-family=small],html[data-family=medium] .view[data-family=medium],\
+        html[data-family=large] .view[data-family=large]{display:block}
+        .view h3{margin:.2rem 0 .35rem;font-size:1.02rem;line-height:1.3}
+        .view p{margin:.25rem 0}
+        .view img{max-width:100%;height:auto;border-radius:10px;display:block}
+        .view img[data-state=broken]{display:none}
+        .view .hero{width:100%;max-height:260px;object-fit:cover;margin:.2rem 0 .5rem}
+        .muted{color:var(--muted)}.big{font-size:1.6rem;font-weight:650;line-height:1.2;margin:.2rem 0}
+        .huge{font-size:2.3rem;font-weight:700;line-height:1.1;margin:.1rem 0}
+        .num{font-variant-numeric:tabular-nums}.pos{color:var(--pos)}.neg{color:var(--neg)}.warn{color:var(--cached)}
+        .center{text-align:center}.right{text-align:right}.small{font-size:.8rem}.caps{text-transform:uppercase;letter-spacing:.05em;font-size:.72rem}
+        .fields{margin:.3rem 0;display:grid;gap:.15rem}.fields>div{display:grid;grid-template-columns:minmax(5rem,35%) 1fr;gap:.5rem}
+        .fields dt{color:var(--muted);font-size:.85rem;overflow-wrap:anywhere}.fields dd{margin:0;overflow-wrap:anywhere;min-width:0}
+        .items{list-style:none;margin:.2rem 0;padding:0}.items>li{display:flex;gap:.6rem;align-items:center;padding:.4rem 0;\
+        border-top:1px solid var(--line)}.items>li:first-child{border-top:0}
+        .thumb{width:56px;height:56px;object-fit:cover;border-radius:8px;flex:none}
+        .row-text{display:flex;flex-direction:column;min-width:0;flex:1}.row-title{font-weight:600;overflow-wrap:anywhere}
+        .stats{display:grid;grid-template-columns:repeat(auto-fit,minmax(6.2rem,1fr));gap:.5rem;margin:.4rem 0}
+        .stat{background:var(--bg);border-radius:10px;padding:.45rem .55rem}.stat b{display:block;font-size:1.05rem;font-variant-numeric:tabular-nums;white-space:nowrap}
+        .stat span{color:var(--muted);font-size:.75rem}
+        table.data{width:100%;border-collapse:collapse;font-size:.88rem;font-variant-numeric:tabular-nums;margin:.3rem 0}
+        table.data th{text-align:left;color:var(--muted);font-weight:600;font-size:.75rem;border-bottom:1px solid var(--line);padding:.25rem .3rem}
+        table.data td{border-bottom:1px solid var(--line);padding:.3rem;overflow-wrap:anywhere}table.data td+td{overflow-wrap:normal}table.data tr:last-child td{border-bottom:0}
+        table.data .right,table.data td.num{text-align:right;white-space:nowrap}
+        .full-bleed{position:relative;margin:0 -.9rem -.6rem;aspect-ratio:4/3;background:#000;overflow:hidden}
+        .full-bleed img{position:absolute;inset:0;width:100%;height:100%;max-height:none;object-fit:cover;border-radius:0;display:block}
+        html[data-family=small] .full-bleed{aspect-ratio:1}
+        .full-bleed .caption{position:absolute;left:0;right:0;bottom:0;padding:2.2rem .9rem .7rem;color:#fff;\
+        background:linear-gradient(transparent,rgba(0,0,0,.78))}
+        .full-bleed .caption a,.full-bleed .caption h3{color:#fff}.full-bleed .caption p{color:rgba(255,255,255,.85)}
+        .tag{display:inline-block;font-size:.72rem;border-radius:999px;padding:0 .45rem;background:var(--bg);color:var(--muted)}
+        .quote{font-size:1.12rem;font-style:italic;margin:.3rem 0}.punchline{font-weight:650;font-size:1.05rem}
+        .view-error{color:var(--neg);font-size:.85rem;overflow-wrap:anywhere}
+        """
+}

@@ -1,0 +1,95 @@
+public import Foundation
+import WidgetCore
+import WidgetStages
+
+/// The gallery: `OUT/index.html` with every widget's card, or `OUT/<id>.html` with one.
+///
+/// A page is one self-contained file: its style and its small script are inline, it loads no font,
+/// script or stylesheet from anywhere, and its Content-Security-Policy allows only that style and that
+/// script (by their SHA-256), images from the output folder or `http(s)`, and requests to its own origin.
+/// Opened as a file it shows every card as of the last write; served by any static file server it follows
+/// changes: every ``pollSeconds`` it reads `index.json`, and when its `generation` differs from the
+/// page's, fetches the page again and replaces only the cards whose own generation changed (no reload, no
+/// flicker). The script also shows each card's entry current now, switching at the next entry's date, and
+/// writes times as "3 min ago". `?now=2026-11-22T08:00:00Z` fixes the page's clock (for tests and
+/// screenshots), `?family=small|medium|large` picks the size, `?poll=SECONDS` the polling interval.
+public struct GalleryPage: Sendable {
+    /// The page's title.
+    public var title: String
+    /// The cards, in the order shown.
+    public var cards: [GalleryCard]
+    /// When the page was written.
+    public var writtenAt: Date
+
+    /// The title of `OUT/index.html`.
+    public static let defaultTitle = "Widgets"
+
+    /// The seconds between two reads of `index.json` when the page is served, unless `?poll=` says.
+    public static let pollSeconds = 10
+
+    /// A page of `cards`; `widget` names the one widget of an `OUT/<id>.html` page.
+    public init(title: String, cards: [GalleryCard], writtenAt: Date, widget: String? = nil) {
+        self.title = title
+        self.cards = cards
+        self.writtenAt = writtenAt
+        self.widget = widget
+    }
+
+    /// The widget of a one-widget page (`OUT/<id>.html`); `nil` for the gallery of every widget.
+    public var widget: String?
+
+    /// A fingerprint of the cards, 16 hexadecimal digits: `index.json` carries it as `generation` (and
+    /// each widget's card's as the widget's `generation`), and a served page refreshes its cards when the
+    /// one it follows changes. A one-widget page's is its card's.
+    public var generation: String {
+        if widget != nil, cards.count == 1 { return cards[0].generation }
+        return GalleryPage.generation(of: cards.map(\.generation))
+    }
+
+    /// The fingerprint of a gallery whose cards have `generations`, in order.
+    public static func generation(of generations: [String]) -> String {
+        String(SHA256.hexDigest(of: Data(generations.joined(separator: ",").utf8)).prefix(16))
+    }
+
+    /// The Content-Security-Policy of every page.
+    public static let contentSecurityPolicy =
+        "default-src 'none'; script-src 'sha256-\(sha256Base64(GalleryPage.script))'; style-src 'sha256-\(sha256Base64(GalleryPage.style))'; img-src 'self' http: https:; connect-src 'self'; base-uri 'none'; form-action 'none'"
+
+    /// The page's HTML.
+    public var html: String {
+        let count = cards.count == 1 ? "1 widget" : "\(cards.count) widgets"
+        var html = """
+            <!doctype html>
+            <html lang="en" data-family="medium">
+            <head>
+            <meta charset="utf-8">
+            <meta name="viewport" content="width=device-width, initial-scale=1">
+            <meta http-equiv="Content-Security-Policy" content="\(GalleryPage.contentSecurityPolicy)">
+            <meta name="color-scheme" content="light dark">
+            <meta name="referrer" content="no-referrer">
+            <meta name="widgetd-generation" content="\(generation)">
+            <meta name="widgetd-poll" content="\(GalleryPage.pollSeconds)">\(widget.map { "\n<meta name=\"widgetd-widget\" content=\"\(HTMLText.escape($0))\">" } ?? "")
+            <title>\(HTMLText.escape(title))</title>
+            <style>\(GalleryPage.style)</style>
+            </head>
+            <body>
+            <header class="top"><h1>\(HTMLText.escape(title))</h1><p class="meta" id="meta">\(count) · written \(GalleryCard.time(writtenAt))</p>
+            <nav class="families" aria-label="Size"><button type="button" data-family="small">S</button><button type="button" data-family="medium">M</button><button type="button" data-family="large">L</button></nav></header>
+            <main id="gallery" class="grid">
+
+            """
+        for card in cards {
+            html += card.pageHTML + "\n"
+        }
+        if cards.isEmpty {
+            html += "<p class=\"muted\">No widgets yet: add a definition to the config folder.</p>\n"
+        }
+        html += "</main>\n<script>\(GalleryPage.script)</script>\n</body>\n</html>\n"
+        return html
+    }
+
+    /// The base64 SHA-256 of `text`, as a Content-Security-Policy source names an inline element.
+    static func sha256Base64(_ text: String) -> String {
+        Data(SHA256.digest(of: Data(text.utf8))).base64EncodedString()
+    }
+}
