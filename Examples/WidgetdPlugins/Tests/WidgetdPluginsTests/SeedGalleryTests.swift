@@ -7,7 +7,7 @@ import WidgetRuntime
 /// folders (definitions, data and `views/`) against the recorded APIs: each card shows what the seed's app
 /// shows.
 ///
-/// With `WIDGETD_SCREENSHOTS=FOLDER` in the environment (`scripts/gallery-screenshots.sh` sets it),
+/// With `WIDGETD_SCREENSHOTS=FOLDER` in the environment (`Examples/gallery/screenshots.sh` sets it),
 /// headless Chromium also photographs the page into FOLDER, light and dark, at desktop and phone widths:
 /// the README's pictures.
 struct SeedGalleryTests {
