@@ -18,6 +18,11 @@ import Darwin
 /// crash; only the renames since the folder's last flush may be lost to a power cut, as if those writes
 /// had not happened yet.
 ///
+/// A file that can be made again from others (the gallery's cards and pages, made from the snapshots)
+/// may skip the flush with `syncsData: false`: it is still replaced whole by a rename, so no reader and
+/// no crash of the process ever sees it half-written, but after a power cut it may be empty until it is
+/// written again.
+///
 /// ```swift
 /// try AtomicFile.write(data, to: out.appendingPathComponent("jotd.json"))
 /// ```
@@ -33,9 +38,11 @@ public enum AtomicFile {
     ///   - mode: The permission bits the file gets.
     ///   - syncsFolder: Whether the folder is flushed after the rename; pass `false` when the caller
     ///     flushes it once after several writes (``syncFolder(_:)``).
+    ///   - syncsData: Whether the content is flushed to disk before the rename; pass `false` only for a
+    ///     file made again from others, which a power cut may leave empty.
     /// - Throws: ``AtomicFileError`` naming the file and the system's reason.
     public static func write(
-        _ data: Data, to url: URL, mode: mode_t = 0o644, syncsFolder: Bool = true
+        _ data: Data, to url: URL, mode: mode_t = 0o644, syncsFolder: Bool = true, syncsData: Bool = true
     ) throws(AtomicFileError) {
         // Paths as text: building URLs was a measurable part of writing a thousand small files.
         let path = url.path
@@ -48,7 +55,7 @@ public enum AtomicFile {
         var failure: AtomicFileError?
         if let code = writeAll(data, to: descriptor) { failure = AtomicFileError(url, "cannot write", errno: code) }
         if failure == nil, fchmod(descriptor, mode) != 0 { failure = AtomicFileError(url, "cannot set the file mode", errno: errno) }
-        if failure == nil, fsync(descriptor) != 0 { failure = AtomicFileError(url, "cannot flush to disk", errno: errno) }
+        if failure == nil, syncsData, fsync(descriptor) != 0 { failure = AtomicFileError(url, "cannot flush to disk", errno: errno) }
         close(descriptor)
         if let failure {
             unlink(temporary)

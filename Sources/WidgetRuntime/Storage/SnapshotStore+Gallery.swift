@@ -19,7 +19,8 @@ extension SnapshotStore {
 
     /// Renders the card of `snapshot` with its widget's `definition` (its view), as of the snapshot's
     /// `generatedAt`, and writes it with the widget's own page. The folders are not flushed: the caller's
-    /// ``syncFolders()`` does.
+    /// ``syncFolders()`` does. Neither is the content: both are made again from the snapshot, so they are
+    /// replaced whole by a rename but not flushed to disk (see ``AtomicFile``).
     ///
     /// - Returns: The card.
     @discardableResult
@@ -27,10 +28,10 @@ extension SnapshotStore {
         let card = GalleryCard.render(snapshot, definition: definition, now: snapshot.generatedAt)
         // A missing folder makes the write below fail with the system's reason.
         try? FileManager.default.createDirectory(at: cardsDirectory, withIntermediateDirectories: true)
-        try AtomicFile.write(Data(card.html.utf8), to: cardFile(for: snapshot.id), syncsFolder: false)
+        try AtomicFile.write(Data(card.html.utf8), to: cardFile(for: snapshot.id), syncsFolder: false, syncsData: false)
         let page = GalleryPage(
             title: snapshot.title ?? definition?.title ?? snapshot.id, cards: [card], writtenAt: snapshot.generatedAt, widget: snapshot.id)
-        try AtomicFile.write(Data(page.html.utf8), to: pageFile(for: snapshot.id), syncsFolder: false)
+        try AtomicFile.write(Data(page.html.utf8), to: pageFile(for: snapshot.id), syncsFolder: false, syncsData: false)
         return card
     }
 
