@@ -106,25 +106,15 @@ extension TemplateExpression {
                 }
                 switch segment {
                 case .name(let name):
-                    if let member = TemplateExpression.memberIfPresent(name, of: value) {
-                        value = member
-                    } else if strict {
-                        throw Self.missingMember(name, of: value, shown: shown)
-                    } else {
-                        return .null
-                    }
+                    guard let member = try Self.member(name, of: value, shown: shown, strict: strict) else { return .null }
+                    value = member
                     shown += "." + name
                 case .index(let expression):
                     let key = try expression.evaluate(in: scope, state: state, guarded: guarded)
                     switch key {
                     case .string(let name):
-                        if let member = TemplateExpression.memberIfPresent(name, of: value) {
-                            value = member
-                        } else if strict {
-                            throw Self.missingMember(name, of: value, shown: shown)
-                        } else {
-                            return .null
-                        }
+                        guard let member = try Self.member(name, of: value, shown: shown, strict: strict) else { return .null }
+                        value = member
                         shown += "['\(name)']"
                     case .number(let number):
                         if let position = number.int, number.isInteger, let element = value[position] {
@@ -151,6 +141,16 @@ extension TemplateExpression {
             }
             return value
         }
+    }
+
+    /// The member `name` of `value` (`shown` is how the template wrote `value`): `nil` when it is missing
+    /// and variables are not `strict`, an error naming it when they are.
+    private static func member(_ name: String, of value: WidgetValue, shown: String, strict: Bool) throws(ExpressionError)
+        -> WidgetValue?
+    {
+        if let member = memberIfPresent(name, of: value) { return member }
+        if strict { throw missingMember(name, of: value, shown: shown) }
+        return nil
     }
 
     private static func describe(_ segment: PathSegment) -> String {
