@@ -159,3 +159,41 @@ struct TypedTagTemplateTests {
         #expect(try Template("{% increment c %}{{ n }}").render(TemplateScope(globals: ["n": 1])) == "01")
     }
 }
+
+struct TemplateTagSafetyTests {
+    @Test func secretsCannotLeakThroughCapturesComputedNamesPartialsOrShadowedParams() throws {
+        let leaks = [
+            "{% capture t %}{{ env.TOKEN }}{% endcapture %}{{ t | slice: 0, 4 }}",
+            "{% assign n = 'env' %}{% assign t = [n].TOKEN %}{{ t | slice: 0, 4 }}",
+            "{% assign n = 'env' %}{% if [n].TOKEN contains 'a' %}a{% endif %}",
+            "{% for params in inputs.list %}{{ env[params.k] }}{% endfor %}",
+            "{% include 'q' %}",
+        ]
+        for source in leaks {
+            #expect(!(try Template(source).secretUses.problems.isEmpty), "\(source)")
+        }
+        #expect(try Template("Bearer {{ env.TOKEN }}").secretUses.problems.isEmpty)
+    }
+
+    @Test func partialsAreRefusedWhereSecretsAreInScope() throws {
+        var scope = TemplateScope(globals: ["env": ["TOKEN": "s3cr3t"]])
+        scope.partials = GoldenLiquidTests.Partials(sources: ["q": "{{ env }}"])
+        #expect(throws: ExpressionError.self) { try Template("{% include 'q' %}").renderString(scope) }
+        #expect(throws: ExpressionError.self) { try Template("{% render 'q' %}").renderString(scope) }
+    }
+
+    @Test func aHugeLoopOffsetOrLimitIsSafe() throws {
+        let template = try Template(
+            "{% for x in (1..3) offset: '9223372036854775807' limit: 2 %}{{ x }}{% endfor %}|{% for x in (1..3) offset: 1 limit: 9223372036854775807 %}{{ x }}{% endfor %}"
+        )
+        #expect(try template.renderString(TemplateScope()) == "|23")
+    }
+
+    @Test func aCaptureIsEscapedOnceInAnEscapingScope() throws {
+        var scope = TemplateScope(globals: ["title": "A & B"])
+        scope.escapesHTML = true
+        #expect(
+            try Template("{% capture t %}<b>{{ title }}</b>{% endcapture %}{{ t }}|{{ t | upcase }}").renderString(scope)
+                == "<b>A &amp; B</b>|&lt;B&gt;A &amp;AMP; B&lt;/B&gt;")
+    }
+}

@@ -64,7 +64,19 @@ extension Template {
             outputs.append(output)
         }
         if tagReadsSecret {
-            problems.append("a secret can be read only in an output tag {{ … }}, never in a tag's condition, loop or partial")
+            problems.append(
+                "a secret can be read only in an output tag {{ … }}, never in a tag's condition, loop, assign, capture or partial"
+            )
+        }
+        var partials = 0
+        TemplateNode.walkPartials(nodes) { _ in partials += 1 }
+        if partials > 0 {
+            problems.append("a template that may read secrets cannot render or include a partial; write it in the definition")
+        }
+        var bound: Set<String> = []
+        TemplateNode.boundNames(nodes, into: &bound)
+        for name in ["params", "env", "secret"] where bound.contains(name) {
+            problems.append("a template that may read secrets cannot set '\(name)'; choose another name")
         }
         for output in outputs {
             var carries: String?
@@ -111,11 +123,29 @@ extension Template {
         SecretStore.Namespace(rawValue: name)
     }
 
-    /// Whether `expression` reads a secret root anywhere.
+    /// Whether `expression` reads a secret root anywhere, or a root whose name is computed (`[name]`),
+    /// which could be one.
     private static func mentionsSecret(_ expression: TemplateExpression) -> Bool {
+        if hasComputedRoot(expression) { return true }
         var names: Set<String> = []
         expression.collectVariables(into: &names)
         return SecretStore.Namespace.allCases.contains { names.contains($0.rawValue) }
+    }
+
+    /// Whether a variable anywhere in `expression` has a computed name: `[key]` with `key` not a literal.
+    private static func hasComputedRoot(_ expression: TemplateExpression) -> Bool {
+        switch expression {
+        case .literal, .special:
+            return false
+        case .range(let start, let end):
+            return hasComputedRoot(start) || hasComputedRoot(end)
+        case .path(let root, let segments):
+            if case .index(let key) = root {
+                guard case .literal(.string) = key else { return true }
+            }
+            for case .index(let key) in segments where hasComputedRoot(key) { return true }
+            return false
+        }
     }
 
     private static func secretRead(_ expression: TemplateExpression) -> SecretRead {

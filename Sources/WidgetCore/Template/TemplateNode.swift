@@ -124,8 +124,9 @@ indirect enum TemplateCondition: Sendable, Hashable {
 }
 
 extension TemplateNode {
-    /// Calls `visit` with every expression in these nodes (an `assign`'s value and filter arguments
-    /// among them), and `output` with every output tag and `echo`, in order, into nested blocks.
+    /// Calls `visit` with every expression in these nodes (an `assign`'s value and filter arguments, and
+    /// the outputs inside a `capture` or an `ifchanged`, among them), and `output` with every other output
+    /// tag and `echo`, in order, into nested blocks.
     static func walk(
         _ nodes: [TemplateNode],
         expression visit: (TemplateExpression) -> Void,
@@ -139,11 +140,7 @@ extension TemplateNode {
                 output(value)
             case .assign(_, let value):
                 // An assigned value is kept, not shown: its parts count as a tag's expressions.
-                visit(value.expression)
-                for call in value.calls {
-                    call.arguments.forEach(visit)
-                    for keyword in call.keywords { visit(keyword.value) }
-                }
+                value.forEachExpression(visit)
             case .conditional(let branches, let otherwise):
                 for branch in branches {
                     branch.condition.walk(visit)
@@ -162,7 +159,9 @@ extension TemplateNode {
                 visit(columns)
                 loop.walk(visit: visit, output: output)
             case .capture(_, let body), .ifChanged(let body):
-                walk(body, expression: visit, output: output)
+                // What a capture or an ifchanged renders is kept or compared before it is shown: its
+                // outputs count as a tag's expressions.
+                walk(body, expression: visit) { captured in captured.forEachExpression(visit) }
             case .cycle(let group, let values, _):
                 if let group { visit(group) }
                 values.forEach(visit)
@@ -231,6 +230,17 @@ extension TemplateCondition {
         case .and(let left, let right), .or(let left, let right):
             left.walk(visit)
             right.walk(visit)
+        }
+    }
+}
+
+extension Template.Output {
+    /// Calls `visit` with the output's expression and every filter argument.
+    func forEachExpression(_ visit: (TemplateExpression) -> Void) {
+        visit(expression)
+        for call in calls {
+            call.arguments.forEach(visit)
+            for keyword in call.keywords { visit(keyword.value) }
         }
     }
 }

@@ -22,6 +22,9 @@ final class TemplateRenderState {
     var partialDepth: Int
     /// The `forloop` objects of the `for` loops being rendered, outermost first, for `parentloop`.
     var loops: [WidgetObject] = []
+    /// The `capture`d variables whose text was escaped as it was rendered (in an escaping scope): shown
+    /// as they are, not escaped twice.
+    var escapedCaptures: Set<String> = []
     /// How many output tags were shown, and the last one's value and text: when the whole result is that
     /// one text, the template keeps the value's type.
     var outputCount = 0
@@ -65,7 +68,9 @@ extension Template {
                 text += literal
             case .output(let output):
                 let value = try evaluate(output, in: scope, state: state)
-                let shown = Self.shown(value, of: output, in: scope)
+                let shown =
+                    scope.escapesHTML && Self.isEscapedCapture(output, state)
+                    ? LiquidValue.string(value) : Self.shown(value, of: output, in: scope)
                 text += shown
                 state.outputCount += 1
                 state.lastOutput = (value, shown)
@@ -103,10 +108,12 @@ extension Template {
                 try renderTablerow(loop, columns: columns, into: &text, state: state)
             case .assign(let name, let output):
                 state.frames[0][name] = try evaluate(output, in: scope, state: state)
+                state.escapedCaptures.remove(name)
             case .capture(let name, let body):
                 var captured = ""
                 try render(body, into: &captured, state: state)
                 state.frames[0][name] = .string(captured)
+                if scope.escapesHTML { state.escapedCaptures.insert(name) }
             case .counter(let name, let step):
                 var count = state.counters[name] ?? 0
                 if step < 0 { count += step }
@@ -145,6 +152,14 @@ extension Template {
             }
             try RenderBudget.check(text.utf8.count, producedBy: "the template")
         }
+    }
+
+    /// Whether `output` is `{{ name }}` alone, `name` a capture whose text is already escaped.
+    private static func isEscapedCapture(_ output: Output, _ state: TemplateRenderState) -> Bool {
+        guard output.calls.isEmpty, case .path(root: .name(let name), segments: let segments) = output.expression,
+            segments.isEmpty
+        else { return false }
+        return state.escapedCaptures.contains(name)
     }
 
     /// The result of `body`, its error given `column` when it has none.
@@ -201,7 +216,8 @@ extension Template {
         var stop = items.count
         if let limit = loop.limit {
             let count = try Self.loopInteger(limit, "limit", scope: scope, state: state)
-            stop = min(items.count, start + max(0, count))
+            let (end, overflow) = start.addingReportingOverflow(max(0, count))
+            stop = min(items.count, overflow ? Int.max : end)
         }
         let slice = start < stop ? Array(items[start..<stop]) : []
         state.loopOffsets[loop.name] = start + slice.count
@@ -289,6 +305,16 @@ extension Template {
     {
         let scope = state.scope
         let tag = partial.isolated ? "render" : "include"
+        // Partials that render one another can multiply the work without writing anything: stop with
+        // the refresh like any render.
+        if Task.isCancelled { throw Template.cancelled }
+        // A partial is read from a file the secrets checks never see: none is rendered where secrets are
+        // in scope (a source's url, headers and body).
+        if SecretStore.Namespace.allCases.contains(where: { scope.globals[$0.rawValue] != nil }) {
+            throw ExpressionError(
+                "'\(tag)' cannot be used where secrets are in scope", column: partial.column,
+                hint: "a source's url, headers and body are written in the definition itself")
+        }
         guard case .string(let name) = try partial.name.evaluate(in: scope, state: state) else {
             throw ExpressionError("the name of the partial to \(tag) is not text", column: partial.column)
         }

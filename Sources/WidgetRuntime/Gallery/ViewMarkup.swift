@@ -8,7 +8,7 @@ import WidgetCore
 /// an attribute (`<a href="{{ entry.url }}">`) can still be a `javascript:` URL, and markup an author marks
 /// `safe` (a feed's HTML content) can hold anything. This pass reads every tag of the fragment:
 ///
-/// - `href`, `src`, `srcset`, `poster`, `action`, `formaction`, `cite`, `background` and `xlink:href` keep
+/// - `href`, `src`, `srcset`, `poster`, `action`, `formaction`, `cite`, `background`, `data` and `xlink:href` keep
 ///   their value only when it is an `http:` or `https:` URL, a fragment (`#top`), or a relative path with
 ///   no `..` segment and no scheme (`assets/3f2a….png`); otherwise the attribute is dropped;
 /// - `on…` attributes (`onerror`, `onclick`) and `style` attributes (the policy would refuse them anyway:
@@ -16,7 +16,8 @@ import WidgetCore
 /// - `<script>`, `<style>`, `<iframe>`, `<object>`, `<embed>`, `<base>`, `<meta>`, `<link>`, `<form>`,
 ///   `<frame>`, `<frameset>`, `<template>`, `<svg>`, `<math>` and `<noscript>` tags, and those whose
 ///   content is raw text (`<textarea>`, `<title>`, `<xmp>`, `<plaintext>`, …), are written as text, as is
-///   a comment left open: nothing a view writes can hide the rest of the page.
+///   a comment left open: nothing a view writes can hide the rest of the page;
+/// - comments are dropped, since browsers may end one before its `-->`.
 ///
 /// The page's Content-Security-Policy forbids inline scripts and styles besides the gallery's own, so
 /// this is the second of two walls.
@@ -52,9 +53,9 @@ public enum ViewMarkup {
                 continue
             }
             if starts(bytes, at: index, with: "<!--") {
-                // A comment left open would hide the rest of the page: it is shown as text instead.
+                // Comments are dropped: a browser ends one earlier than `-->` (at `<!-->`, `<!--->` or
+                // `--!>`), so markup that looked commented out could act. One left open is shown as text.
                 if let end = find(bytes, "-->", from: index + 4) {
-                    output += bytes[index..<end + 3]
                     index = end + 3
                 } else {
                     output += Array("&lt;".utf8)
