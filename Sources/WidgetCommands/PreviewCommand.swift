@@ -93,10 +93,7 @@ public struct PreviewCommand: WidgetCommand {
             environment.print(JSONWriter.string(outcome.snapshot.value, style: .pretty))
         }
         if let html {
-            let snapshot = outcome.snapshot
-            let card = GalleryCard.render(snapshot, definition: widget.definition, now: snapshot.generatedAt)
-            let page = GalleryPage(
-                title: snapshot.title ?? snapshot.id, cards: [card], writtenAt: snapshot.generatedAt, widget: snapshot.id)
+            let page = GalleryPage.widgetPage(for: outcome.snapshot, definition: widget.definition).page
             do {
                 try Data(page.html.utf8).write(to: URL(fileURLWithPath: html))
             } catch {

@@ -159,7 +159,7 @@ struct FetchTransformTests {
         let last = api.itemRequests().suffix(2)
         #expect(last.map(\.path).sorted() == ["/v0/item/102.json", "/v0/item/103.json"])
         for request in last {
-            #expect((request.headers["If-None-Match"] != nil) == (request.path == "/v0/item/102.json"), "\(request.path)")
+            #expect(request.headers["If-None-Match"] == (request.path == "/v0/item/102.json" ? "\"story-102\"" : nil), "\(request.path)")
         }
         // Only the URLs of this refresh are kept for the next.
         #expect(next.fetchCache.kept.count == 2)

@@ -321,19 +321,19 @@ extension DefinitionReader {
                 sourceWhen: document.source?.when, parser: document.parser, transforms: document.transforms,
                 timeline: document.timeline, schedule: document.schedule, staleAfter: document.staleAfter,
                 deadline: document.deadline, fallback: document.fallback, placeholder: document.placeholder, file: file,
-                fingerprint: WidgetDefinition.fingerprint(of: value)
+                fingerprint: ""
             )
             base.secretUses = secretUses.sorted { $0.display < $1.display }
+            var partials: [Template] = []
             if var view = document.view {
                 let folder = TemplatePartialFolder(ViewDefinition.partialsFolder(forDefinitionFile: file), filters: reader.filters)
                 view.partials = folder
-                let partials = checkPartials(of: view, in: folder)
+                partials = checkPartials(of: view, in: folder)
                 base.view = view
-                // A changed partial changes the widget, so that a reload renders its card again.
-                if !partials.isEmpty {
-                    base.fingerprint = WidgetDefinition.fingerprint(of: [value, .array(partials.map { .string($0.source) })])
-                }
             }
+            // A changed partial changes the widget, so that a reload renders its card again.
+            base.fingerprint = WidgetDefinition.fingerprint(
+                of: partials.isEmpty ? value : [value, .array(partials.map { .string($0.source) })])
             let schedulePath = value["schedule"] == nil ? nil : ValuePath.root.appending("schedule")
             guard let instances = document.instances else {
                 renderDisplay(&base, instance: nil)
@@ -404,7 +404,7 @@ extension DefinitionReader {
 
         /// The names a template of a source or an input may read: there is no item there, so any other name
         /// is a mistake `validate` can see before the widget runs (with a "did you mean").
-        static let fetchNames = ["inputs", "now", "widget", "params", "env", "secret"]
+        static let fetchNames = StageContext.templateGlobals
 
         /// Reports names a source's or an input's template reads that nothing provides.
         mutating func checkNames(_ template: Template, at path: ValuePath) {

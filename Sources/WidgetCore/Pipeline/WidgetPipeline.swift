@@ -538,6 +538,10 @@ public struct PipelineBuildError: Error, Sendable, CustomStringConvertible {
 // MARK: - Templates
 
 extension StageContext {
+    /// The root names every template of a stage sees, whatever its item: `inputs`, `now`, `widget`,
+    /// `params`, and `env` and `secret` where secrets are allowed (see ``templateScope(item:secrets:)``).
+    public static let templateGlobals = ["inputs", "now", "widget", "params"] + SecretStore.Namespace.allCases.map(\.rawValue)
+
     /// The variables templates see: `inputs`, `now`, `widget`, `params`, and `env` and `secret` when
     /// `secrets` is true; `item`'s members are root names too. Variables are strict (a missing one is an
     /// error unless guarded) and `{% render %}` reads partials from `partials/` in ``baseDirectory``.

@@ -97,41 +97,43 @@ extension TemplateExpression {
             } else {
                 return .null
             }
-            var shown = rootName
-            for segment in segments {
+            for (position, segment) in segments.enumerated() {
+                // The path as written so far, for an error only: never built while reading succeeds.
+                func shown() -> String {
+                    Self.written(rootName, segments[..<position], in: scope, state: state, guarded: guarded)
+                }
                 if strict, value.isNull {
+                    let path = shown()
                     throw ExpressionError(
-                        "'\(shown)' is nil, so it has no \(Self.describe(segment))",
-                        hint: "guard it: {% if \(shown) %}…{% endif %}, or {{ \(shown)\(Self.written(segment)) | default: … }}")
+                        "'\(path)' is nil, so it has no \(Self.describe(segment))",
+                        hint: "guard it: {% if \(path) %}…{% endif %}, or {{ \(path)\(Self.written(segment)) | default: … }}")
                 }
                 switch segment {
                 case .name(let name):
                     guard let member = try Self.member(name, of: value, shown: shown, strict: strict) else { return .null }
                     value = member
-                    shown += "." + name
                 case .index(let expression):
                     let key = try expression.evaluate(in: scope, state: state, guarded: guarded)
                     switch key {
                     case .string(let name):
                         guard let member = try Self.member(name, of: value, shown: shown, strict: strict) else { return .null }
                         value = member
-                        shown += "['\(name)']"
                     case .number(let number):
                         if let position = number.int, number.isInteger, let element = value[position] {
                             value = element
                         } else if strict {
+                            let path = shown()
                             throw ExpressionError(
-                                "'\(shown)' has no element [\(number.text)]"
+                                "'\(path)' has no element [\(number.text)]"
                                     + (value.array.map { " (it has \($0.count))" } ?? " (it is \(LiquidValue.describe(value)))"),
-                                hint: "guard it: {% if \(shown).size > \(number.text) %}, or add | default: …")
+                                hint: "guard it: {% if \(path).size > \(number.text) %}, or add | default: …")
                         } else {
                             return .null
                         }
-                        shown += "[\(number.text)]"
                     default:
                         if strict {
                             throw ExpressionError(
-                                "'\(shown)' cannot be indexed by \(LiquidValue.describe(key))",
+                                "'\(shown())' cannot be indexed by \(LiquidValue.describe(key))",
                                 hint: "index a list by a number and an object by a name")
                         }
                         return .null
@@ -143,14 +145,36 @@ extension TemplateExpression {
         }
     }
 
-    /// The member `name` of `value` (`shown` is how the template wrote `value`): `nil` when it is missing
-    /// and variables are not `strict`, an error naming it when they are.
-    private static func member(_ name: String, of value: WidgetValue, shown: String, strict: Bool) throws(ExpressionError)
-        -> WidgetValue?
+    /// The member `name` of `value` (`shown` gives how the template wrote `value`): `nil` when it is
+    /// missing and variables are not `strict`, an error naming it when they are.
+    private static func member(_ name: String, of value: WidgetValue, shown: () -> String, strict: Bool)
+        throws(ExpressionError) -> WidgetValue?
     {
         if let member = memberIfPresent(name, of: value) { return member }
-        if strict { throw missingMember(name, of: value, shown: shown) }
+        if strict { throw missingMember(name, of: value, shown: shown()) }
         return nil
+    }
+
+    /// `root` and `segments` as the template reads them, each computed key as its value (`a['b'][2]`), for
+    /// errors.
+    private static func written(
+        _ root: String, _ segments: ArraySlice<PathSegment>, in scope: TemplateScope, state: TemplateRenderState?,
+        guarded: Bool
+    ) -> String {
+        var text = root
+        for segment in segments {
+            switch segment {
+            case .name(let name):
+                text += "." + name
+            case .index(let expression):
+                switch try? expression.evaluate(in: scope, state: state, guarded: guarded) {
+                case .string(let name)?: text += "['\(name)']"
+                case .number(let number)?: text += "[\(number.text)]"
+                default: text += "[…]"
+                }
+            }
+        }
+        return text
     }
 
     private static func describe(_ segment: PathSegment) -> String {

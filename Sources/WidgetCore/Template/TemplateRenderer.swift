@@ -20,6 +20,9 @@ final class TemplateRenderState {
     var interrupt: Interrupt?
     /// How many partials are being rendered inside one another.
     var partialDepth: Int
+    /// The partials this render has used, by name, shared with the partials it renders: a partial in a
+    /// loop is looked up once, not once an item.
+    let partialTemplates: PartialTemplates
     /// The `forloop` objects of the `for` loops being rendered, outermost first, for `parentloop`.
     var loops: [WidgetObject] = []
     /// The `capture`d variables whose text was escaped as it was rendered (in an escaping scope): shown
@@ -35,9 +38,15 @@ final class TemplateRenderState {
         case continueLoop
     }
 
-    init(scope: TemplateScope, partialDepth: Int = 0) {
+    /// The partials of one render, by name.
+    final class PartialTemplates {
+        var byName: [String: Template] = [:]
+    }
+
+    init(scope: TemplateScope, partialDepth: Int = 0, partialTemplates: PartialTemplates = PartialTemplates()) {
         self.scope = scope
         self.partialDepth = partialDepth
+        self.partialTemplates = partialTemplates
     }
 
     /// The value of a name the template set itself, or `nil` to look in the scope.
@@ -171,6 +180,21 @@ extension Template {
         }
     }
 
+    /// The counters every loop object has (`forloop`, `tablerowloop`) for the item at `index` of `count`,
+    /// after the loop's `name` when it has one.
+    private static func loopCounters(index: Int, count: Int, name: String? = nil) -> WidgetObject {
+        var counters = WidgetObject()
+        if let name { counters["name"] = .string(name) }
+        counters["length"] = .number(WidgetNumber(count))
+        counters["index"] = .number(WidgetNumber(index + 1))
+        counters["index0"] = .number(WidgetNumber(index))
+        counters["rindex"] = .number(WidgetNumber(count - index))
+        counters["rindex0"] = .number(WidgetNumber(count - index - 1))
+        counters["first"] = .bool(index == 0)
+        counters["last"] = .bool(index == count - 1)
+        return counters
+    }
+
     /// The items a loop walks: an array's elements, an object's `[key, value]` pairs, a non-empty string
     /// once; nothing for anything else.
     private static func loopItems(_ value: WidgetValue) -> [WidgetValue] {
@@ -240,12 +264,7 @@ extension Template {
         let count = slice.count
         for (index, item) in slice.enumerated() {
             if Task.isCancelled { throw Template.cancelled }
-            var forloop: WidgetObject = [
-                "name": .string(loop.name), "length": .number(WidgetNumber(count)),
-                "index": .number(WidgetNumber(index + 1)), "index0": .number(WidgetNumber(index)),
-                "rindex": .number(WidgetNumber(count - index)), "rindex0": .number(WidgetNumber(count - index - 1)),
-                "first": .bool(index == 0), "last": .bool(index == count - 1),
-            ]
+            var forloop = Self.loopCounters(index: index, count: count, name: loop.name)
             if let parent { forloop["parentloop"] = .object(parent) }
             state.loops[state.loops.count - 1] = forloop
             state.frames[state.frames.count - 1] = [loop.variable: item, "forloop": .object(forloop)]
@@ -280,14 +299,12 @@ extension Template {
             if Task.isCancelled { throw Template.cancelled }
             let column = index % perRow + 1
             let row = index / perRow + 1
-            let loopObject: WidgetObject = [
-                "length": .number(WidgetNumber(count)), "index": .number(WidgetNumber(index + 1)),
-                "index0": .number(WidgetNumber(index)), "rindex": .number(WidgetNumber(count - index)),
-                "rindex0": .number(WidgetNumber(count - index - 1)), "first": .bool(index == 0),
-                "last": .bool(index == count - 1), "col": .number(WidgetNumber(column)),
-                "col0": .number(WidgetNumber(column - 1)), "col_first": .bool(column == 1),
-                "col_last": .bool(column == perRow), "row": .number(WidgetNumber(row)),
-            ]
+            var loopObject = Self.loopCounters(index: index, count: count)
+            loopObject["col"] = .number(WidgetNumber(column))
+            loopObject["col0"] = .number(WidgetNumber(column - 1))
+            loopObject["col_first"] = .bool(column == 1)
+            loopObject["col_last"] = .bool(column == perRow)
+            loopObject["row"] = .number(WidgetNumber(row))
             state.frames[state.frames.count - 1] = [loop.variable: item, "tablerowloop": .object(loopObject)]
             text += "<td class=\"col\(column)\">"
             try render(loop.body, into: &text, state: state)
@@ -328,7 +345,13 @@ extension Template {
                 "partials are rendered more than \(TemplateRenderState.maximumPartialDepth) deep (does '\(name)' render itself?)",
                 column: partial.column)
         }
-        let template = try partials.template(named: name)
+        let template: Template
+        if let known = state.partialTemplates.byName[name] {
+            template = known
+        } else {
+            template = try partials.template(named: name)
+            state.partialTemplates.byName[name] = template
+        }
         var arguments = WidgetObject()
         for argument in partial.arguments { arguments[argument.name] = try argument.value.evaluate(in: scope, state: state) }
         let variable = partial.binding?.alias ?? name
@@ -347,17 +370,13 @@ extension Template {
             var frame = arguments
             if let item { frame[variable] = item }
             if eachItem, partial.isolated {
-                frame["forloop"] = .object([
-                    "length": .number(WidgetNumber(items.count)), "index": .number(WidgetNumber(index + 1)),
-                    "index0": .number(WidgetNumber(index)), "rindex": .number(WidgetNumber(items.count - index)),
-                    "rindex0": .number(WidgetNumber(items.count - index - 1)), "first": .bool(index == 0),
-                    "last": .bool(index == items.count - 1),
-                ])
+                frame["forloop"] = .object(Self.loopCounters(index: index, count: items.count))
             }
             if partial.isolated {
                 var isolated = scope
                 isolated.item = nil
-                let inner = TemplateRenderState(scope: isolated, partialDepth: state.partialDepth + 1)
+                let inner = TemplateRenderState(
+                    scope: isolated, partialDepth: state.partialDepth + 1, partialTemplates: state.partialTemplates)
                 // The arguments are the partial's own variables: an `assign` of the same name replaces one.
                 inner.frames = [frame]
                 try template.render(template.nodes, into: &text, state: inner)

@@ -86,12 +86,18 @@ public indirect enum TemplateTree: Sendable, Hashable, Decodable {
     }
 
     /// The root variable names the templates use.
-    public var variables: Set<String> {
+    public var variables: Set<String> { names(\.variables) }
+
+    /// The root names the templates read that they do not set themselves (see ``Template/freeVariables``).
+    public var freeVariables: Set<String> { names(\.freeVariables) }
+
+    /// The union of `names` over every template of the tree.
+    private func names(_ names: (Template) -> Set<String>) -> Set<String> {
         switch self {
         case .literal: []
-        case .template(let template): template.variables
-        case .array(let trees): trees.reduce(into: []) { $0.formUnion($1.variables) }
-        case .object(let members): members.reduce(into: []) { $0.formUnion($1.value.variables) }
+        case .template(let template): names(template)
+        case .array(let trees): trees.reduce(into: []) { $0.formUnion($1.names(names)) }
+        case .object(let members): members.reduce(into: []) { $0.formUnion($1.value.names(names)) }
         }
     }
 

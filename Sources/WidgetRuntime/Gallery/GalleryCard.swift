@@ -18,19 +18,19 @@ import WidgetStages
 /// ```
 public struct GalleryCard: Sendable, Hashable {
     /// The widget's id.
-    public var id: String
+    public let id: String
     /// The card's HTML, an `<article>` element.
-    public var html: String
+    public let html: String
+    /// A fingerprint of the card's HTML, 16 hexadecimal digits: the page replaces a card only when it
+    /// changes. Worked out once, as the card is made: the page, its generation and `index.json` all use it.
+    public let generation: String
 
     /// A card from its parts, as ``render(_:definition:now:)`` or a file wrote it.
     public init(id: String, html: String) {
         self.id = id
         self.html = html
+        generation = String(SHA256.hexDigest(of: Data(html.utf8)).prefix(16))
     }
-
-    /// A fingerprint of the card's HTML, 16 hexadecimal digits: the page replaces a card only when it
-    /// changes.
-    public var generation: String { String(SHA256.hexDigest(of: Data(html.utf8)).prefix(16)) }
 
     /// The card as the page holds it: ``html`` with its ``generation`` as `data-generation`.
     public var pageHTML: String {
@@ -49,8 +49,9 @@ public struct GalleryCard: Sendable, Hashable {
     public static func render(_ snapshot: Snapshot, definition: WidgetDefinition?, now: Date) -> GalleryCard {
         let id = snapshot.id
         let title = snapshot.title ?? definition?.title ?? id
-        var html = "<article class=\"card\" id=\"w-\(escape(id))\" data-id=\"\(escape(id))\" data-status=\"\(snapshot.status.rawValue)\">"
-        html += "<header><h2>\(escape(title))</h2>\(badge(snapshot))</header>"
+        var html =
+            "<article class=\"card\" id=\"w-\(HTMLText.escape(id))\" data-id=\"\(HTMLText.escape(id))\" data-status=\"\(snapshot.status.rawValue)\">"
+        html += "<header><h2>\(HTMLText.escape(title))</h2>\(badge(snapshot))</header>"
         html += "<div class=\"entries\">"
         if snapshot.entries.isEmpty {
             html += "<section class=\"entry entry-empty\"><p class=\"muted\">No data yet.</p></section>"
@@ -92,8 +93,8 @@ public struct GalleryCard: Sendable, Hashable {
         }
         let kind = snapshot.error == nil ? " badge-warned" : ""
         return
-            "<details class=\"badge badge-\(status)\(kind)\"><summary title=\"\(escape(notes.joined(separator: "\n")))\">\(status)</summary>"
-            + "<div class=\"error\">" + notes.map { "<p>\(escape($0))</p>" }.joined() + "</div></details>"
+            "<details class=\"badge badge-\(status)\(kind)\"><summary title=\"\(HTMLText.escape(notes.joined(separator: "\n")))\">\(status)</summary>"
+            + "<div class=\"error\">" + notes.map { "<p>\(HTMLText.escape($0))</p>" }.joined() + "</div></details>"
     }
 
     /// A `<time>` the script rewrites as "3 min ago" or "in 12 min"; without it, the UTC time.
@@ -101,10 +102,5 @@ public struct GalleryCard: Sendable, Hashable {
         let stamp = Timestamp.string(date)
         let shown = stamp.replacingOccurrences(of: "T", with: " ").replacingOccurrences(of: "Z", with: " UTC")
         return "<time datetime=\"\(stamp)\" data-relative>\(shown)</time>"
-    }
-
-    /// `text` safe in HTML text and in a quoted attribute.
-    static func escape(_ text: String) -> String {
-        HTMLText.escape(text)
     }
 }

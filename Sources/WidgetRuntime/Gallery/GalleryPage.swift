@@ -1,5 +1,5 @@
 public import Foundation
-import WidgetCore
+public import WidgetCore
 import WidgetStages
 
 /// The gallery: `OUT/index.html` with every widget's card, or `OUT/<id>.html` with one.
@@ -33,6 +33,16 @@ public struct GalleryPage: Sendable {
         self.cards = cards
         self.writtenAt = writtenAt
         self.widget = widget
+    }
+
+    /// The card of `snapshot` and the page of that one widget, `OUT/<id>.html`, as the daemon writes them
+    /// and `preview --html` does: titled as the card is, and as of the snapshot.
+    public static func widgetPage(for snapshot: Snapshot, definition: WidgetDefinition?) -> (card: GalleryCard, page: GalleryPage) {
+        let card = GalleryCard.render(snapshot, definition: definition, now: snapshot.generatedAt)
+        let page = GalleryPage(
+            title: snapshot.title ?? definition?.title ?? snapshot.id, cards: [card], writtenAt: snapshot.generatedAt,
+            widget: snapshot.id)
+        return (card, page)
     }
 
     /// The widget of a one-widget page (`OUT/<id>.html`); `nil` for the gallery of every widget.

@@ -25,12 +25,10 @@ extension SnapshotStore {
     /// - Returns: The card.
     @discardableResult
     public func writeCard(of snapshot: Snapshot, definition: WidgetDefinition?) throws(AtomicFileError) -> GalleryCard {
-        let card = GalleryCard.render(snapshot, definition: definition, now: snapshot.generatedAt)
+        let (card, page) = GalleryPage.widgetPage(for: snapshot, definition: definition)
         // A missing folder makes the write below fail with the system's reason.
         try? FileManager.default.createDirectory(at: cardsDirectory, withIntermediateDirectories: true)
         try AtomicFile.write(Data(card.html.utf8), to: cardFile(for: snapshot.id), syncsFolder: false, syncsData: false)
-        let page = GalleryPage(
-            title: snapshot.title ?? definition?.title ?? snapshot.id, cards: [card], writtenAt: snapshot.generatedAt, widget: snapshot.id)
         try AtomicFile.write(Data(page.html.utf8), to: pageFile(for: snapshot.id), syncsFolder: false, syncsData: false)
         return card
     }

@@ -169,7 +169,7 @@ public struct FetchTransform: Transformer {
     public static let defaultMaxItems = 100
 
     /// The root names every template sees whatever the item: what is left names the item.
-    static let globalNames = Set(["inputs", "now", "widget", "params"] + SecretStore.Namespace.allCases.map(\.rawValue))
+    static let globalNames = Set(StageContext.templateGlobals)
 
     /// The request each item makes, built as an HTTP source is.
     public let fetcher: HTTPFetcher
@@ -215,9 +215,10 @@ public struct FetchTransform: Transformer {
             throw StageError("\"into\" is empty; name the field each answer is added under, e.g. \"details\"", option: "into")
         }
         into = options.into
-        var names = options.url.variables
-        for header in (options.headers ?? [:]).values { names.formUnion(header.variables) }
-        if let body = options.body { names.formUnion(body.variables) }
+        // Names a template sets itself (a loop's variable) read nothing of the item.
+        var names = options.url.freeVariables
+        for header in (options.headers ?? [:]).values { names.formUnion(header.freeVariables) }
+        if let body = options.body { names.formUnion(body.freeVariables) }
         guard !names.subtracting(Self.globalNames).isEmpty else {
             throw StageError(
                 "\"url\" does not read the item, so every item would fetch the same URL; put the item in it, e.g. \"https://example.com/item/{{ item }}.json\" or \"…/{{ id }}.json\" for an item's field",
