@@ -329,6 +329,35 @@ struct WidgetDaemonTests {
         try await task.value
     }
 
+    @Test func aViewEditedWhileStoppedShowsAtTheNextStartWithoutARefresh() async throws {
+        try config.write(
+            "greeting.json",
+            #"{"title": "Greeting", "source": {"type": "memory", "key": "one"}, "parser": "json", "view": "{% render 'card' %}", "schedule": {"every": "1h"}}"#
+        )
+        try config.write("views/card.liquid", #"<p class="one">{{ entry.content.word }}</p>"#)
+        source.set("one", json: #"{"word": "hello"}"#)
+        let first = makeDaemon()
+        var reports = first.refreshes.makeAsyncIterator()
+        let task = Task { try await first.run() }
+        _ = try #require(await reports.next())
+        await clock.waitForSleeper()
+        task.cancel()
+        try await task.value
+        #expect(try out.read("greeting.html").contains(#"<p class="one">hello</p>"#))
+
+        // Not due for an hour: the card kept in its page was rendered with the old view, so the gallery
+        // written at the start renders it again from the snapshot.
+        try config.write("views/card.liquid", #"<p class="two">{{ entry.content.word | upcase }}</p>"#)
+        let second = makeDaemon()
+        let again = Task { try await second.run() }
+        await clock.waitForSleeper()
+        #expect(source.fetchCount("one") == 1)
+        #expect(try out.read("index.html").contains(#"<p class="two">HELLO</p>"#))
+        #expect(try out.read("greeting.html").contains(#"<p class="two">HELLO</p>"#))
+        again.cancel()
+        try await again.value
+    }
+
     @Test func invalidEditKeepsTheLastValidDefinitionRunningUntilTheFileIsFixed() async throws {
         let file = try config.write("greeting.json", Self.definition(key: "one"))
         source.set("one", json: #"{"word": "hello"}"#)

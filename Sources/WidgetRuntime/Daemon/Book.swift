@@ -19,6 +19,12 @@ extension WidgetDaemon {
         var unwritten: [String: String] = [:]
         /// What the daemon records about itself for `widgetd status`; nil for `run --once`.
         var daemon: DaemonRecord?
+        /// The widgets whose card on disk (in their page) may have been rendered with a view their
+        /// definition has since changed: the next gallery renders them again, unless a refresh does first.
+        var cardsToRender: Set<String> = []
+        /// The cards refreshes wrote since the last gallery, which takes them from here rather than
+        /// reading their pages back.
+        var writtenCards: [String: GalleryCard] = [:]
 
         init(store: SnapshotStore) {
             self.store = store
@@ -40,7 +46,8 @@ extension WidgetDaemon {
             if let snapshot { snapshots[id] = Book.summary(of: snapshot) }
             // The card was rendered with the view this definition may have changed: the next gallery
             // renders it again.
-            store.removeCard(for: id)
+            cardsToRender.insert(id)
+            writtenCards[id] = nil
             schedule.start(widget, state: state, snapshot: snapshot, now: now, startup: startup)
         }
 
@@ -56,6 +63,8 @@ extension WidgetDaemon {
             widgets[id] = nil
             schedule.remove(id)
             snapshots[id] = nil
+            cardsToRender.remove(id)
+            writtenCards[id] = nil
             states.remove(id)
             assets.remove(id)
             store.removeSnapshot(for: id)
@@ -74,7 +83,10 @@ extension WidgetDaemon {
             let id = widget.id
             let snapshot = outcome.snapshot
             snapshots[id] = Book.summary(of: snapshot)
-            if case .done = written {
+            if case .done(let card) = written {
+                // Its page was written with the card of this definition's view.
+                cardsToRender.remove(id)
+                writtenCards[id] = card
                 states.keep(outcome.state, for: id, savedOnDisk: true)
                 schedule.watchStaleness(
                     of: id, status: snapshot.status, lastSuccessAt: outcome.state.lastSuccessAt, policy: widget.definition.refreshPolicy)
@@ -139,12 +151,16 @@ extension WidgetDaemon {
             assets.collect(in: store.assetsDirectory, log: log)
         }
 
-        /// Writes `OUT/index.html` from every widget's card, rendering (from the snapshot on disk) the
-        /// cards that are missing: a widget new to the book, or whose definition changed.
-        func writeGallery(now: Date) throws(AtomicFileError) -> GalleryPage {
+        /// Writes `OUT/index.html` from every widget's card (kept in its page), rendering (from the
+        /// snapshot on disk) the cards that are missing or may be out of date: a widget new to the book, or
+        /// whose definition changed.
+        mutating func writeGallery(now: Date) throws(AtomicFileError) -> GalleryPage {
             var cards: [GalleryCard] = []
+            defer { writtenCards = [:] }
             for id in snapshots.keys.sorted() {
-                if let card = store.card(for: id) {
+                if let card = writtenCards[id] {
+                    cards.append(card)
+                } else if !cardsToRender.contains(id), let card = store.card(for: id) {
                     cards.append(card)
                 } else if let snapshot = store.snapshot(for: id) {
                     let definition = widgets[id]?.definition
@@ -153,6 +169,7 @@ extension WidgetDaemon {
                             ?? GalleryCard.render(
                                 snapshot, definition: definition, now: snapshot.generatedAt))
                 }
+                cardsToRender.remove(id)
             }
             return try store.writeGallery(cards, writtenAt: now)
         }

@@ -6,8 +6,8 @@ extension WidgetDaemon {
     /// How a finished refresh's files were written.
     enum Written: Sendable {
         /// The snapshot and the state are on disk; their folders are flushed with the others recorded
-        /// together.
-        case done
+        /// together. With the card written in the widget's page (`nil` when the page could not be).
+        case done(GalleryCard?)
         /// Not attempted: the refresh was abandoned or interrupted.
         case skipped
         /// The write failed, with why: front-ends still read the previous snapshot.
@@ -50,7 +50,7 @@ extension WidgetDaemon {
         case unchanged
     }
 
-    /// Rewrites the snapshots of `ids` as `stale` at `now`, entries and all, with their cards, on a thread
+    /// Rewrites the snapshots of `ids` as `stale` at `now`, entries and all, with their pages, on a thread
     /// of the write queue (a snapshot is read back from disk, as the book keeps none of its entries),
     /// flushing the folder once for them all. `definitions` gives each widget's view.
     static func markStale(
@@ -78,18 +78,17 @@ extension WidgetDaemon {
         }
     }
 
-    /// Writes what a refresh produced, snapshot then state, then the widget's card and page (rendered
-    /// with `definition`'s view), without flushing the folders. A card that cannot be written is rendered
-    /// again for the next gallery.
+    /// Writes what a refresh produced, snapshot then state, then the widget's page (its card rendered
+    /// with `definition`'s view), without flushing the folders. A page that cannot be written is deleted,
+    /// being out of date, and the next gallery renders its card again.
     static func write(_ outcome: WidgetRefresher.Outcome, definition: WidgetDefinition, to store: SnapshotStore) async -> Written {
         await withCheckedContinuation { continuation in
             writeQueue.async {
                 do {
                     try store.writeRefresh(outcome.snapshot, state: outcome.state)
-                    if (try? store.writeCard(of: outcome.snapshot, definition: definition)) == nil {
-                        store.removeCard(for: outcome.snapshot.id)
-                    }
-                    continuation.resume(returning: .done)
+                    let card = try? store.writeCard(of: outcome.snapshot, definition: definition)
+                    if card == nil { store.removeCard(for: outcome.snapshot.id) }
+                    continuation.resume(returning: .done(card))
                 } catch {
                     continuation.resume(returning: .failed("\(error)"))
                 }

@@ -276,6 +276,7 @@ public final class WidgetDaemon: Sendable {
             switch mark {
             case .marked(let snapshot):
                 book.snapshots[id] = Book.summary(of: snapshot)
+                book.cardsToRender.remove(id)
                 book.unwritten[id] = nil
                 marked += 1
                 configuration.log(

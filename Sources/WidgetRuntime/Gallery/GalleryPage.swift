@@ -85,17 +85,60 @@ public struct GalleryPage: Sendable {
             <body>
             <header class="top"><h1>\(HTMLText.escape(title))</h1><p class="meta" id="meta">\(count) · written \(GalleryCard.time(writtenAt))</p>
             <nav class="families" aria-label="Size"><button type="button" data-family="small">S</button><button type="button" data-family="medium">M</button><button type="button" data-family="large">L</button></nav></header>
-            <main id="gallery" class="grid">
 
             """
+        html += GalleryPage.mainOpening
         for card in cards {
             html += card.pageHTML + "\n"
         }
         if cards.isEmpty {
             html += "<p class=\"muted\">No widgets yet: add a definition to the config folder.</p>\n"
         }
-        html += "</main>\n<script>\(GalleryPage.script)</script>\n</body>\n</html>\n"
+        html += GalleryPage.ending
         return html
+    }
+
+    /// The opening of the cards' grid; the page's title before it is escaped, so it holds the first `<main`.
+    static let mainOpening = "<main id=\"gallery\" class=\"grid\">\n"
+
+    /// Everything after the cards: the same on every page.
+    static let ending = "</main>\n<script>\(GalleryPage.script)</script>\n</body>\n</html>\n"
+
+    /// The card of the one-widget page `html` (as ``html`` wrote it for `id`), which is where the daemon
+    /// keeps each widget's card between two galleries; `nil` when `html` is not such a page.
+    public static func card(inPage html: String, id: String) -> GalleryCard? {
+        let bytes = Array(html.utf8)
+        let opening = Array(mainOpening.utf8)
+        let ending = Array(GalleryPage.ending.utf8)
+        let marker = Array("<article data-generation=\"".utf8)
+        // The card's generation: 16 hexadecimal digits and a quote.
+        let markerEnd = marker.count + 17
+        guard let start = firstIndex(of: opening, in: bytes), bytes.count >= ending.count + 1,
+            bytes[(bytes.count - ending.count)...].elementsEqual(ending)
+        else { return nil }
+        let cardStart = start + opening.count
+        // The card and its newline.
+        let cardEnd = bytes.count - ending.count - 1
+        guard cardEnd - cardStart > markerEnd, bytes[cardEnd] == UInt8(ascii: "\n"),
+            bytes[cardStart..<(cardStart + marker.count)].elementsEqual(marker),
+            bytes[cardStart + markerEnd - 1] == UInt8(ascii: "\"")
+        else { return nil }
+        // The page of this one widget (not the gallery of every widget, nor another widget's page).
+        let widget = Array("<meta name=\"widgetd-widget\" content=\"\(HTMLText.escape(id))\">\n".utf8)
+        guard let meta = firstIndex(of: widget, in: bytes), meta < start else { return nil }
+        let rest = String(decoding: bytes[(cardStart + markerEnd)..<cardEnd], as: UTF8.self)
+        return GalleryCard(id: id, html: "<article" + rest)
+    }
+
+    /// Where `pattern` first occurs in `bytes`.
+    private static func firstIndex(of pattern: [UInt8], in bytes: [UInt8]) -> Int? {
+        guard let first = pattern.first, bytes.count >= pattern.count else { return nil }
+        var index = 0
+        while index <= bytes.count - pattern.count {
+            if bytes[index] == first, bytes[index..<(index + pattern.count)].elementsEqual(pattern) { return index }
+            index += 1
+        }
+        return nil
     }
 
     /// The base64 SHA-256 of `text`, as a Content-Security-Policy source names an inline element.

@@ -44,18 +44,24 @@ public enum AtomicFile {
     public static func write(
         _ data: Data, to url: URL, mode: mode_t = 0o644, syncsFolder: Bool = true, syncsData: Bool = true
     ) throws(AtomicFileError) {
-        // Paths as text: building URLs was a measurable part of writing a thousand small files.
-        let path = url.path
+        try write(data, toPath: url.path, mode: mode, syncsFolder: syncsFolder, syncsData: syncsData)
+    }
+
+    /// Replaces the file at `path` with `data`, as ``write(_:to:mode:syncsFolder:syncsData:)`` does.
+    /// (Paths as text: building URLs was a measurable part of writing a thousand small files.)
+    public static func write(
+        _ data: Data, toPath path: String, mode: mode_t = 0o644, syncsFolder: Bool = true, syncsData: Bool = true
+    ) throws(AtomicFileError) {
         let slash = path.lastIndex(of: "/")
         let folder = slash.map { String(path[..<$0]) } ?? "."
         let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
         let temporary = "\(folder)/.\(name)\(temporaryMarker)\(UInt32.random(in: .min ... .max))"
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
-        guard descriptor >= 0 else { throw AtomicFileError(url, "cannot create a temporary file", errno: errno) }
+        guard descriptor >= 0 else { throw AtomicFileError(path, "cannot create a temporary file", errno: errno) }
         var failure: AtomicFileError?
-        if let code = writeAll(data, to: descriptor) { failure = AtomicFileError(url, "cannot write", errno: code) }
-        if failure == nil, fchmod(descriptor, mode) != 0 { failure = AtomicFileError(url, "cannot set the file mode", errno: errno) }
-        if failure == nil, syncsData, fsync(descriptor) != 0 { failure = AtomicFileError(url, "cannot flush to disk", errno: errno) }
+        if let code = writeAll(data, to: descriptor) { failure = AtomicFileError(path, "cannot write", errno: code) }
+        if failure == nil, fchmod(descriptor, mode) != 0 { failure = AtomicFileError(path, "cannot set the file mode", errno: errno) }
+        if failure == nil, syncsData, fsync(descriptor) != 0 { failure = AtomicFileError(path, "cannot flush to disk", errno: errno) }
         close(descriptor)
         if let failure {
             unlink(temporary)
@@ -64,7 +70,7 @@ public enum AtomicFile {
         if rename(temporary, path) != 0 {
             let code = errno
             unlink(temporary)
-            throw AtomicFileError(url, "cannot replace the file", errno: code)
+            throw AtomicFileError(path, "cannot replace the file", errno: code)
         }
         if syncsFolder { syncFolder(atPath: folder.isEmpty ? "/" : folder) }
     }
@@ -125,8 +131,8 @@ public struct AtomicFileError: Error, Sendable, CustomStringConvertible {
     /// The step that failed and the system's message, e.g. `cannot flush to disk: No space left on device`.
     public var reason: String
 
-    init(_ url: URL, _ action: String, errno code: Int32) {
-        path = url.path
+    init(_ path: String, _ action: String, errno code: Int32) {
+        self.path = path
         reason = "\(action): \(String(cString: strerror(code)))"
     }
 

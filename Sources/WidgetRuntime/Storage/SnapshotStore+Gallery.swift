@@ -1,47 +1,42 @@
 public import Foundation
 public import WidgetCore
 
-/// The gallery's files: `OUT/index.html` (every widget), `OUT/<id>.html` (one widget) and each widget's
-/// rendered card in `OUT/.state/cards/<id>.html`, from which both pages are assembled without rendering
-/// every view again.
+/// The gallery's files: `OUT/index.html` (every widget) and `OUT/<id>.html` (one widget). A widget's
+/// page also keeps its rendered card, from which the gallery of every widget is assembled without
+/// rendering every view again: a refresh creates two files, its snapshot and its page, not three.
 extension SnapshotStore {
     /// `OUT/index.html`: the gallery page of every widget.
     public var galleryFile: URL { directory.appendingPathComponent("index.html") }
 
-    /// `OUT/<id>.html`: the page of one widget.
+    /// `OUT/<id>.html`: the page of one widget, which holds its card.
     public func pageFile(for id: String) -> URL { directory.appendingPathComponent("\(id).html") }
-
-    /// `OUT/.state/cards/`: each widget's card as last rendered.
-    public var cardsDirectory: URL { stateDirectory.appendingPathComponent("cards", isDirectory: true) }
-
-    /// `OUT/.state/cards/<id>.html`: the widget's card as last rendered.
-    public func cardFile(for id: String) -> URL { cardsDirectory.appendingPathComponent("\(id).html") }
+    /// The path of ``pageFile(for:)``.
+    func pagePath(for id: String) -> String { "\(path)/\(id).html" }
 
     /// Renders the card of `snapshot` with its widget's `definition` (its view), as of the snapshot's
-    /// `generatedAt`, and writes it with the widget's own page. The folders are not flushed: the caller's
-    /// ``syncFolders()`` does. Neither is the content: both are made again from the snapshot, so they are
+    /// `generatedAt`, and writes the widget's page with it. The folder is not flushed: the caller's
+    /// ``syncFolders()`` does. Neither is the content: the page is made again from the snapshot, so it is
     /// replaced whole by a rename but not flushed to disk (see ``AtomicFile``).
     ///
     /// - Returns: The card.
     @discardableResult
     public func writeCard(of snapshot: Snapshot, definition: WidgetDefinition?) throws(AtomicFileError) -> GalleryCard {
         let (card, page) = GalleryPage.widgetPage(for: snapshot, definition: definition)
-        // A missing folder makes the write below fail with the system's reason.
-        try? FileManager.default.createDirectory(at: cardsDirectory, withIntermediateDirectories: true)
-        try AtomicFile.write(Data(card.html.utf8), to: cardFile(for: snapshot.id), syncsFolder: false, syncsData: false)
-        try AtomicFile.write(Data(page.html.utf8), to: pageFile(for: snapshot.id), syncsFolder: false, syncsData: false)
+        try AtomicFile.write(Data(page.html.utf8), toPath: pagePath(for: snapshot.id), syncsFolder: false, syncsData: false)
         return card
     }
 
-    /// The widget's card as last written; `nil` when there is none.
+    /// The widget's card as last written, read from its page; `nil` when there is none, or the page is
+    /// not one this version wrote.
     public func card(for id: String) -> GalleryCard? {
-        guard let data = try? Data(contentsOf: cardFile(for: id)) else { return nil }
-        return GalleryCard(id: id, html: String(decoding: data, as: UTF8.self))
+        guard let data = FileManager.default.contents(atPath: pagePath(for: id)) else { return nil }
+        return GalleryPage.card(inPage: String(decoding: data, as: UTF8.self), id: id)
     }
 
-    /// Forgets the widget's card, so that the next gallery renders it again (its view changed).
+    /// Deletes the widget's page (one that could not be rewritten is out of date), so that the next
+    /// gallery renders its card again from the snapshot and writes the page anew.
     public func removeCard(for id: String) {
-        try? FileManager.default.removeItem(at: cardFile(for: id))
+        try? FileManager.default.removeItem(at: pageFile(for: id))
     }
 
     /// Writes `OUT/index.html` with `cards`, in order.

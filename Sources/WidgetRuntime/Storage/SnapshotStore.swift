@@ -10,15 +10,19 @@ public import WidgetCore
 /// OUT/assets/          downloaded images
 /// OUT/widgetd.prom     Prometheus text format
 /// OUT/.state/           what must survive a restart (front-ends ignore it): every widget's state in
-///                      _states.jsonl (see StateJournal), the daemon's record, the lock, the cards
+///                      _states.jsonl (see StateJournal), the daemon's record, the lock
 /// ```
 public struct SnapshotStore: Sendable {
     /// The output folder, `OUT`.
     public let directory: URL
+    /// `directory`'s path: the files a refresh writes are named from it as text (building a URL for each
+    /// was a measurable part of writing a thousand small files).
+    let path: String
 
     /// The store of the output folder `directory`; nothing is created until ``prepare()`` or a write.
     public init(directory: URL) {
         self.directory = directory
+        path = directory.path
     }
 
     /// `OUT/.state/`: the daemon's private state, which front-ends ignore.
@@ -32,10 +36,14 @@ public struct SnapshotStore: Sendable {
 
     /// `OUT/<id>.json`: the widget's snapshot.
     public func snapshotFile(for id: String) -> URL { directory.appendingPathComponent("\(id).json") }
+    /// The path of ``snapshotFile(for:)``.
+    func snapshotPath(for id: String) -> String { "\(path)/\(id).json" }
     /// Where earlier versions kept a widget's state; still read for ids the journal does not hold.
     public func stateFile(for id: String) -> URL { stateDirectory.appendingPathComponent("\(id).json") }
     /// Every widget's state, one line per write (see `StateJournal`).
     public var stateJournalFile: URL { stateDirectory.appendingPathComponent(StateJournal.fileName) }
+    /// The path of ``stateJournalFile``.
+    var journalPath: String { "\(path)/.state/\(StateJournal.fileName)" }
 
     /// Creates the folders and removes temporary files that an interrupted write left behind. Only the
     /// process that holds the output folder's lock may call it: another's writes under way would go.
@@ -43,10 +51,12 @@ public struct SnapshotStore: Sendable {
     /// - Throws: ``StoreError`` when the folder cannot be created.
     public func prepare() throws(StoreError) {
         try createFolders()
-        for folder in [directory, stateDirectory, cardsDirectory] {
+        for folder in [directory, stateDirectory] {
             AtomicFile.removeLeftovers(in: folder)
         }
-        StateJournal.repair(stateJournalFile.path)
+        // Earlier versions kept each card in a file of its own; the widget's page holds it now.
+        try? FileManager.default.removeItem(at: stateDirectory.appendingPathComponent("cards", isDirectory: true))
+        StateJournal.repair(journalPath)
     }
 
     /// Creates the output folder and its state folder.
@@ -71,7 +81,7 @@ public struct SnapshotStore: Sendable {
     ///   - syncsFolder: `false` when the caller calls ``syncFolders()`` after several writes.
     public func write(_ snapshot: Snapshot, syncsFolder: Bool = true) throws(AtomicFileError) {
         try AtomicFile.write(
-            JSONWriter.data(snapshot.value, style: .pretty) + Data([0x0A]), to: snapshotFile(for: snapshot.id),
+            JSONWriter.data(snapshot.value, style: .pretty) + Data([0x0A]), toPath: snapshotPath(for: snapshot.id),
             syncsFolder: syncsFolder)
     }
 
@@ -86,7 +96,7 @@ public struct SnapshotStore: Sendable {
     /// Flushes what writes made with `syncsFolder: false` left unflushed: the state journal, and the
     /// renames in the output and the state folder.
     public func syncFolders() {
-        StateJournal.sync(stateJournalFile.path)
+        StateJournal.sync(journalPath)
         AtomicFile.syncFolder(directory)
         AtomicFile.syncFolder(stateDirectory)
     }
@@ -94,7 +104,7 @@ public struct SnapshotStore: Sendable {
     /// The widget's snapshot as last written; nil when there is none, or the file cannot be read or is
     /// not a snapshot of this schema.
     public func snapshot(for id: String) -> Snapshot? {
-        guard let data = try? Data(contentsOf: snapshotFile(for: id)), let value = try? JSONReader.read(data) else {
+        guard let data = FileManager.default.contents(atPath: snapshotPath(for: id)), let value = try? JSONReader.read(data) else {
             return nil
         }
         return Snapshot(value: value)
@@ -137,12 +147,11 @@ public struct SnapshotStore: Sendable {
         try AtomicFile.write(JSONWriter.data(value, style: .pretty) + Data([0x0A]), to: indexFile)
     }
 
-    /// Deletes the snapshot of a widget that no longer exists, with its page and card (its state is kept,
-    /// in case it returns).
+    /// Deletes the snapshot of a widget that no longer exists, with its page (its state is kept, in case
+    /// it returns).
     public func removeSnapshot(for id: String) {
         try? FileManager.default.removeItem(at: snapshotFile(for: id))
         try? FileManager.default.removeItem(at: pageFile(for: id))
-        removeCard(for: id)
     }
 
     /// The ids that have a snapshot file.
@@ -202,7 +211,7 @@ public struct SnapshotStore: Sendable {
     /// version wrote.
     public func states(for ids: [String]) -> [String: WidgetState] {
         guard !ids.isEmpty else { return [:] }
-        let journal = StateJournal.read(stateJournalFile.path)
+        let journal = StateJournal.read(journalPath)
         var states: [String: WidgetState] = [:]
         for id in ids {
             if let value = journal[id] {
@@ -218,13 +227,13 @@ public struct SnapshotStore: Sendable {
     /// ``savedState(for:)`` then reads one line per widget: a daemon loading a thousand widgets holds one
     /// whole state at a time, not all of them.
     public func indexStates() {
-        StateJournal.index(stateJournalFile.path)
+        StateJournal.index(journalPath)
     }
 
     /// The widget's saved state read alone (its journal line where this process last saw it written),
     /// for a refresh that starts from it; `nil` when none is saved.
     public func savedState(for id: String) -> WidgetState? {
-        if let value = StateJournal.latest(id: id, path: stateJournalFile.path) { return WidgetState(value: value) }
+        if let value = StateJournal.latest(id: id, path: journalPath) { return WidgetState(value: value) }
         guard let data = try? Data(contentsOf: stateFile(for: id)), let value = try? JSONReader.read(data) else { return nil }
         return WidgetState(value: value)
     }
@@ -237,8 +246,8 @@ public struct SnapshotStore: Sendable {
     ///   - syncsFolder: `false` when the caller calls ``syncFolders()`` after several writes; otherwise
     ///     the journal is flushed before this returns.
     public func writeState(_ state: WidgetState, for id: String, syncsFolder: Bool = true) throws(AtomicFileError) {
-        try StateJournal.append(id: id, state: state.value, to: stateJournalFile.path)
-        if syncsFolder { StateJournal.sync(stateJournalFile.path) }
+        try StateJournal.append(id: id, state: state.value, to: journalPath)
+        if syncsFolder { StateJournal.sync(journalPath) }
     }
 }
 

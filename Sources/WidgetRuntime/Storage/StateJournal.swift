@@ -144,15 +144,14 @@ enum StateJournal {
 
     /// Appends `line` in one write; returns the journal's size after it.
     private static func appendLine(_ line: Data, to path: String) throws(AtomicFileError) -> Int {
-        let url = URL(fileURLWithPath: path)
         let descriptor = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o644)
-        guard descriptor >= 0 else { throw AtomicFileError(url, "cannot open the journal", errno: errno) }
+        guard descriptor >= 0 else { throw AtomicFileError(path, "cannot open the journal", errno: errno) }
         defer { close(descriptor) }
         if let code = AtomicFile.writeAll(line, to: descriptor) {
-            throw AtomicFileError(url, "cannot append to the journal", errno: code)
+            throw AtomicFileError(path, "cannot append to the journal", errno: code)
         }
         var status = stat()
-        guard fstat(descriptor, &status) == 0 else { throw AtomicFileError(url, "cannot measure the journal", errno: errno) }
+        guard fstat(descriptor, &status) == 0 else { throw AtomicFileError(path, "cannot measure the journal", errno: errno) }
         return Int(status.st_size)
     }
 
