@@ -1,9 +1,10 @@
 import Foundation
 import Testing
 import WidgetCore
-import WidgetRuntime
 import WidgetStages
 import WidgetTesting
+
+@testable import WidgetRuntime
 
 /// The gallery's files without a browser: the markup check, the cards, the page's policy, and what
 /// `run --once` and `preview --html` write.
@@ -24,6 +25,7 @@ struct GalleryPageTests {
             ViewMarkup.sanitize(#"<a href="https://example.com/a?b=1&amp;c=2">x</a>"#)
                 == #"<a href="https://example.com/a?b=1&amp;c=2">x</a>"#)
         #expect(ViewMarkup.sanitize(#"<img src="assets/ab12.png" alt="">"#) == #"<img src="assets/ab12.png" alt="">"#)
+        #expect(ViewMarkup.sanitize(#"<abbr title='say "hé"'>x</abbr>"#) == #"<abbr title="say &quot;hé&quot;">x</abbr>"#)
         #expect(ViewMarkup.sanitize(#"<img src='jav&#x61;script:alert(1)' onerror=alert(1)>"#) == "<img>")
         #expect(ViewMarkup.sanitize(#"<IMG SRC="  java\#tscript:x">"#) == "<img>")
         #expect(ViewMarkup.sanitize(#"<img src="data:image/png;base64,AAAA">"#) == "<img>")
@@ -66,6 +68,24 @@ struct GalleryPageTests {
         #expect(card.html.contains(#"<h3><a href="https://example.com/a">Sunflowers &amp; Irises</a></h3>"#), "\(card.html)")
         #expect(card.html.contains(#"<dt>price</dt><dd><span class="num neg">-3</span></dd>"#), "\(card.html)")
         #expect(card.html.contains("<dt>tags</dt><dd>oil, 1888</dd>"), "\(card.html)")
+    }
+
+    @Test func theGenericCardIsAlreadyWhatSanitizingLeaves() {
+        // Hostile data in every place the generic card puts data: it is written unsanitized.
+        let hostile: WidgetValue = [
+            "title": "<script>alert(1)</script>", "link": "javascript:alert(1)", "image": "java\tscript:x",
+            "url": "https://example.com/\"onmouseover=\"x", "note": "<!-- <img src=x onerror=alert(1)> -->",
+            "items": [
+                ["name": "<b>a</b>", "thumbnail": "assets/../../etc", "link": "//evil.example", "other": "'\"<>&"],
+                ["picture": "assets/ok.png", "headline": "ok", "url": "https://example.com/?a=1&b=<2>"],
+                "https://example.com/\u{0}x", .number(WidgetNumber(-1)), .null, ["nested": ["deeper": ["deepest": "x"]]],
+            ],
+            "<key onclick=\"x\">": "v",
+        ]
+        for content in [hostile, hostile["items"]!, .string("<i>x</i>")] {
+            let html = WidgetViewRenderer.generic(content)
+            #expect(ViewMarkup.sanitize(html) == html, "\(html)")
+        }
     }
 
     @Test func aListShowsOneRowPerItemWithItsThumbnail() {
@@ -178,6 +198,28 @@ struct GalleryPageTests {
         store.removeSnapshot(for: "gone")
         #expect(!FileManager.default.fileExists(atPath: store.pageFile(for: "gone").path))
         #expect(store.card(for: "gone") == nil)
+    }
+
+    @Test func aWidgetsPageKeepsItsCardForTheGallery() throws {
+        let snapshot = Self.snapshot("jotd", content: ["setup": "<main id=\"gallery\" class=\"grid\">", "punchline": "</main>"])
+        let (card, page) = GalleryPage.widgetPage(for: snapshot, definition: nil)
+        #expect(GalleryPage.card(inPage: page.html, id: "jotd") == card)
+        // Not a one-widget page, another widget's page, or a page cut short: no card.
+        let gallery = GalleryPage(title: "Widgets", cards: [card, card], writtenAt: Self.now)
+        #expect(GalleryPage.card(inPage: gallery.html, id: "jotd") == nil)
+        #expect(GalleryPage.card(inPage: page.html, id: "news") == nil)
+        #expect(GalleryPage.card(inPage: String(page.html.dropLast(10)), id: "jotd") == nil)
+        #expect(GalleryPage.card(inPage: "", id: "jotd") == nil)
+
+        let folder = try TemporaryFolder("gallery-page-card")
+        let store = SnapshotStore(directory: folder.url)
+        try folder.write(".state/cards/jotd.html", "<article>from an earlier version</article>")
+        try store.prepare()
+        #expect(!FileManager.default.fileExists(atPath: folder.file(".state/cards").path))
+        #expect(try store.writeCard(of: snapshot, definition: nil) == card)
+        #expect(store.card(for: "jotd") == card)
+        // A refresh writes two files: the snapshot and the page.
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.url.path).sorted() == [".state", "jotd.html"])
     }
 
     @Test func previewWritesTheWidgetsPageWhenAsked() async throws {

@@ -100,7 +100,9 @@ public struct GalleryCard: Sendable, Hashable {
     /// A `<time>` the script rewrites as "3 min ago" or "in 12 min"; without it, the UTC time.
     static func time(_ date: Date) -> String {
         let stamp = Timestamp.string(date)
-        let shown = stamp.replacingOccurrences(of: "T", with: " ").replacingOccurrences(of: "Z", with: " UTC")
+        // A timestamp is ASCII: `2026-11-22T05:00:03Z` is shown `2026-11-22 05:00:03 UTC`.
+        var shown = String(stamp.map { $0 == "T" ? " " : $0 })
+        if shown.last == "Z" { shown = shown.dropLast() + " UTC" }
         return "<time datetime=\"\(stamp)\" data-relative>\(shown)</time>"
     }
 }

@@ -330,7 +330,7 @@ public struct HTTPFetcher: Fetcher {
                 throw StageError("the \(what) template failed: \(error)")
             }
         }
-        var text = try rendered(url, "url").trimmingCharacters(in: .whitespaces)
+        var text = try rendered(url, "url").trimmingWhitespace()
         // Rewritten here rather than by `context.http.send`, so that errors and the origin name where the
         // request went.
         if let rewrites = context.http.originRewrites { text = rewrites.apply(to: text) }

@@ -334,7 +334,7 @@ final class CurlAttempt {
     }
 
     var announcedLength: Int64? {
-        headers["Content-Length"].flatMap { Int64($0.trimmingCharacters(in: .whitespaces)) }
+        headers["Content-Length"].flatMap { Int64(CurlAttempt.trimmed($0[...])) }
     }
 
     /// One line of the head; `false` stops the transfer.

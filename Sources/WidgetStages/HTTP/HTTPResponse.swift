@@ -45,14 +45,14 @@ public struct HTTPResponse: Sendable, Hashable {
     static func parseContentType(_ value: String?) -> (mediaType: String?, charset: String?) {
         guard let value else { return (nil, nil) }
         let parts = value.split(separator: ";", omittingEmptySubsequences: false)
-        let mediaType = parts.first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+        let mediaType = parts.first.map { CurlAttempt.trimmed($0).lowercased() }
         var charset: String?
         for parameter in parts.dropFirst() {
             let pair = parameter.split(separator: "=", maxSplits: 1)
             guard pair.count == 2,
-                pair[0].trimmingCharacters(in: .whitespaces).lowercased() == "charset"
+                CurlAttempt.trimmed(pair[0]).lowercased() == "charset"
             else { continue }
-            var text = pair[1].trimmingCharacters(in: .whitespaces)
+            var text = CurlAttempt.trimmed(pair[1])
             if text.count >= 2, text.hasPrefix("\""), text.hasSuffix("\"") {
                 text = String(text.dropFirst().dropLast())
             }
