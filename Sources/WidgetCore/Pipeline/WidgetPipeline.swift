@@ -548,14 +548,14 @@ extension StageContext {
     public func templateScope(item: WidgetValue? = nil, secrets: Bool = false) -> TemplateScope {
         let globals: WidgetObject = [
             "inputs": .object(inputs),
-            "now": .string(now.formatted(.iso8601)),
+            "now": .string(nowText),
             "widget": widgetValue,
             "params": .object(params),
         ]
         var scope = TemplateScope(globals: globals, item: item, now: now, timeZone: timeZone)
         scope.budget = renderBudget
         scope.strictVariables = true
-        if let baseDirectory { scope.partials = TemplatePartialFolder(baseDirectory.appending(path: "partials")) }
+        if let partials { scope.partials = partials }
         if secrets { self.secrets.install(in: &scope, masked: false) }
         return scope
     }

@@ -91,7 +91,12 @@ public struct RefreshPolicy: Sendable {
     /// The local day of `date` in the widget's zone, `yyyy-MM-dd`: the budget's unit.
     public func budgetDay(_ date: Date) -> String {
         let parts = calendar.dateComponents([.year, .month, .day], from: date)
-        return String(format: "%04d-%02d-%02d", parts.year ?? 0, parts.month ?? 0, parts.day ?? 0)
+        // (String(format:) took as long as the calendar.)
+        func padded(_ value: Int, _ width: Int) -> String {
+            let digits = String(value)
+            return digits.count >= width ? digits : String(repeating: "0", count: width - digits.count) + digits
+        }
+        return "\(padded(parts.year ?? 0, 4))-\(padded(parts.month ?? 0, 2))-\(padded(parts.day ?? 0, 2))"
     }
 
     /// When the budget day of `date` ends: the start of the next local day.

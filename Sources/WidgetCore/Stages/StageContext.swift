@@ -10,7 +10,11 @@ public struct StageContext: Sendable {
     /// The widget's display title, when it has one.
     public var widgetTitle: String?
     /// The moment of this refresh. Stages never read the system clock themselves.
-    public var now: Date
+    public var now: Date {
+        didSet { nowText = UTCTimestamp.string(now) }
+    }
+    /// `now` as templates see it, written once rather than for every scope.
+    private(set) var nowText: String
     /// The widget's time zone, for schedules and date templates.
     public var timeZone: TimeZone
     /// The results of the widget's `inputs`, by name, once fetched and parsed.
@@ -20,7 +24,12 @@ public struct StageContext: Sendable {
     /// Secrets that `{{ env.NAME }}` may read in a source's URL, headers and body, and nowhere else.
     public var secrets: SecretStore
     /// The folder that holds the widget's definition; relative file paths start here.
-    public var baseDirectory: URL?
+    public var baseDirectory: URL? {
+        didSet { partials = StageContext.partials(in: baseDirectory) }
+    }
+    /// The partials of `partials/` in ``baseDirectory`` that templates may render, made once rather than
+    /// for every scope.
+    private(set) var partials: TemplatePartialFolder?
     /// The folder that holds downloaded assets, when the runtime writes snapshots.
     public var assetsDirectory: URL?
     /// Shared services of the runtime (an HTTP client, say), by type.
@@ -58,14 +67,21 @@ public struct StageContext: Sendable {
         self.widgetID = widgetID
         self.widgetTitle = widgetTitle
         self.now = now
+        nowText = UTCTimestamp.string(now)
         self.timeZone = timeZone
         self.inputs = inputs
         self.params = params
         self.secrets = secrets
         self.baseDirectory = baseDirectory
+        partials = StageContext.partials(in: baseDirectory)
         self.assetsDirectory = assetsDirectory
         self.resources = resources
         self.log = log
+    }
+
+    /// The partials of `partials/` in `folder`.
+    private static func partials(in folder: URL?) -> TemplatePartialFolder? {
+        folder.map { TemplatePartialFolder($0.appending(path: "partials")) }
     }
 
     /// The `widget` object templates see: `id`, `title`, `timeZone`.

@@ -37,7 +37,8 @@ extension WidgetDaemon {
 
         /// The Prometheus text exposition of the daemon's counters and gauges.
         func text(now: Date, snapshots: [String: Snapshot], widgetCount: Int) -> String {
-            var lines: [String] = []
+            var text = ""
+            text.reserveCapacity(256 * (snapshots.count + 1) * 4)
             func label(_ text: String) -> String {
                 // Ids rarely hold either character: skip the two replacements, a thousand widgets × ten families.
                 guard text.utf8.contains(where: { $0 == UInt8(ascii: "\\") || $0 == UInt8(ascii: "\"") }) else { return text }
@@ -45,13 +46,21 @@ extension WidgetDaemon {
             }
             /// One metric family: its help and type lines, then a sample per (labels, value), in order.
             func family(_ name: String, _ type: String, _ help: String, _ samples: [(labels: String, value: String)]) {
-                lines.append("# HELP \(name) \(help)")
-                lines.append("# TYPE \(name) \(type)")
+                text += "# HELP \(name) \(help)\n# TYPE \(name) \(type)\n"
                 for sample in samples {
-                    lines.append(sample.labels.isEmpty ? "\(name) \(sample.value)" : "\(name){\(sample.labels)} \(sample.value)")
+                    text += name
+                    if !sample.labels.isEmpty { text += "{" + sample.labels + "}" }
+                    text += " " + sample.value + "\n"
                 }
             }
             func widget(_ id: String) -> String { "widget=\"\(label(id))\"" }
+            /// Seconds to the microsecond, `0.012345` (String(format:) was a tenth of the whole text).
+            func seconds(_ value: Double) -> String {
+                guard value.isFinite, value >= 0, value < 1e9 else { return String(format: "%.6f", value) }
+                let micro = Int((value * 1e6).rounded())
+                let fraction = String(micro % 1_000_000)
+                return "\(micro / 1_000_000)." + String(repeating: "0", count: 6 - fraction.count) + fraction
+            }
             let statuses = Snapshot.Status.allCases
             family(
                 "widgetd_refreshes_total", "counter", "Refreshes run since the daemon started, by resulting status.",
@@ -70,7 +79,7 @@ extension WidgetDaemon {
                 })
             family(
                 "widgetd_refresh_duration_seconds", "gauge", "How long each widget's last refresh took.",
-                lastDurations.keys.sorted().map { (widget($0), String(format: "%.6f", lastDurations[$0]!)) })
+                lastDurations.keys.sorted().map { (widget($0), seconds(lastDurations[$0]!)) })
             family(
                 "widgetd_refresh_failures_total", "counter", "Failed refreshes since the daemon started, by failing stage.",
                 failures.keys.sorted().flatMap { id in
@@ -81,7 +90,7 @@ extension WidgetDaemon {
                 writeFailures.keys.sorted().map { (widget($0), "\(writeFailures[$0]!)") })
             family(
                 "widgetd_fetch_duration_seconds", "gauge", "Time spent fetching in each widget's last successful refresh.",
-                fetchSeconds.keys.sorted().map { (widget($0), String(format: "%.6f", fetchSeconds[$0]!)) })
+                fetchSeconds.keys.sorted().map { (widget($0), seconds(fetchSeconds[$0]!)) })
             family(
                 "widgetd_fetch_bytes", "gauge", "Bytes fetched in each widget's last successful refresh.",
                 fetchBytes.keys.sorted().map { (widget($0), "\(fetchBytes[$0]!)") })
@@ -97,7 +106,7 @@ extension WidgetDaemon {
                     snapshots[id]?.lastSuccessAt.map { (widget(id), "\(max(0, Int(now.timeIntervalSince($0))))") }
                 })
             family("widgetd_widgets", "gauge", "Widgets loaded.", [("", "\(widgetCount)")])
-            return lines.joined(separator: "\n") + "\n"
+            return text
         }
     }
 }
