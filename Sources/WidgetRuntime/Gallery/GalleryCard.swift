@@ -101,8 +101,10 @@ public struct GalleryCard: Sendable, Hashable {
     static func time(_ date: Date) -> String {
         let stamp = Timestamp.string(date)
         // A timestamp is ASCII: `2026-11-22T05:00:03Z` is shown `2026-11-22 05:00:03 UTC`.
-        var shown = String(stamp.map { $0 == "T" ? " " : $0 })
-        if shown.last == "Z" { shown = shown.dropLast() + " UTC" }
+        var bytes = Array(stamp.utf8)
+        if let separator = bytes.firstIndex(of: UInt8(ascii: "T")) { bytes[separator] = UInt8(ascii: " ") }
+        if bytes.last == UInt8(ascii: "Z") { bytes.replaceSubrange((bytes.count - 1)..., with: " UTC".utf8) }
+        let shown = String(decoding: bytes, as: UTF8.self)
         return "<time datetime=\"\(stamp)\" data-relative>\(shown)</time>"
     }
 }

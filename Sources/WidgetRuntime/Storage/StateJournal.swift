@@ -51,14 +51,16 @@ enum StateJournal {
         line.append(0x0A)
         try usages.withLock { (usages: inout [String: Usage]) throws(AtomicFileError) in
             let size = try appendLine(line, to: path)
-            var usage = usages[path] ?? Usage(live: size - line.count)
+            // Taken out, not copied: its dictionaries stay uniquely referenced, so updating them does not
+            // copy a thousand entries at every append.
+            var usage = usages.removeValue(forKey: path) ?? Usage(live: size - line.count)
+            defer { usages[path] = usage }
             usage.live += line.count - (usage.latestLine[id] ?? 0)
             usage.latestLine[id] = line.count
             usage.positions[id] = (size - line.count, line.count)
             if size > minimumCompactionSize, size > 2 * usage.live {
                 usage = try compact(path)
             }
-            usages[path] = usage
         }
     }
 
