@@ -358,6 +358,26 @@ struct WidgetDaemonTests {
         try await again.value
     }
 
+    @Test func imagesTheDataNoLongerUsesAreDeletedAndTheOthersKept() async throws {
+        try config.write("pics.json", Self.definition(key: "pics"))
+        source.set("pics", json: #"{"image": "assets/kept.png", "more": [{"thumb": "assets/nested.png"}]}"#)
+        let daemon = makeDaemon()
+        var reports = daemon.refreshes.makeAsyncIterator()
+        let task = Task { try await daemon.run() }
+        _ = try #require(await reports.next())
+        await clock.waitForSleeper()
+
+        // Images the snapshot refers to, nested or not, stay; the rest go once what is used changes.
+        for name in ["kept.png", "nested.png", "unused.png"] { try out.write("assets/\(name)", "png") }
+        source.set("pics", json: #"{"image": "assets/kept.png", "more": [{"thumb": "https://example.com/t.png"}]}"#)
+        clock.advance(by: 3_600)
+        _ = try #require(await reports.next())
+        await clock.waitForSleeper()
+        #expect(out.names(in: "assets") == ["kept.png"])
+        task.cancel()
+        try await task.value
+    }
+
     @Test func invalidEditKeepsTheLastValidDefinitionRunningUntilTheFileIsFixed() async throws {
         let file = try config.write("greeting.json", Self.definition(key: "one"))
         source.set("one", json: #"{"word": "hello"}"#)

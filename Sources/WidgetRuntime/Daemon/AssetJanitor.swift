@@ -10,8 +10,18 @@ extension WidgetDaemon {
         /// Whether a refresh since the last collection may have left an image unused.
         private var changed = true
 
-        /// Records what `values` (a snapshot's and a state's) of widget `id` refer to.
-        mutating func update(_ id: String, values: [WidgetValue?]) {
+        /// Records what the data of widget `id`'s `snapshot` and `state` (entries, fallback items, cached
+        /// fetches) refer to.
+        mutating func update(_ id: String, snapshot: Snapshot?, state: WidgetState) {
+            // The data itself, not the files' whole values: building those only to walk them was a
+            // sixth of recording a refresh.
+            var values: [WidgetValue?] = []
+            for entry in (snapshot?.entries ?? []) + state.lastGoodEntries {
+                values.append(entry.content)
+                values.append(entry.url.map(WidgetValue.string))
+            }
+            values += state.fallbackItems
+            values += state.fetchCache.values.map(\.value)
             let paths = AssetJanitor.paths(in: values)
             if paths != references[id] {
                 references[id] = paths

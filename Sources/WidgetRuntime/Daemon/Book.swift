@@ -40,7 +40,7 @@ extension WidgetDaemon {
             let snapshot = store.snapshot(for: id)
             if isNew {
                 // The full state, before it is slimmed: its fallback items may refer to images.
-                assets.update(id, values: [snapshot?.value, state.value])
+                assets.update(id, snapshot: snapshot, state: state)
                 states.keep(state, for: id, savedOnDisk: true)
             }
             if let snapshot { snapshots[id] = Book.summary(of: snapshot) }
@@ -93,7 +93,7 @@ extension WidgetDaemon {
             } else {
                 states.keep(outcome.state, for: id, savedOnDisk: false)
             }
-            assets.update(id, values: [snapshot.value, outcome.state.value])
+            assets.update(id, snapshot: snapshot, state: outcome.state)
             schedule.dueAt[id] = outcome.state.nextDueAt
             let seconds = Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
             metrics.record(outcome, for: widget, seconds: seconds, written: written)
