@@ -10,7 +10,9 @@ import Darwin
 /// Refreshes near the I/O limit: `widgetd run --once` over 1,000 HTTP widgets against a local nginx,
 /// timed as a whole process, in alternation with `curl --parallel --parallel-max 4` fetching the same
 /// 1,000 URLs (the baseline: the transfers alone, nothing parsed or written). Each widgetd run starts
-/// with an empty output folder, so every snapshot and state file is written and flushed.
+/// with an empty output folder, so every snapshot, page and state is written, and the snapshots
+/// flushed. Then the same again with the output folder in memory (`/dev/shm`, when there is one), which
+/// separates what the disk costs from what the process does.
 ///
 /// Needs `nginx` (Debian's package is fine), `curl`, and `widgetd` built beside this program
 /// (`swift build -c release --product widgetd`); says what is missing otherwise.
@@ -33,15 +35,31 @@ func runIOBenchmarks() {
         return
     }
 
+    let onDisk = timeRunOnce(widgetd: widgetd, curl: curl, folder: folder, outputs: folder, count: count, label: "")
+    let memory = URL(fileURLWithPath: "/dev/shm/widgetd-io-bench-\(getpid())")
+    guard (try? FileManager.default.createDirectory(at: memory, withIntermediateDirectories: true)) != nil else {
+        emit("  (no /dev/shm: the run with the output folder in memory is skipped)")
+        return
+    }
+    defer { try? FileManager.default.removeItem(at: memory) }
+    let inMemory = timeRunOnce(widgetd: widgetd, curl: curl, folder: folder, outputs: memory, count: count, label: ", OUT in /dev/shm")
+    emit(
+        "  the disk's share: \(String(format: "%.1f", onDisk))× curl with OUT on disk, "
+            + "\(String(format: "%.1f", inMemory))× with OUT in memory")
+}
+
+/// Times `run --once` into a new folder in `outputs` at each run, beside curl, and prints the rows, the
+/// CPU time and the ratio; returns how many times curl's time widgetd takes.
+private func timeRunOnce(widgetd: URL, curl: String, folder: URL, outputs: URL, count: Int, label: String) -> Double {
     var runs = 0
     var lastStatus: Int32 = 0
     var lastOutput = ""
     var widgetdCPU: [Double] = []
     let ratio = Benchmarks.compare(
-        "widgetd run --once (1,000 widgets)",
+        "widgetd run --once (1,000 widgets\(label))",
         {
             runs += 1
-            let out = folder.appendingPathComponent("out-\(runs)")
+            let out = outputs.appendingPathComponent("out-\(runs)")
             let before = cpuSeconds(children: true)
             let (status, output) = runProgram(
                 widgetd.path, ["run", "--once", "--config", folder.appendingPathComponent("defs").path, "--out", out.path])
@@ -66,7 +84,8 @@ func runIOBenchmarks() {
     emit(
         "  widgetd CPU time (user + system) per run: \(String(format: "%.3f", cpu)) s, "
             + "\(String(format: "%.0f", cpu / Double(count) * 1e6)) µs a widget")
-    emit("  widgetd takes \(String(format: "%.1f", 1 / ratio))× curl's time (goal: at most 4×)")
+    emit("  widgetd takes \(String(format: "%.1f", 1 / ratio))× curl's time\(label) (goal: at most 4×)")
+    return 1 / ratio
 }
 
 /// nginx serving `folder/www` on a free local port, with its configuration, temporary folders and logs
