@@ -51,7 +51,7 @@ public struct ValidateCommand: WidgetCommand {
         var reader = environment.reader
         // The files stages need are looked up as the daemon will, started in this environment.
         reader.localFiles = LocalFileCheck(searchPath: environment.variables["PATH"])
-        let result = DefinitionDirectory(path: config).load(reader: reader)
+        let result = DefinitionDirectory(path: config).check(reader: reader)
         let reported = ValidateCommand.inFileOrder(result.diagnostics + result.warnings, files: result.files)
         if json {
             environment.print(JSONWriter.string(.array(reported.map(\.value)), style: .pretty))
@@ -61,7 +61,7 @@ public struct ValidateCommand: WidgetCommand {
             let problems = result.diagnostics.count
             let warnings = result.warnings.count
             environment.printError(
-                "\(files) file\(files == 1 ? "" : "s") checked, \(result.widgets.count) widget\(result.widgets.count == 1 ? "" : "s") valid, "
+                "\(files) file\(files == 1 ? "" : "s") checked, \(result.widgetCount) widget\(result.widgetCount == 1 ? "" : "s") valid, "
                     + "\(problems) problem\(problems == 1 ? "" : "s")"
                     + (warnings == 0 ? "" : ", \(warnings) warning\(warnings == 1 ? "" : "s")")
             )

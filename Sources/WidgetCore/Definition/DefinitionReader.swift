@@ -161,7 +161,16 @@ public struct DefinitionReader: Sendable {
 
     /// The default id for a file: its base name without `.json`.
     public static func defaultID(forFile file: String) -> String {
-        var name = (file as NSString).lastPathComponent
+        var name: String
+        if !file.hasSuffix("/"), !file.containsBytes("//") {
+            // No slashes to tidy: the name is what follows the last one (NSString's answer, without the
+            // bridge).
+            name =
+                file.utf8.lastIndex(of: UInt8(ascii: "/")).map { String(decoding: file.utf8[file.utf8.index(after: $0)...], as: UTF8.self) }
+                ?? file
+        } else {
+            name = (file as NSString).lastPathComponent
+        }
         if name.hasSuffix(".json") { name.removeLast(5) }
         return name
     }
@@ -519,10 +528,9 @@ extension DefinitionReader {
             {
                 return transformSecretOptions[index]?.contains(option) ?? false
             }
-            let allowedLeaves: Set<String> = ["url", "headers", "body"]
             func leafAllowed(_ rest: ArraySlice<ValuePath.Component>) -> Bool {
                 guard case .key(let key)? = rest.first else { return false }
-                return allowedLeaves.contains(key)
+                return key == "url" || key == "headers" || key == "body"
             }
             if case .key("source")? = components.first { return leafAllowed(components.dropFirst()) }
             if components.count >= 3, case .key("inputs") = components[0] { return leafAllowed(components.dropFirst(2)) }

@@ -34,9 +34,15 @@ enum DefinitionText {
     /// An object or array being read, changed in place on the stack.
     private struct Frame {
         var isObject: Bool
-        /// An object's keys so far, by the stable hash of their text, with the offset each was first
+        /// Where an object's keys start on the stack of key hashes that the open objects share (see
+        /// `prepare`): its keys so far, by the stable hash of their text, with the offset each was first
         /// written at (a key is compared as text only when its hash was seen before).
-        var keys: [UInt64: Int] = [:]
+        var keysStart: Int
+        /// The object's keys once it has more than `linearKeys`, by hash, instead of on the stack.
+        var keyIndex: [UInt64: Int]?
+
+        /// The number of keys searched in order before the object builds ``keyIndex``.
+        static let linearKeys = 16
         /// Where an object's current key is written (its opening quote), for the path of a duplicate.
         var key: Int?
         /// Whether an object's next string is a key.
@@ -56,8 +62,31 @@ enum DefinitionText {
         var blanks: [Range<Int>] = []
         var duplicates: [(object: ValuePath, key: String, first: Int, second: Int)] = []
         var stack: [Frame] = []
+        /// The keys of the open objects, each object's above its parent's (see `Frame.keysStart`).
+        var keyHashes: [(hash: UInt64, offset: Int)] = []
+        keyHashes.reserveCapacity(64)
         var pendingComma: Int?
         var index = 0
+
+        /// Where the first key with `hash` of the object at `top` was written, or `nil` after recording
+        /// `offset` as its place.
+        func firstKey(in top: Int, hash: UInt64, at offset: Int) -> Int? {
+            if stack[top].keyIndex != nil {
+                if let first = stack[top].keyIndex![hash] { return first }
+                stack[top].keyIndex![hash] = offset
+                return nil
+            }
+            let start = stack[top].keysStart
+            for position in start..<keyHashes.count where keyHashes[position].hash == hash { return keyHashes[position].offset }
+            keyHashes.append((hash, offset))
+            if keyHashes.count - start > Frame.linearKeys {
+                var keyIndex: [UInt64: Int] = [:]
+                for key in keyHashes[start...] { keyIndex[key.hash] = key.offset }
+                stack[top].keyIndex = keyIndex
+                keyHashes.removeSubrange(start...)
+            }
+            return nil
+        }
 
         /// The path of the object or array on top of the stack.
         func containerPath() -> ValuePath {
@@ -111,11 +140,9 @@ enum DefinitionText {
                         escapes
                         ? StableHash.fnv1a(keyText(at: opening, in: bytes).utf8)
                         : StableHash.fnv1a(bytes[(opening + 1)..<max(opening + 1, index - 1)])
-                    if let first = stack[top].keys[hash] {
+                    if let first = firstKey(in: top, hash: hash, at: opening) {
                         let key = keyText(at: opening, in: bytes)
                         if key == keyText(at: first, in: bytes) { duplicates.append((containerPath(), key, first, opening)) }
-                    } else {
-                        stack[top].keys[hash] = opening
                     }
                     stack[top].key = opening
                     stack[top].expectingKey = false
@@ -134,11 +161,13 @@ enum DefinitionText {
                 // A trailing comma: nothing but white space and comments since it.
                 if let comma = pendingComma { blanks.append(comma..<(comma + 1)) }
                 pendingComma = nil
-                if !stack.isEmpty { stack.removeLast() }
+                if let closed = stack.popLast(), keyHashes.count > closed.keysStart {
+                    keyHashes.removeSubrange(closed.keysStart...)
+                }
                 index += 1
             case UInt8(ascii: "{"), UInt8(ascii: "["):
                 pendingComma = nil
-                stack.append(Frame(isObject: byte == UInt8(ascii: "{")))
+                stack.append(Frame(isObject: byte == UInt8(ascii: "{"), keysStart: keyHashes.count))
                 index += 1
             default:
                 pendingComma = nil

@@ -146,9 +146,9 @@ extension WidgetDefinition {
                 add(byte: UInt8(ascii: "]"))
             case .object(let object):
                 add(byte: UInt8(ascii: "{"))
-                for (key, member) in object {
-                    add(text: key)
-                    add(value: member)
+                for position in object.keys.indices {
+                    add(text: object.keys[position])
+                    add(value: object.values[position])
                 }
                 add(byte: UInt8(ascii: "}"))
             }

@@ -99,12 +99,11 @@ struct JSONPathParser {
     }
 
     private mutating func parseMemberName() -> String {
-        var name = String.UnicodeScalarView()
+        let start = position
         while let scalar = current, Self.isNameFirst(scalar) || Self.isDigit(scalar) {
-            name.append(scalar)
             position += 1
         }
-        return String(name)
+        return String(scalars: scalars[start..<position])
     }
 
     private mutating func parseBracketedSelection() throws(ExpressionError) -> [JSONPathSelector] {

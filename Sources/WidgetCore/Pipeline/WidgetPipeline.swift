@@ -78,7 +78,7 @@ public struct WidgetPipeline: Sendable {
         if let templates { userInfo[TemplateCache.userInfoKey] = templates }
         let decoder = OptionsDecoder(userInfo: userInfo)
 
-        func make<S>(_ kind: StageKind, _ spec: StageSpec, as type: S.Type) -> S? {
+        func make<S>(_ kind: StageKind, _ spec: StageSpec, as typed: (StageRegistry.BuiltStage) -> S?) -> S? {
             guard registry.entry(kind, named: spec.typeName) != nil else {
                 do {
                     _ = try registry.makeStage(kind, typeName: spec.typeName, options: .object(spec.options))
@@ -90,19 +90,19 @@ public struct WidgetPipeline: Sendable {
             do {
                 var decoder = decoder
                 decoder.hintKeys = spec.ownerKeys
-                let stage = try registry.makeStage(kind, typeName: spec.typeName, options: .object(spec.options), decoder: decoder)
-                guard let typed = stage as? S else {
+                let built = try registry.makeBuiltStage(kind, typeName: spec.typeName, options: .object(spec.options), decoder: decoder)
+                guard let stage = typed(built) else {
                     // The registry files stages by kind, so this is a stage type registered under a kind it
                     // does not conform to: said, not dropped.
                     report(
                         OptionsError(
                             path: .root,
                             message:
-                                "the stage type \"\(spec.typeName)\" (\(String(describing: Swift.type(of: stage)))) is registered as a \(kind.rawValue) but is not one; register it with the kind of its protocol"
+                                "the stage type \"\(spec.typeName)\" (\(String(describing: Swift.type(of: built.stage)))) is registered as a \(kind.rawValue) but is not one; register it with the kind of its protocol"
                         ), spec.typePath)
                     return nil
                 }
-                return typed
+                return stage
             } catch {
                 report(error, spec.path)
                 return nil
@@ -111,14 +111,14 @@ public struct WidgetPipeline: Sendable {
 
         var inputs: [Input] = []
         for input in definition.inputs {
-            let fetcher = make(.fetcher, input.source, as: (any Fetcher).self)
-            let parser = make(.parser, input.parser, as: (any Parser).self)
+            let fetcher = make(.fetcher, input.source, as: \.fetcher)
+            let parser = make(.parser, input.parser, as: \.parser)
             if let fetcher, let parser { inputs.append(Input(name: input.name, fetcher: fetcher, parser: parser)) }
         }
-        let fetcher = make(.fetcher, definition.source, as: (any Fetcher).self)
-        let parser = make(.parser, definition.parser, as: (any Parser).self)
-        let transformers = definition.transforms.map { make(.transformer, $0, as: (any Transformer).self) }
-        let timeline = make(.timeline, definition.timeline.stage, as: (any TimelineBuilder).self)
+        let fetcher = make(.fetcher, definition.source, as: \.fetcher)
+        let parser = make(.parser, definition.parser, as: \.parser)
+        let transformers = definition.transforms.map { make(.transformer, $0, as: \.transformer) }
+        let timeline = make(.timeline, definition.timeline.stage, as: \.timeline)
         guard let fetcher, let parser, let timeline, inputs.count == definition.inputs.count else { return nil }
         let built = transformers.compactMap { $0 }
         guard built.count == transformers.count else { return nil }

@@ -124,12 +124,14 @@ final class KeyTracker: @unchecked Sendable {
         for container in containers { container.node.container = nil }
     }
 
-    init(userInfo: [CodingUserInfoKey: Any], collects: Bool, hintKeys: [String]) {
+    /// A tracker for one decode; `templates` and `filters` are those `userInfo` holds (see
+    /// ``OptionsDecoder``), looked up once by the decoder rather than for every decode.
+    init(userInfo: [CodingUserInfoKey: Any], templates: TemplateCache?, filters: FilterRegistry, collects: Bool, hintKeys: [String]) {
         self.userInfo = userInfo
+        self.templates = templates
+        self.filters = filters
         self.collects = collects
         self.hintKeys = hintKeys
-        templates = userInfo[TemplateCache.userInfoKey] as? TemplateCache
-        filters = templates?.filters ?? userInfo[FilterRegistry.userInfoKey] as? FilterRegistry ?? .standard
     }
 
     func open(_ object: WidgetObject, at node: CodingPathNode, keyType: any CodingKey.Type) -> Container {

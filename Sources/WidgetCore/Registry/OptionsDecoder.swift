@@ -35,25 +35,37 @@ public struct OptionsDecoder: Sendable {
     }
 
     private static func plain(_ userInfo: [CodingUserInfoKey: any Sendable]) -> PlainUserInfo {
-        var plain: [CodingUserInfoKey: Any] = [:]
-        for (key, value) in userInfo { plain[key] = value }
-        return PlainUserInfo(values: plain)
+        // The same keys in the same table: `mapValues` hashes none of them again.
+        PlainUserInfo(values: userInfo.mapValues { $0 as Any })
     }
 
-    /// An immutable copy of `Sendable` values, typed as `Any` for `Decoder.userInfo`.
+    /// An immutable copy of `Sendable` values, typed as `Any` for `Decoder.userInfo`, with what templates
+    /// are compiled with looked up once for every decode.
     private final class PlainUserInfo: @unchecked Sendable {
         let values: [CodingUserInfoKey: Any]
+        /// The values' template cache, if any.
+        let templates: TemplateCache?
+        /// The cache's filters, else the values' filters, else the standard ones.
+        let filters: FilterRegistry
 
         init(values: [CodingUserInfoKey: Any]) {
             self.values = values
+            templates = values[TemplateCache.userInfoKey] as? TemplateCache
+            filters = templates?.filters ?? values[FilterRegistry.userInfoKey] as? FilterRegistry ?? .standard
         }
+    }
+
+    private func makeTracker(collects: Bool) -> KeyTracker {
+        KeyTracker(
+            userInfo: plainUserInfo.values, templates: plainUserInfo.templates, filters: plainUserInfo.filters, collects: collects,
+            hintKeys: hintKeys)
     }
 
     /// Decodes `type` from `value`.
     ///
     /// - Throws: ``OptionsError`` naming the path of the first bad or unknown value.
     public func decode<T: Decodable>(_ type: T.Type, from value: WidgetValue) throws(OptionsError) -> T {
-        let tracker = KeyTracker(userInfo: plainUserInfo.values, collects: false, hintKeys: hintKeys)
+        let tracker = makeTracker(collects: false)
         let result: T
         do {
             result = try ValueDecoder(value: value, node: tracker.root, tracker: tracker).decode(T.self)
@@ -69,7 +81,7 @@ public struct OptionsDecoder: Sendable {
     ///
     /// - Returns: the value, or `nil` when a problem left it impossible to make.
     public func decode<T: Decodable>(_ type: T.Type, from value: WidgetValue, problems: inout [OptionsError]) -> T? {
-        let tracker = KeyTracker(userInfo: plainUserInfo.values, collects: true, hintKeys: hintKeys)
+        let tracker = makeTracker(collects: true)
         var result: T?
         do {
             result = try ValueDecoder(value: value, node: tracker.root, tracker: tracker).decode(T.self)

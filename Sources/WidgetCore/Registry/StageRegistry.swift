@@ -22,9 +22,46 @@ public struct StageRegistry: Sendable {
         public var options: ObjectShape? { describe() }
         /// The options whose templates may read secrets, its ``Stage/secretOptions``.
         public let secretOptions: Set<String>
+        /// Whether the stage type adopts ``LocalFileDependent``: only its stages have files to look up.
+        let needsLocalFiles: Bool
         /// Finds the description when asked: looking a conformance up costs more than most commands need.
         let describe: @Sendable () -> ObjectShape?
-        let make: @Sendable (WidgetValue, OptionsDecoder) throws -> any Stage
+        let make: @Sendable (WidgetValue, OptionsDecoder) throws -> BuiltStage
+    }
+
+    /// A stage made by an entry, as the protocol of its kind: each kind registers only stages of its
+    /// protocol, so a pipeline takes its stages from here without casting them.
+    enum BuiltStage {
+        case fetcher(any Fetcher)
+        case parser(any Parser)
+        case transformer(any Transformer)
+        case timeline(any TimelineBuilder)
+
+        /// The stage, whatever its kind.
+        var stage: any Stage {
+            switch self {
+            case .fetcher(let stage): stage
+            case .parser(let stage): stage
+            case .transformer(let stage): stage
+            case .timeline(let stage): stage
+            }
+        }
+
+        var fetcher: (any Fetcher)? {
+            if case .fetcher(let stage) = self { stage } else { nil }
+        }
+
+        var parser: (any Parser)? {
+            if case .parser(let stage) = self { stage } else { nil }
+        }
+
+        var transformer: (any Transformer)? {
+            if case .transformer(let stage) = self { stage } else { nil }
+        }
+
+        var timeline: (any TimelineBuilder)? {
+            if case .timeline(let stage) = self { stage } else { nil }
+        }
     }
 
     private let entries: [StageKind: [String: Entry]]
@@ -64,6 +101,16 @@ public struct StageRegistry: Sendable {
         options: WidgetValue,
         decoder: OptionsDecoder = OptionsDecoder()
     ) throws(OptionsError) -> any Stage {
+        try makeBuiltStage(kind, typeName: typeName, options: options, decoder: decoder).stage
+    }
+
+    /// ``makeStage(_:typeName:options:decoder:)``, the stage as the protocol of its kind.
+    func makeBuiltStage(
+        _ kind: StageKind,
+        typeName: String,
+        options: WidgetValue,
+        decoder: OptionsDecoder = OptionsDecoder()
+    ) throws(OptionsError) -> BuiltStage {
         guard let entry = entries[kind]?[typeName] else {
             let known = typeNames(of: kind)
             let list = known.map { "'\($0)'" }.joined(separator: ", ")
@@ -100,33 +147,34 @@ extension StageRegistry {
 
         /// Registers a source stage.
         public mutating func register<S: Fetcher>(_ stage: S.Type) {
-            add(.fetcher, stage)
+            add(.fetcher, stage) { .fetcher($0) }
         }
 
         /// Registers a parser stage.
         public mutating func register<S: Parser>(_ stage: S.Type) {
-            add(.parser, stage)
+            add(.parser, stage) { .parser($0) }
         }
 
         /// Registers a transform stage.
         public mutating func register<S: Transformer>(_ stage: S.Type) {
-            add(.transformer, stage)
+            add(.transformer, stage) { .transformer($0) }
         }
 
         /// Registers a timeline stage.
         public mutating func register<S: TimelineBuilder>(_ stage: S.Type) {
-            add(.timeline, stage)
+            add(.timeline, stage) { .timeline($0) }
         }
 
-        private mutating func add<S: Stage>(_ kind: StageKind, _ stage: S.Type) {
+        private mutating func add<S: Stage>(_ kind: StageKind, _ stage: S.Type, as built: @escaping @Sendable (S) -> BuiltStage) {
             pending.append(
                 Entry(
                     kind: kind, typeName: S.typeName, summary: S.summary, secretOptions: S.secretOptions,
+                    needsLocalFiles: S.self is any LocalFileDependent.Type,
                     describe: { Self.shape(of: S.Options.self) }
                 ) {
                     options, decoder in
                     let decoded = try decoder.decode(S.Options.self, from: options)
-                    return try S(options: decoded)
+                    return built(try S(options: decoded))
                 }
             )
         }

@@ -119,12 +119,26 @@ struct ValueDecoder: Decoder {
         return result
     }
 
+    /// What `Template.init(from:)` does with this decoder, without going through a single-value
+    /// container and finding the template cache again: the same template, the same errors.
+    func decodeTemplate() throws -> Template {
+        let source = try decodeString()
+        do throws(ExpressionError) {
+            if let cache = tracker.templates { return try cache.template(source) }
+            return try Template(source, filters: userInfo[FilterRegistry.userInfoKey] as? FilterRegistry ?? .standard)
+        } catch {
+            throw DecodingError.dataCorrupted(
+                DecodingError.Context(codingPath: codingPath, debugDescription: "\(error)", underlyingError: error))
+        }
+    }
+
     func decode<T: Decodable>(_ type: T.Type) throws -> T {
         if T.self == String.self { return try decodeString() as! T }
         // A free-form value: any members are welcome.
         if T.self == WidgetValue.self { return claim() as! T }
         if T.self == Int.self { return try decodeInteger(Int.self) as! T }
         if T.self == Bool.self { return try decodeBool() as! T }
+        if T.self == Template.self { return try decodeTemplate() as! T }
         if T.self == WidgetNumber.self { return try decodeNumber() as! T }
         if T.self == Decimal.self {
             guard let decimal = try decodeNumber().decimal else {

@@ -52,7 +52,7 @@ public struct CronExpression: Sendable, Hashable, CustomStringConvertible {
     /// - Throws: ``ExpressionError`` naming the bad field and its column, or a rule that never fires.
     public init(_ text: String) throws(ExpressionError) {
         self.text = text
-        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        let trimmed = text.trimmingFoundationWhitespace()
         var expanded = trimmed
         if trimmed.hasPrefix("@") {
             guard let macro = CronExpression.macros[trimmed.lowercased()] else {

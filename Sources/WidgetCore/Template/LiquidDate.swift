@@ -15,7 +15,7 @@ enum LiquidDate {
             // A date that names its zone (ISO 8601, RFC 822 and HTTP's forms) is read by the internet-date
             // reader; the rest, written dates in the widget's zone, below.
             if let date = InternetDate.parseZoned(text) { return date }
-            let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines).lowercased()
+            let trimmed = text.trimmingFoundationWhitespaceAndNewlines().lowercased()
             if trimmed.isEmpty { return nil }
             if trimmed == "now" || trimmed == "today" { return context.now }
             if trimmed.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }), let seconds = Double(trimmed) {

@@ -72,7 +72,7 @@ enum LiquidValue {
     /// Parses `-12`, `3.5` (after trimming whitespace); strings with a leading integer give that integer,
     /// as Ruby's `to_i` does; other text gives `nil`.
     static func number(parsing text: String) -> Number? {
-        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        let trimmed = text.trimmingFoundationWhitespaceAndNewlines()
         if let number = WidgetNumber(trimmed), !trimmed.contains("e"), !trimmed.contains("E") {
             return Number(number)
         }
@@ -103,7 +103,7 @@ enum LiquidValue {
             let double = number.double.rounded(.towardZero)
             return double.magnitude < 9e18 ? Int(double) : 0
         case .string(let string):
-            return leadingInteger(string.trimmingCharacters(in: .whitespaces)) ?? 0
+            return leadingInteger(string.trimmingFoundationWhitespace()) ?? 0
         default:
             return 0
         }
@@ -118,7 +118,7 @@ enum LiquidValue {
         case .number(let number) where !isFloat(number):
             if let int = number.int { return int }
         case .string(let string):
-            if let int = Int(string.trimmingCharacters(in: .whitespaces)) { return int }
+            if let int = Int(string.trimmingFoundationWhitespace()) { return int }
         default:
             break
         }

@@ -46,12 +46,14 @@ struct TemplateParser {
     /// Splits the source into tokens, applying `{%-`, `-%}`, `{{-` and `-}}`, and reading `raw`, `doc` and
     /// `liquid` tags, whose content is not ordinary template text.
     private mutating func tokenize() throws(ExpressionError) {
-        var text = String.UnicodeScalarView()
+        // The literal text so far, `scalars[textStart..<textEnd]`: text runs up to the next tag.
+        var textStart = 0
+        var textEnd = 0
         var index = 0
         var trimNextText = false
-        func flush(_ text: inout String.UnicodeScalarView, into tokens: inout [Token]) {
-            if !text.isEmpty { tokens.append(.text(String(text))) }
-            text = String.UnicodeScalarView()
+        func flush(into tokens: inout [Token]) {
+            if textEnd > textStart { tokens.append(.text(String(scalars: scalars[textStart..<textEnd]))) }
+            textStart = textEnd
         }
         while index < scalars.count {
             let scalar = scalars[index]
@@ -64,7 +66,8 @@ struct TemplateParser {
             }
             let next = index + 1 < scalars.count ? scalars[index + 1] : nil
             guard scalar == "{", next == "{" || next == "%" else {
-                text.append(scalar)
+                if textStart == textEnd { textStart = index }
+                textEnd = index + 1
                 index += 1
                 continue
             }
@@ -72,7 +75,7 @@ struct TemplateParser {
             var innerStart = index + 2
             if innerStart < scalars.count, scalars[innerStart] == "-" {
                 innerStart += 1
-                while let last = text.last, Self.isWhitespace(last) { text.removeLast() }
+                while textEnd > textStart, Self.isWhitespace(scalars[textEnd - 1]) { textEnd -= 1 }
             }
             if next == "{" {
                 guard let close = closingBraces(from: innerStart) else {
@@ -84,7 +87,7 @@ struct TemplateParser {
                     innerEnd -= 1
                     trimNextText = true
                 }
-                flush(&text, into: &tokens)
+                flush(into: &tokens)
                 tokens.append(.output(innerStart..<innerEnd, column: tagStart + 1))
                 index = close + 2
                 continue
@@ -97,7 +100,7 @@ struct TemplateParser {
                 innerEnd -= 1
                 trimNextText = true
             }
-            flush(&text, into: &tokens)
+            flush(into: &tokens)
             index = close + 2
             var nameStart = innerStart
             while nameStart < innerEnd, Self.isWhitespace(scalars[nameStart]) { nameStart += 1 }
@@ -135,7 +138,7 @@ struct TemplateParser {
                 tokens.append(.tag(name, position..<innerEnd, column: tagStart + 1))
             }
         }
-        if !text.isEmpty { tokens.append(.text(String(text))) }
+        flush(into: &tokens)
     }
 
     /// The markers around the tags of a `liquid` tag; no tag can have these names.
@@ -225,12 +228,11 @@ struct TemplateParser {
 
     /// A tag's name: letters, digits and `_`.
     private mutating func tagName() -> String? {
-        var name = String.UnicodeScalarView()
+        let start = position
         while position < end, Self.isIdentifierStart(scalars[position]) || ("0"..."9").contains(scalars[position]) {
-            name.append(scalars[position])
             position += 1
         }
-        return name.isEmpty ? nil : String(name)
+        return position == start ? nil : String(scalars: scalars[start..<position])
     }
 
     // MARK: - Blocks
@@ -883,9 +885,7 @@ struct TemplateParser {
         let quote = scalars[position]
         let start = position
         position += 1
-        var text = String.UnicodeScalarView()
         while position < end, scalars[position] != quote {
-            text.append(scalars[position])
             position += 1
         }
         guard position < end else {
@@ -893,7 +893,7 @@ struct TemplateParser {
                 "unterminated string", column: start + 1, hint: "close it with \(quote)")
         }
         position += 1
-        return String(text)
+        return String(scalars: scalars[(start + 1)..<(position - 1)])
     }
 
     private mutating func parseNumber() throws(ExpressionError) -> TemplateExpression {
@@ -967,16 +967,14 @@ struct TemplateParser {
     /// A name at the current position (`title`, `first-name`, `valid?`); consumes it.
     private mutating func identifier() -> String? {
         guard position < end, Self.isIdentifierStart(scalars[position]) else { return nil }
-        var name = String.UnicodeScalarView()
+        let start = position
         while position < end, Self.isIdentifierScalar(scalars[position]) {
-            name.append(scalars[position])
             position += 1
         }
         if position < end, scalars[position] == "?" {
-            name.append("?")
             position += 1
         }
-        return String(name)
+        return String(scalars: scalars[start..<position])
     }
 
     private mutating func skipWhitespace() {

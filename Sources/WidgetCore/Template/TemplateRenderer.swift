@@ -217,7 +217,7 @@ extension Template {
         case .number(let number):
             return LiquidValue.integer(.number(number))
         case .string(let text):
-            if let integer = Int(text.trimmingCharacters(in: .whitespaces)) { return integer }
+            if let integer = Int(text.trimmingFoundationWhitespace()) { return integer }
         default:
             break
         }

@@ -27,8 +27,11 @@ public struct DefinitionDirectory: Sendable {
 
     /// What loading found.
     public struct LoadResult: Sendable {
-        /// The widgets of valid definitions, by id.
+        /// The widgets of valid definitions, by id; empty after ``DefinitionDirectory/check(reader:)``.
         public var widgets: [WidgetPipeline]
+        /// How many widgets are valid: `widgets.count` after ``DefinitionDirectory/load(reader:)``, and
+        /// the count ``DefinitionDirectory/check(reader:)`` found, though it keeps none.
+        public var widgetCount = 0
         /// Every problem, in file order.
         public var diagnostics: [Diagnostic]
         /// Every warning (a definition that runs, but not as written), in file order; see
@@ -80,6 +83,18 @@ public struct DefinitionDirectory: Sendable {
     /// The files are read and checked on every core at once (each file is independent); their widgets
     /// and problems are then gathered in file order, so the result is the same as one by one.
     public func load(reader: DefinitionReader) -> LoadResult {
+        load(reader: reader, keepingWidgets: true)
+    }
+
+    /// Checks every definition file with `reader`, as `widgetd validate` does: the problems, warnings and
+    /// files of ``load(reader:)``, and the number of valid widgets in ``LoadResult/widgetCount``, but not
+    /// the widgets themselves. Each is let go as soon as its file is checked, on the core that checked
+    /// it, instead of all together once every file is read.
+    public func check(reader: DefinitionReader) -> LoadResult {
+        load(reader: reader, keepingWidgets: false)
+    }
+
+    private func load(reader: DefinitionReader, keepingWidgets: Bool) -> LoadResult {
         var result = LoadResult(widgets: [], diagnostics: [], files: [], failedFiles: [])
         let files: [String]
         do {
@@ -89,27 +104,29 @@ public struct DefinitionDirectory: Sendable {
             return result
         }
         result.files = files
-        let reads = Self.read(files, with: reader)
+        let reads = Self.read(files, with: reader, keepingWidgets: keepingWidgets)
         var owners: [String: String] = [:]
-        for (file, read) in zip(files, reads) {
+        for (file, (read, ids)) in zip(files, reads) {
             result.warnings += read.warnings
             var diagnostics = read.diagnostics
-            var widgets: [WidgetPipeline] = []
-            for widget in read.widgets {
-                if let owner = owners[widget.id] {
+            // The positions of the file's widgets whose ids are free.
+            var free: [Int] = []
+            for (position, id) in ids.enumerated() {
+                if let owner = owners[id] {
                     diagnostics.append(
                         Diagnostic(
                             file: file, location: SourceLocation(line: 1, column: 1), path: .root,
                             message:
-                                "the widget id \"\(widget.id)\" is already used by \(owner); rename this file or set a different \"id\""
+                                "the widget id \"\(id)\" is already used by \(owner); rename this file or set a different \"id\""
                         ))
                 } else {
-                    widgets.append(widget)
+                    free.append(position)
                 }
             }
             if diagnostics.isEmpty {
-                for widget in widgets { owners[widget.id] = file }
-                result.widgets += widgets
+                for position in free { owners[ids[position]] = file }
+                result.widgetCount += free.count
+                if keepingWidgets { result.widgets += free.map { read.widgets[$0] } }
             } else {
                 result.failedFiles.insert(file)
                 result.diagnostics += diagnostics
@@ -122,10 +139,15 @@ public struct DefinitionDirectory: Sendable {
     ///
     /// Each worker takes the next file not yet taken, so a worker that gets less of the machine holds
     /// up nobody.
-    private static func read(_ files: [String], with reader: DefinitionReader) -> [DefinitionReader.Result] {
+    ///
+    /// Each result comes with the ids of its widgets; without `keepingWidgets`, its widgets are let go
+    /// here, by the worker that made them.
+    private static func read(
+        _ files: [String], with reader: DefinitionReader, keepingWidgets: Bool
+    ) -> [(result: DefinitionReader.Result, ids: [String])] {
         let workers = max(1, min(ProcessInfo.processInfo.activeProcessorCount, files.count / 8))
         let next = Mutex(0)
-        let reads = Mutex([DefinitionReader.Result?](repeating: nil, count: files.count))
+        let reads = Mutex([(result: DefinitionReader.Result, ids: [String])?](repeating: nil, count: files.count))
         DispatchQueue.concurrentPerform(iterations: workers) { _ in
             while true {
                 let index = next.withLock { next in
@@ -133,8 +155,10 @@ public struct DefinitionDirectory: Sendable {
                     return next
                 }
                 guard index < files.count else { return }
-                let read = Self.read(files[index], with: reader)
-                reads.withLock { $0[index] = read }
+                var read = Self.read(files[index], with: reader)
+                let ids = read.widgets.map(\.id)
+                if !keepingWidgets { read.widgets = [] }
+                reads.withLock { $0[index] = (read, ids) }
             }
         }
         return reads.withLock { $0.map { $0! } }
