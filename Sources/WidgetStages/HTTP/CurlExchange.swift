@@ -2,7 +2,7 @@
 import Foundation
 import Synchronization
 
-/// One request sent through libcurl (see ``CurlLibrary``), on a thread of its own, with the limits of
+/// One request sent through libcurl (see ``CurlLibrary``), holding a thread while it runs, with the limits of
 /// ``HTTPRequest`` enforced where the bytes arrive:
 /// - the body callback refuses the first byte past ``HTTPRequest/maxBytes`` (and the head callback a
 ///   `Content-Length` over it), so libcurl closes the connection and nothing more is read or kept;
@@ -60,13 +60,17 @@ final class CurlExchange: Sendable {
             continuation.resume(returning: early)
             return
         }
-        let thread = Thread { [self] in
+        CurlExchange.transfers.async { [self] in
             let outcome = run()
             finish(outcome)
         }
-        thread.name = "widgetd.http"
-        thread.start()
     }
+
+    /// The threads transfers run on: each blocks its thread until its transfer ends, and Dispatch keeps
+    /// the threads of finished ones for the next (a thread made for every request, and given back after
+    /// it, was a tenth of `run --once`'s time). A queue made here is "overcommit": a transfer gets a
+    /// thread even when every core is busy.
+    private static let transfers = DispatchQueue(label: "widgetd.http", attributes: .concurrent)
 
     /// Ends the exchange with `outcome` unless it already ended, and tells the transfer to stop.
     func finish(_ outcome: Outcome) {
