@@ -157,8 +157,8 @@ struct LocalNginx {
 }
 
 /// Writes `count` JSON documents of `itemsPerDocument` items (~125 bytes each) for nginx to serve, a
-/// definition for each in `folder/defs` (keeping at most `limit` items, when given), and curl's list of
-/// the same URLs.
+/// definition for each in `folder/defs` (keeping at most `limit` items, when given; every 15 minutes with
+/// the `maxPerDay` that takes, so that `validate` has nothing to say), and curl's list of the same URLs.
 func writeWidgets(in folder: URL, count: Int, port: Int, itemsPerDocument: Int, limit: Int? = nil) throws {
     let manager = FileManager.default
     let www = folder.appendingPathComponent("www")
@@ -184,7 +184,7 @@ func writeWidgets(in folder: URL, count: Int, port: Int, itemsPerDocument: Int, 
                 { "type": "select", "path": "$.items[?@.price > 2]" },\(limit.map { #"{ "type": "limit", "count": \#($0) },"# } ?? "")
                 { "type": "map", "fields": { "name": "{{ name | upcase }}", "price": "{{ price | times: 2 }}" } }
               ],
-              "schedule": { "every": "15m" }
+              "schedule": { "every": "15m", "maxPerDay": 96 }
             }
             """
         try Data(definition.utf8).write(to: defs.appendingPathComponent("\(name).json"))
