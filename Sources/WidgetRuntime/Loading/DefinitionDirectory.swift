@@ -89,7 +89,8 @@ public struct DefinitionDirectory: Sendable {
             return result
         }
         result.files = files
-        let reads = Self.read(files, with: reader)
+        // Widgets written alike hold their common parts once (see `PipelinePool`).
+        let reads = Self.read(files, with: reader, pool: PipelinePool())
         var owners: [String: String] = [:]
         for (file, read) in zip(files, reads) {
             result.warnings += read.warnings
@@ -122,7 +123,7 @@ public struct DefinitionDirectory: Sendable {
     ///
     /// Each worker takes the next file not yet taken, so a worker that gets less of the machine holds
     /// up nobody.
-    private static func read(_ files: [String], with reader: DefinitionReader) -> [DefinitionReader.Result] {
+    private static func read(_ files: [String], with reader: DefinitionReader, pool: PipelinePool) -> [DefinitionReader.Result] {
         let workers = max(1, min(ProcessInfo.processInfo.activeProcessorCount, files.count / 8))
         let next = Mutex(0)
         let reads = Mutex([DefinitionReader.Result?](repeating: nil, count: files.count))
@@ -133,7 +134,8 @@ public struct DefinitionDirectory: Sendable {
                     return next
                 }
                 guard index < files.count else { return }
-                let read = Self.read(files[index], with: reader)
+                var read = Self.read(files[index], with: reader)
+                read.widgets = read.widgets.map(pool.share)
                 reads.withLock { $0[index] = read }
             }
         }
