@@ -170,6 +170,7 @@ public final class WidgetDaemon: Sendable {
         // Describe the widgets at once, even when none is due: the index may be missing or list
         // widgets removed while the daemon was down.
         book.writeIndexAndMetrics(now: configuration.clock.now(), log: configuration.log)
+        ProcessMemory.returnFreePages()
         defer { refreshContinuation.finish() }
         configuration.lifecycle(.ready(widgets: book.widgets.count))
 
@@ -189,6 +190,7 @@ public final class WidgetDaemon: Sendable {
                     reload(into: &book, startup: false)
                     for id in running.ids where book.widgets[id] == nil { running.abandon(id) }
                     book.writeIndexAndMetrics(now: configuration.clock.now(), log: configuration.log)
+                    ProcessMemory.returnFreePages()
                     configuration.lifecycle(.reloaded(widgets: book.widgets.count))
                 case .reloadRequested:
                     let now = configuration.clock.now()
@@ -319,6 +321,8 @@ public final class WidgetDaemon: Sendable {
         // flushes the output folder again, which costs nothing more).
         configuration.store.syncFolders()
         book.writeIndexAndMetrics(now: ended, log: configuration.log)
+        // The wave is over: what its refreshes parsed and wrote is free, between the blocks kept.
+        if running.isEmpty { ProcessMemory.returnFreePages() }
         configuration.log(
             LogRecord(
                 .debug, "wave", "wave done: \(recorded) refreshed, \(fresh) fresh, \(running.count) under way; index written",
