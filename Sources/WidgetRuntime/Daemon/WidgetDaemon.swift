@@ -251,7 +251,7 @@ public final class WidgetDaemon: Sendable {
             let store = configuration.store
             let task = Task { [refresher] in
                 let started = ContinuousClock.now
-                let state = onDisk ? await WidgetDaemon.fullState(widget.id, kept: kept, store: store) : kept
+                let state = onDisk ? await WidgetDaemon.savedState(widget.id, kept: kept, store: store) : kept
                 let outcome = await refresher.refresh(widget, state: state, now: now, respectBudget: true)
                 let duration = ContinuousClock.now - started
                 // A refresh abandoned (its widget removed, or the daemon stopping) writes nothing.
@@ -476,7 +476,7 @@ public final class WidgetDaemon: Sendable {
                 let onDisk = book.states.cachedOnDisk.contains(widget.id)
                 group.addTask {
                     let started = ContinuousClock.now
-                    let state = onDisk ? await WidgetDaemon.fullState(widget.id, kept: kept, store: store) : kept
+                    let state = onDisk ? await WidgetDaemon.savedState(widget.id, kept: kept, store: store) : kept
                     let outcome = await refresher.refresh(widget, state: state, now: now, respectBudget: respectBudget)
                     let duration = ContinuousClock.now - started
                     // Stopping, not failing: the widget keeps its last snapshot and state.
