@@ -285,7 +285,7 @@ public final class WidgetDaemon: Sendable {
                         .notice, "stale", "\(id): stale, its last good data is from \(snapshot.lastSuccessAt.map(Timestamp.string) ?? "-")",
                         widget: id, status: Snapshot.Status.stale.rawValue, next: snapshot.nextRefreshAt))
             case .failed(let reason):
-                book.metrics.writeFailures[id, default: 0] += 1
+                book.metrics.recordWriteFailure(of: id)
                 book.unwritten[id] = reason
                 configuration.log(
                     LogRecord(.error, "write-failed", "\(id): stale, but it was not written — \(reason)", widget: id, error: reason))
