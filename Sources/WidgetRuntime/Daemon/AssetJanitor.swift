@@ -6,6 +6,7 @@ extension WidgetDaemon {
     /// Which downloaded images (`OUT/assets/…`) each widget's snapshot and kept fallback items refer to,
     /// and the deletion of those nothing refers to any more.
     struct AssetJanitor {
+        /// The images each widget refers to; none for a widget that refers to none (most).
         private var references: [String: Set<String>] = [:]
         /// Whether a refresh since the last collection may have left an image unused.
         private var changed = true
@@ -13,8 +14,8 @@ extension WidgetDaemon {
         /// Records what `values` (a snapshot's and a state's) of widget `id` refer to.
         mutating func update(_ id: String, values: [WidgetValue?]) {
             let paths = AssetJanitor.paths(in: values)
-            if paths != references[id] {
-                references[id] = paths
+            if paths != references[id] ?? [] {
+                references[id] = paths.isEmpty ? nil : paths
                 changed = true
             }
         }
