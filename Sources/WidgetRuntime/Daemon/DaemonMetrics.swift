@@ -71,7 +71,7 @@ extension WidgetDaemon {
         }
 
         /// The Prometheus text exposition of the daemon's counters and gauges.
-        func text(now: Date, snapshots: [String: Snapshot], widgetCount: Int) -> String {
+        func text(now: Date, snapshots: [String: SnapshotSummary], widgetCount: Int) -> String {
             var lines: [String] = []
             func label(_ text: String) -> String {
                 // Ids rarely hold either character: skip the two replacements, a thousand widgets × ten families.
