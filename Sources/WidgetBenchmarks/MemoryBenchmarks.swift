@@ -59,8 +59,10 @@ func runMemoryBenchmarks() {
     )
 }
 
-/// Starts `widgetd run`, waits until `fresh` widgets are fresh in its index (or its index exists, for
-/// none) and a second more, reads its resident memory in KiB, and stops it.
+/// Starts `widgetd run`, waits until it has loaded its widgets (its own record in the state folder) and
+/// `fresh` widgets are fresh in its index, and a second more, reads its resident memory in KiB, and stops
+/// it. The index alone does not tell: a daemon restarted on a folder finds its predecessor's, every
+/// widget fresh, before it has loaded anything.
 private func residentAfterStart(_ widgetd: String, config: URL, out: URL, fresh: Int) -> Int? {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: widgetd)
@@ -79,8 +81,12 @@ private func residentAfterStart(_ widgetd: String, config: URL, out: URL, fresh:
     }
     let deadline = Date().addingTimeInterval(120)
     let index = out.appendingPathComponent("index.json")
+    let record = out.appendingPathComponent(".state/_daemon.json")
     while Date() < deadline {
-        if let data = try? Data(contentsOf: index), let value = try? JSONReader.read(data) {
+        if let data = try? Data(contentsOf: record), let value = try? JSONReader.read(data),
+            value["pid"]?.number?.int == Int(process.processIdentifier),
+            let data = try? Data(contentsOf: index), let value = try? JSONReader.read(data)
+        {
             let widgets = value["widgets"]?.array ?? []
             if widgets.filter({ $0["status"]?.string == "fresh" }).count >= fresh { break }
         }

@@ -21,18 +21,44 @@ public struct WidgetPipeline: Sendable {
         public let parser: any Parser
     }
 
+    /// The definition and the stages, in one block shared by every copy of the pipeline: a daemon keeps a
+    /// pipeline per widget in its tables, whose slots then hold a reference rather than the whole
+    /// definition (~800 bytes) each.
+    private final class Parts: Sendable {
+        let definition: WidgetDefinition
+        let inputs: [Input]
+        let fetcher: any Fetcher
+        let parser: any Parser
+        let transformers: [any Transformer]
+        let timeline: any TimelineBuilder
+
+        init(
+            definition: WidgetDefinition, inputs: [Input], fetcher: any Fetcher, parser: any Parser,
+            transformers: [any Transformer], timeline: any TimelineBuilder
+        ) {
+            self.definition = definition
+            self.inputs = inputs
+            self.fetcher = fetcher
+            self.parser = parser
+            self.transformers = transformers
+            self.timeline = timeline
+        }
+    }
+
+    private let parts: Parts
+
     /// The definition the stages were built from.
-    public let definition: WidgetDefinition
+    public var definition: WidgetDefinition { parts.definition }
     /// The named inputs' stages, in the order they run, before the main source.
-    public let inputs: [Input]
+    public var inputs: [Input] { parts.inputs }
     /// The main source's fetcher.
-    public let fetcher: any Fetcher
+    public var fetcher: any Fetcher { parts.fetcher }
     /// The parser for the main source's payload.
-    public let parser: any Parser
+    public var parser: any Parser { parts.parser }
     /// The transforms, applied in order to the main source's parsed value.
-    public let transformers: [any Transformer]
+    public var transformers: [any Transformer] { parts.transformers }
     /// The timeline stage that lays the final value out as entries.
-    public let timeline: any TimelineBuilder
+    public var timeline: any TimelineBuilder { parts.timeline }
 
     /// The widget's id, from its definition: `jotd`, or `bitdream.home` for an instance.
     public var id: String { definition.id }
@@ -49,7 +75,7 @@ public struct WidgetPipeline: Sendable {
         self = pipeline
     }
 
-    private init(
+    init(
         definition: WidgetDefinition,
         inputs: [Input],
         fetcher: any Fetcher,
@@ -57,12 +83,8 @@ public struct WidgetPipeline: Sendable {
         transformers: [any Transformer],
         timeline: any TimelineBuilder
     ) {
-        self.definition = definition
-        self.inputs = inputs
-        self.fetcher = fetcher
-        self.parser = parser
-        self.transformers = transformers
-        self.timeline = timeline
+        parts = Parts(
+            definition: definition, inputs: inputs, fetcher: fetcher, parser: parser, transformers: transformers, timeline: timeline)
     }
 
     /// Builds every stage, reporting each failure with the path of the stage it belongs to; `templates`

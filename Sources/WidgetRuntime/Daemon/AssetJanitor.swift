@@ -6,6 +6,7 @@ extension WidgetDaemon {
     /// Which downloaded images (`OUT/assets/…`) each widget's snapshot and kept fallback items refer to,
     /// and the deletion of those nothing refers to any more.
     struct AssetJanitor {
+        /// The images each widget refers to; none for a widget that refers to none (most).
         private var references: [String: Set<String>] = [:]
         /// Whether a refresh since the last collection may have left an image unused.
         private var changed = true
@@ -23,8 +24,8 @@ extension WidgetDaemon {
             values += state.fallbackItems
             values += state.fetchCache.values.map(\.value)
             let paths = AssetJanitor.paths(in: values)
-            if paths != references[id] {
-                references[id] = paths
+            if paths != references[id] ?? [] {
+                references[id] = paths.isEmpty ? nil : paths
                 changed = true
             }
         }

@@ -12,9 +12,9 @@ extension WidgetDaemon {
         var states = StateCache()
         var metrics = DaemonMetrics()
         var assets = AssetJanitor()
-        /// Each widget's last snapshot without its entries: the index and the metrics need only its
-        /// status and dates, and the entries are on disk.
-        var snapshots: [String: Snapshot] = [:]
+        /// What the index and the metrics read of each widget's last snapshot: its status and dates (its
+        /// entries, error and warnings are on disk).
+        var snapshots: [String: SnapshotSummary] = [:]
         /// The widgets whose last snapshot could not be written, with why: `status` shows them.
         var unwritten: [String: String] = [:]
         /// What the daemon records about itself for `widgetd status`; nil for `run --once`.
@@ -51,11 +51,9 @@ extension WidgetDaemon {
             schedule.start(widget, state: state, snapshot: snapshot, now: now, startup: startup)
         }
 
-        /// `snapshot` without its entries.
-        static func summary(of snapshot: Snapshot) -> Snapshot {
-            var summary = snapshot
-            summary.entries = []
-            return summary
+        /// What the book keeps of `snapshot`.
+        static func summary(of snapshot: Snapshot) -> SnapshotSummary {
+            SnapshotSummary(snapshot)
         }
 
         /// Forgets a widget and deletes its snapshot (its state is kept, in case it returns).
@@ -141,7 +139,7 @@ extension WidgetDaemon {
         mutating func writeIndexAndMetrics(now: Date, log: (LogRecord) -> Void) {
             do {
                 let gallery = try writeGallery(now: now)
-                try store.writeIndex(Array(snapshots.values), generatedAt: now, gallery: gallery)
+                try store.writeIndex(snapshots.map { $0.value.snapshot(id: $0.key) }, generatedAt: now, gallery: gallery)
                 let text = metrics.text(now: now, snapshots: snapshots, widgetCount: widgets.count)
                 try AtomicFile.write(Data(text.utf8), to: store.metricsFile)
             } catch {
@@ -185,6 +183,33 @@ extension WidgetDaemon {
             } catch {
                 log(LogRecord(.error, "write-failed", "\(error)", error: "\(error)"))
             }
+        }
+    }
+}
+
+extension WidgetDaemon {
+    /// What the book keeps of a widget's last snapshot: what the index and the metrics read, in a slot of
+    /// its table, without a block of its own (a whole snapshot's fields took twice the room).
+    struct SnapshotSummary {
+        var title: String?
+        var status: Snapshot.Status
+        var generatedAt: Date
+        var lastSuccessAt: Date?
+        var nextRefreshAt: Date?
+
+        init(_ snapshot: Snapshot) {
+            title = snapshot.title
+            status = snapshot.status
+            generatedAt = snapshot.generatedAt
+            lastSuccessAt = snapshot.lastSuccessAt
+            nextRefreshAt = snapshot.nextRefreshAt
+        }
+
+        /// The snapshot of widget `id` as far as the summary tells: no entries, error or warnings.
+        func snapshot(id: String) -> Snapshot {
+            Snapshot(
+                id: id, title: title, status: status, generatedAt: generatedAt, lastSuccessAt: lastSuccessAt,
+                nextRefreshAt: nextRefreshAt, entries: [], error: nil)
         }
     }
 }

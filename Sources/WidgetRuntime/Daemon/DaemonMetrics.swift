@@ -5,21 +5,50 @@ extension WidgetDaemon {
     /// The daemon's counters and gauges since it started, written as Prometheus text to
     /// `OUT/widgetd.prom`.
     struct DaemonMetrics {
-        var refreshCounts: [String: [Snapshot.Status: Int]] = [:]
-        var lastDurations: [String: Double] = [:]
-        /// Failed refreshes by widget and failing stage (`source`, `parser`, …, `schedule`, `deadline`).
-        var failures: [String: [String: Int]] = [:]
-        /// Snapshot or state writes that failed, by widget.
-        var writeFailures: [String: Int] = [:]
-        var fetchSeconds: [String: Double] = [:]
-        var fetchBytes: [String: Int] = [:]
-        var budgets: [String: (used: Int, limit: Int)] = [:]
+        /// One widget's counters and gauges, inline: no block of its own for a widget that never failed.
+        struct Widget {
+            /// Refreshes by resulting status, in the order of `Snapshot.Status.allCases`.
+            var refreshes: (Int, Int, Int, Int) = (0, 0, 0, 0)
+            /// How long the last refresh took; `nil` until one is recorded.
+            var lastDuration: Double?
+            /// Failed refreshes by failing stage (`source`, `parser`, …, `schedule`, `deadline`).
+            var failures: [String: Int] = [:]
+            /// Snapshot or state writes that failed.
+            var writeFailures = 0
+            var fetchSeconds: Double?
+            var fetchBytes: Int?
+            var budget: (used: Int, limit: Int)?
+
+            /// The refreshes that ended in `status`.
+            subscript(status: Snapshot.Status) -> Int {
+                get {
+                    switch status {
+                    case .fresh: refreshes.0
+                    case .cached: refreshes.1
+                    case .stale: refreshes.2
+                    case .placeholder: refreshes.3
+                    }
+                }
+                set {
+                    switch status {
+                    case .fresh: refreshes.0 = newValue
+                    case .cached: refreshes.1 = newValue
+                    case .stale: refreshes.2 = newValue
+                    case .placeholder: refreshes.3 = newValue
+                    }
+                }
+            }
+        }
+
+        /// Every widget's, by id: one table rather than one per metric.
+        var widgets: [String: Widget] = [:]
 
         /// Counts a finished refresh of `widget` that took `seconds`.
         mutating func record(_ outcome: WidgetRefresher.Outcome, for widget: WidgetPipeline, seconds: Double, written: Written) {
             let id = widget.id
-            refreshCounts[id, default: [:]][outcome.snapshot.status, default: 0] += 1
-            lastDurations[id] = seconds
+            var counters = widgets[id] ?? Widget()
+            counters[outcome.snapshot.status] += 1
+            counters.lastDuration = seconds
             if let error = outcome.error {
                 let stage =
                     switch error.stage {
@@ -27,16 +56,22 @@ extension WidgetDaemon {
                     case .deadline: "deadline"
                     default: error.kind.rawValue
                     }
-                failures[id, default: [:]][stage, default: 0] += 1
+                counters.failures[stage, default: 0] += 1
             }
-            if let seconds = outcome.fetchSeconds { fetchSeconds[id] = seconds }
-            if let bytes = outcome.fetchBytes { fetchBytes[id] = bytes }
-            budgets[id] = (outcome.state.budgetUsed, widget.definition.schedule.maxPerDay)
-            if case .failed = written { writeFailures[id, default: 0] += 1 }
+            if let seconds = outcome.fetchSeconds { counters.fetchSeconds = seconds }
+            if let bytes = outcome.fetchBytes { counters.fetchBytes = bytes }
+            counters.budget = (outcome.state.budgetUsed, widget.definition.schedule.maxPerDay)
+            if case .failed = written { counters.writeFailures += 1 }
+            widgets[id] = counters
+        }
+
+        /// Counts a snapshot write that failed outside a refresh (a snapshot turning stale).
+        mutating func recordWriteFailure(of id: String) {
+            widgets[id, default: Widget()].writeFailures += 1
         }
 
         /// The Prometheus text exposition of the daemon's counters and gauges.
-        func text(now: Date, snapshots: [String: Snapshot], widgetCount: Int) -> String {
+        func text(now: Date, snapshots: [String: SnapshotSummary], widgetCount: Int) -> String {
             var text = ""
             text.reserveCapacity(256 * (snapshots.count + 1) * 4)
             func label(_ text: String) -> String {
@@ -62,10 +97,12 @@ extension WidgetDaemon {
                 return "\(micro / 1_000_000)." + String(repeating: "0", count: 6 - fraction.count) + fraction
             }
             let statuses = Snapshot.Status.allCases
+            let sorted = widgets.sorted { $0.key < $1.key }.map { (id: $0.key, counters: $0.value) }
+            let refreshed = sorted.filter { $0.counters.lastDuration != nil }
             family(
                 "widgetd_refreshes_total", "counter", "Refreshes run since the daemon started, by resulting status.",
-                refreshCounts.keys.sorted().flatMap { id in
-                    statuses.map { ("\(widget(id)),status=\"\($0.rawValue)\"", "\(refreshCounts[id]?[$0] ?? 0)") }
+                refreshed.flatMap { id, counters in
+                    statuses.map { ("\(widget(id)),status=\"\($0.rawValue)\"", "\(counters[$0])") }
                 })
             family(
                 "widgetd_widget_status", "gauge", "Current status of each widget (1 for the current status).",
@@ -79,27 +116,27 @@ extension WidgetDaemon {
                 })
             family(
                 "widgetd_refresh_duration_seconds", "gauge", "How long each widget's last refresh took.",
-                lastDurations.keys.sorted().map { (widget($0), seconds(lastDurations[$0]!)) })
+                refreshed.map { (widget($0.id), seconds($0.counters.lastDuration!)) })
             family(
                 "widgetd_refresh_failures_total", "counter", "Failed refreshes since the daemon started, by failing stage.",
-                failures.keys.sorted().flatMap { id in
-                    failures[id]!.keys.sorted().map { ("\(widget(id)),stage=\"\($0)\"", "\(failures[id]![$0]!)") }
+                sorted.flatMap { id, counters in
+                    counters.failures.keys.sorted().map { ("\(widget(id)),stage=\"\($0)\"", "\(counters.failures[$0]!)") }
                 })
             family(
                 "widgetd_write_failures_total", "counter", "Snapshot or state writes that failed since the daemon started.",
-                writeFailures.keys.sorted().map { (widget($0), "\(writeFailures[$0]!)") })
+                sorted.filter { $0.counters.writeFailures > 0 }.map { (widget($0.id), "\($0.counters.writeFailures)") })
             family(
                 "widgetd_fetch_duration_seconds", "gauge", "Time spent fetching in each widget's last successful refresh.",
-                fetchSeconds.keys.sorted().map { (widget($0), seconds(fetchSeconds[$0]!)) })
+                sorted.compactMap { id, counters in counters.fetchSeconds.map { (widget(id), seconds($0)) } })
             family(
                 "widgetd_fetch_bytes", "gauge", "Bytes fetched in each widget's last successful refresh.",
-                fetchBytes.keys.sorted().map { (widget($0), "\(fetchBytes[$0]!)") })
+                sorted.compactMap { id, counters in counters.fetchBytes.map { (widget(id), "\($0)") } })
             family(
                 "widgetd_budget_used", "gauge", "Refreshes used today, in the widget's zone.",
-                budgets.keys.sorted().map { (widget($0), "\(budgets[$0]!.used)") })
+                sorted.compactMap { id, counters in counters.budget.map { (widget(id), "\($0.used)") } })
             family(
                 "widgetd_budget_limit", "gauge", "The most refreshes a day (maxPerDay).",
-                budgets.keys.sorted().map { (widget($0), "\(budgets[$0]!.limit)") })
+                sorted.compactMap { id, counters in counters.budget.map { (widget(id), "\($0.limit)") } })
             family(
                 "widgetd_snapshot_age_seconds", "gauge", "Age of the data each widget serves.",
                 snapshots.keys.sorted().compactMap { id in

@@ -19,27 +19,6 @@ extension WidgetDaemon {
     /// so their flushes share the file system's journal commits.
     private static let writeQueue = DispatchQueue(label: "widgetd.writes", attributes: .concurrent)
 
-    /// The state a refresh starts from: `kept` (the book's, without its cached fetch values, entries and
-    /// fallback items) with those read back from the state journal, on a thread of the write queue.
-    static func fullState(_ id: String, kept: WidgetState, store: SnapshotStore) async -> WidgetState {
-        await withCheckedContinuation { continuation in
-            writeQueue.async {
-                var state = kept
-                if let saved = store.savedState(for: id) {
-                    for (stage, fetch) in saved.fetchCache where state.fetchCache[stage]?.validators == fetch.validators {
-                        state.fetchCache[stage] = fetch
-                    }
-                    // The journal's line is the one the kept state was slimmed from.
-                    if state.lastGoodEntries.isEmpty { state.lastGoodEntries = saved.lastGoodEntries }
-                    if state.fallbackItems.isEmpty { state.fallbackItems = saved.fallbackItems }
-                }
-                // A value that could not be read back is no cache: the next fetch is unconditional.
-                state.fetchCache = state.fetchCache.filter { $0.value.value != .null }
-                continuation.resume(returning: state)
-            }
-        }
-    }
-
     /// What ``markStale(_:at:store:)`` did with one widget's snapshot.
     enum StaleMark: Sendable {
         /// Rewritten `stale`.

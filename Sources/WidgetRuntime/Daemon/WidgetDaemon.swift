@@ -170,6 +170,7 @@ public final class WidgetDaemon: Sendable {
         // Describe the widgets at once, even when none is due: the index may be missing or list
         // widgets removed while the daemon was down.
         book.writeIndexAndMetrics(now: configuration.clock.now(), log: configuration.log)
+        ProcessMemory.returnFreePages()
         defer { refreshContinuation.finish() }
         configuration.lifecycle(.ready(widgets: book.widgets.count))
 
@@ -189,6 +190,7 @@ public final class WidgetDaemon: Sendable {
                     reload(into: &book, startup: false)
                     for id in running.ids where book.widgets[id] == nil { running.abandon(id) }
                     book.writeIndexAndMetrics(now: configuration.clock.now(), log: configuration.log)
+                    ProcessMemory.returnFreePages()
                     configuration.lifecycle(.reloaded(widgets: book.widgets.count))
                 case .reloadRequested:
                     let now = configuration.clock.now()
@@ -249,7 +251,7 @@ public final class WidgetDaemon: Sendable {
             let store = configuration.store
             let task = Task { [refresher] in
                 let started = ContinuousClock.now
-                let state = onDisk ? await WidgetDaemon.fullState(widget.id, kept: kept, store: store) : kept
+                let state = onDisk ? await WidgetDaemon.savedState(widget.id, kept: kept, store: store) : kept
                 let outcome = await refresher.refresh(widget, state: state, now: now, respectBudget: true)
                 let duration = ContinuousClock.now - started
                 // A refresh abandoned (its widget removed, or the daemon stopping) writes nothing.
@@ -284,7 +286,7 @@ public final class WidgetDaemon: Sendable {
                         .notice, "stale", "\(id): stale, its last good data is from \(snapshot.lastSuccessAt.map(Timestamp.string) ?? "-")",
                         widget: id, status: Snapshot.Status.stale.rawValue, next: snapshot.nextRefreshAt))
             case .failed(let reason):
-                book.metrics.writeFailures[id, default: 0] += 1
+                book.metrics.recordWriteFailure(of: id)
                 book.unwritten[id] = reason
                 configuration.log(
                     LogRecord(.error, "write-failed", "\(id): stale, but it was not written — \(reason)", widget: id, error: reason))
@@ -320,6 +322,8 @@ public final class WidgetDaemon: Sendable {
         // flushes the output folder again, which costs nothing more).
         configuration.store.syncFolders()
         book.writeIndexAndMetrics(now: ended, log: configuration.log)
+        // The wave is over: what its refreshes parsed and wrote is free, between the blocks kept.
+        if running.isEmpty { ProcessMemory.returnFreePages() }
         configuration.log(
             LogRecord(
                 .debug, "wave", "wave done: \(recorded) refreshed, \(fresh) fresh, \(running.count) under way; index written",
@@ -473,7 +477,7 @@ public final class WidgetDaemon: Sendable {
                 let onDisk = book.states.cachedOnDisk.contains(widget.id)
                 group.addTask {
                     let started = ContinuousClock.now
-                    let state = onDisk ? await WidgetDaemon.fullState(widget.id, kept: kept, store: store) : kept
+                    let state = onDisk ? await WidgetDaemon.savedState(widget.id, kept: kept, store: store) : kept
                     let outcome = await refresher.refresh(widget, state: state, now: now, respectBudget: respectBudget)
                     let duration = ContinuousClock.now - started
                     // Stopping, not failing: the widget keeps its last snapshot and state.

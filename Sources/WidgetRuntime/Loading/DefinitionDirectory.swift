@@ -104,7 +104,8 @@ public struct DefinitionDirectory: Sendable {
             return result
         }
         result.files = files
-        let reads = Self.read(files, with: reader, keepingWidgets: keepingWidgets)
+        // Widgets written alike hold their common parts once (see `PipelinePool`).
+        let reads = Self.read(files, with: reader, keepingWidgets: keepingWidgets, pool: PipelinePool())
         var owners: [String: String] = [:]
         for (file, (read, ids)) in zip(files, reads) {
             result.warnings += read.warnings
@@ -141,9 +142,9 @@ public struct DefinitionDirectory: Sendable {
     /// up nobody.
     ///
     /// Each result comes with the ids of its widgets; without `keepingWidgets`, its widgets are let go
-    /// here, by the worker that made them.
+    /// here, by the worker that made them, and otherwise share their common parts through `pool`.
     private static func read(
-        _ files: [String], with reader: DefinitionReader, keepingWidgets: Bool
+        _ files: [String], with reader: DefinitionReader, keepingWidgets: Bool, pool: PipelinePool
     ) -> [(result: DefinitionReader.Result, ids: [String])] {
         let workers = max(1, min(ProcessInfo.processInfo.activeProcessorCount, files.count / 8))
         let next = Mutex(0)
@@ -157,7 +158,7 @@ public struct DefinitionDirectory: Sendable {
                 guard index < files.count else { return }
                 var read = Self.read(files[index], with: reader)
                 let ids = read.widgets.map(\.id)
-                if !keepingWidgets { read.widgets = [] }
+                read.widgets = keepingWidgets ? read.widgets.map(pool.share) : []
                 reads.withLock { $0[index] = (read, ids) }
             }
         }

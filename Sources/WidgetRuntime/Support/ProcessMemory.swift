@@ -31,4 +31,24 @@ public enum ProcessMemory {
         _ = mallopt(arenaMaximum, Int32(max(2, ProcessInfo.processInfo.activeProcessorCount)))
         #endif
     }
+
+    /// Gives back to the system the pages the allocator holds free (glibc's `malloc_trim`), where a
+    /// daemon's work is done for a while: after loading the definitions and after a wave of refreshes.
+    ///
+    /// A load or a wave parses payloads, states and snapshots between the few blocks the daemon keeps,
+    /// and freed pages between kept blocks stay resident otherwise: a thousand widgets loaded from state
+    /// kept ~8 MiB of such pages. Takes about a millisecond for a daemon of a thousand widgets. Does
+    /// nothing where the allocator is not glibc's.
+    public static func returnFreePages() {
+        #if os(Linux)
+        typealias Trim = @convention(c) (Int) -> Int32
+        guard let symbol = trimSymbol else { return }
+        _ = unsafeBitCast(symbol, to: Trim.self)(0)
+        #endif
+    }
+
+    #if os(Linux)
+    /// `malloc_trim`, looked up once: it is not in the Glibc module either.
+    nonisolated(unsafe) private static let trimSymbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "malloc_trim")
+    #endif
 }
