@@ -60,8 +60,11 @@ final class KeyTracker: @unchecked Sendable {
         /// The members asked for, by position (the first 64; later ones in `askedBeyond`).
         @exclusivity(unchecked) var asked: UInt64 = 0
         @exclusivity(unchecked) var askedBeyond: Set<Int> = []
-        /// Keys asked for that the object does not have, for hints.
+        /// Keys asked for that the object does not have, for hints; kept only when the key type does not
+        /// list its keys itself (a ``DescribedKey`` type's hints come from its cases).
         @exclusivity(unchecked) var askedAbsent: [String] = []
+        /// Whether to keep ``askedAbsent``: recording each missing key cost an array for most objects.
+        let recordsAbsent: Bool
         /// Keys the type enumerated (`allKeys`), read as a whole, or abandoned after a problem: not checked.
         @exclusivity(unchecked) var dynamic: Bool
 
@@ -70,12 +73,13 @@ final class KeyTracker: @unchecked Sendable {
             self.object = object
             self.keyType = keyType
             self.dynamic = dynamic
+            recordsAbsent = !(keyType is any DescribedKey.Type)
         }
 
         /// The member `key`, asked for whether or not it is there.
         func lookUp(_ key: String) -> WidgetValue? {
             guard let position = object.position(of: key) else {
-                askedAbsent.append(key)
+                if recordsAbsent { askedAbsent.append(key) }
                 return nil
             }
             if position < 64 {
