@@ -61,11 +61,15 @@ public struct WidgetDuration: Sendable, Hashable, Comparable, CustomStringConver
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
-        let text = try container.decode(String.self)
+        self = try Self.decoded(try container.decode(String.self), codingPath: container.codingPath)
+    }
+
+    /// What ``init(from:)`` makes of `text`, read at `codingPath`: the same duration or the same error.
+    static func decoded(_ text: String, codingPath: @autoclosure () -> [any CodingKey]) throws -> WidgetDuration {
         guard let duration = WidgetDuration(text) else {
-            throw DecodingError.dataCorruptedError(in: container, debugDescription: WidgetDuration.problem(text))
+            throw DecodingError.dataCorrupted(.init(codingPath: codingPath(), debugDescription: WidgetDuration.problem(text)))
         }
-        self = duration
+        return duration
     }
 
     /// The sentence for a string that is not a duration.

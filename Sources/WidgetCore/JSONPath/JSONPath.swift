@@ -93,6 +93,11 @@ extension JSONPath: Decodable {
     public init(from decoder: any Decoder) throws {
         self = try ExpressionError.decode(from: decoder, what: "JSONPath", JSONPath.init)
     }
+
+    /// What ``init(from:)`` makes of `text`, read at `codingPath`: the same path or the same error.
+    static func decoded(_ text: String, codingPath: @autoclosure () -> [any CodingKey]) throws -> JSONPath {
+        try ExpressionError.decode(text, codingPath: codingPath(), what: "JSONPath", JSONPath.init)
+    }
 }
 
 extension ExpressionError {
@@ -105,12 +110,23 @@ extension ExpressionError {
         _ make: (String) throws(ExpressionError) -> Expression
     ) throws -> Expression {
         let text = try decoder.singleValueContainer().decode(String.self)
+        return try decode(text, codingPath: decoder.codingPath, what: what, make)
+    }
+
+    /// Makes an expression of `text`, read as a JSON string at `codingPath`, with `make`; a bad one
+    /// becomes the `DecodingError.dataCorrupted` of ``decode(from:what:_:)``.
+    static func decode<Expression>(
+        _ text: String,
+        codingPath: @autoclosure () -> [any CodingKey],
+        what: String,
+        _ make: (String) throws(ExpressionError) -> Expression
+    ) throws -> Expression {
         do {
             return try make(text)
         } catch {
             throw DecodingError.dataCorrupted(
                 DecodingError.Context(
-                    codingPath: decoder.codingPath,
+                    codingPath: codingPath(),
                     debugDescription: "'\(text)' is not a valid \(what): \(error)",
                     underlyingError: error))
         }

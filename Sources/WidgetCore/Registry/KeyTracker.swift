@@ -8,10 +8,11 @@ final class CodingPathNode {
 
     let parent: CodingPathNode?
     let step: Step?
+    // A node belongs to one synchronous decode on one thread: its state needs no exclusivity checks.
     /// The object opened at this place, so that opening it again asks into the same one.
-    var container: KeyTracker.Container?
+    @exclusivity(unchecked) var container: KeyTracker.Container?
     /// Whether the object here was read whole (as a ``WidgetValue``): its members are someone else's.
-    var claimed = false
+    @exclusivity(unchecked) var claimed = false
 
     init(parent: CodingPathNode?, step: Step?) {
         self.parent = parent
@@ -57,24 +58,28 @@ final class KeyTracker: @unchecked Sendable {
         let object: WidgetObject
         let keyType: any CodingKey.Type
         /// The members asked for, by position (the first 64; later ones in `askedBeyond`).
-        var asked: UInt64 = 0
-        var askedBeyond: Set<Int> = []
-        /// Keys asked for that the object does not have, for hints.
-        var askedAbsent: [String] = []
+        @exclusivity(unchecked) var asked: UInt64 = 0
+        @exclusivity(unchecked) var askedBeyond: Set<Int> = []
+        /// Keys asked for that the object does not have, for hints; kept only when the key type does not
+        /// list its keys itself (a ``DescribedKey`` type's hints come from its cases).
+        @exclusivity(unchecked) var askedAbsent: [String] = []
+        /// Whether to keep ``askedAbsent``: recording each missing key cost an array for most objects.
+        let recordsAbsent: Bool
         /// Keys the type enumerated (`allKeys`), read as a whole, or abandoned after a problem: not checked.
-        var dynamic: Bool
+        @exclusivity(unchecked) var dynamic: Bool
 
         init(node: CodingPathNode, object: WidgetObject, keyType: any CodingKey.Type, dynamic: Bool) {
             self.node = node
             self.object = object
             self.keyType = keyType
             self.dynamic = dynamic
+            recordsAbsent = !(keyType is any DescribedKey.Type)
         }
 
         /// The member `key`, asked for whether or not it is there.
         func lookUp(_ key: String) -> WidgetValue? {
             guard let position = object.position(of: key) else {
-                askedAbsent.append(key)
+                if recordsAbsent { askedAbsent.append(key) }
                 return nil
             }
             if position < 64 {
@@ -114,10 +119,11 @@ final class KeyTracker: @unchecked Sendable {
     let templates: TemplateCache?
     let filters: FilterRegistry
     let root = CodingPathNode(parent: nil, step: nil)
-    var containers: [Container] = []
-    var problems: [OptionsError] = []
+    // Used by one synchronous decode on one thread (see above): no exclusivity checks.
+    @exclusivity(unchecked) var containers: [Container] = []
+    @exclusivity(unchecked) var problems: [OptionsError] = []
     /// Unknown keys already reported as the misspelling of a missing key, as `path/key`.
-    private var reported: Set<String> = []
+    @exclusivity(unchecked) private var reported: Set<String> = []
 
     deinit {
         // A node and the object opened at it refer to each other: let both go.

@@ -132,6 +132,38 @@ struct ValueDecoder: Decoder {
         }
     }
 
+    /// What `[String]`'s `init(from:)` does with this decoder: each element a string, else the error of
+    /// the first that is not, at its index.
+    func decodeStrings() throws -> [String] {
+        guard case .array(let elements) = value else {
+            throw DecodingError.typeMismatch([Any].self, .init(codingPath: codingPath, debugDescription: "found \(value.typeName)"))
+        }
+        var strings: [String] = []
+        for (index, element) in elements.enumerated() {
+            guard case .string(let string) = element else { throw child(element, index: index).mismatch(String.self) }
+            strings.append(string)
+        }
+        return strings
+    }
+
+    /// What `[String: Template]`'s `init(from:)` does with this decoder: an object whose members are all
+    /// read (so none is unknown), each a template, else the error of the first that is not, at its key.
+    func decodeTemplateMap() throws -> [String: Template] {
+        guard case .object(let object) = value else {
+            throw DecodingError.typeMismatch(
+                [String: Any].self, .init(codingPath: codingPath, debugDescription: "found \(value.typeName)"))
+        }
+        var templates: [String: Template] = [:]
+        for (key, member) in zip(object.keys, object.values) {
+            let decoder = child(member, key: MemberKey(stringValue: key))
+            if member.isNull {
+                throw DecodingError.valueNotFound(Template.self, .init(codingPath: decoder.codingPath, debugDescription: "null"))
+            }
+            templates[key] = try decoder.decodeTemplate()
+        }
+        return templates
+    }
+
     func decode<T: Decodable>(_ type: T.Type) throws -> T {
         if T.self == String.self { return try decodeString() as! T }
         // A free-form value: any members are welcome.
@@ -165,6 +197,16 @@ struct ValueDecoder: Decoder {
             }
             return url as! T
         }
+        // The collections and expressions options use most, read in place rather than through the
+        // standard library's generic `init(from:)` and this decoder's containers: the same values, the same
+        // errors at the same paths.
+        if T.self == JSONPath.self { return try JSONPath.decoded(try decodeString(), codingPath: codingPath) as! T }
+        if T.self == [String: Template].self { return try decodeTemplateMap() as! T }
+        if T.self == TemplateTree.self {
+            return try TemplateTree(decoded: claim(), cache: tracker.templates, filters: tracker.filters, codingPath: codingPath) as! T
+        }
+        if T.self == [String].self { return try decodeStrings() as! T }
+        if T.self == WidgetDuration.self { return try WidgetDuration.decoded(try decodeString(), codingPath: codingPath) as! T }
         let result = try T(from: self)
         // A type that never opened this object (an options type without properties) asked for no keys, so
         // every member is unknown.
@@ -357,4 +399,21 @@ private struct SingleContainer: SingleValueDecodingContainer {
     func decode(_ type: UInt32.Type) throws -> UInt32 { try decoder.decodeInteger(type) }
     func decode(_ type: UInt64.Type) throws -> UInt64 { try decoder.decodeInteger(type) }
     func decode<T: Decodable>(_ type: T.Type) throws -> T { try decoder.decode(type) }
+}
+
+/// The key of a member of an object decoded as a dictionary, as the standard library makes it: a name that
+/// is a whole number is also an index (so paths show `[404]` for a member named "404").
+private struct MemberKey: CodingKey {
+    let stringValue: String
+    let intValue: Int?
+
+    init(stringValue: String) {
+        self.stringValue = stringValue
+        intValue = Int(stringValue)
+    }
+
+    init?(intValue: Int) {
+        stringValue = "\(intValue)"
+        self.intValue = intValue
+    }
 }

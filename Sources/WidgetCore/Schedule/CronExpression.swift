@@ -119,6 +119,8 @@ public struct CronExpression: Sendable, Hashable, CustomStringConvertible {
         nameBase: Int = 0
     ) throws(ExpressionError) -> Set<Int> {
         var values: Set<Int> = []
+        // Room for every value of the field at once: "*" fills it, and growing on the way rehashes it.
+        values.reserveCapacity(range.count)
         var column = field.column
         for part in field.text.split(separator: ",", omittingEmptySubsequences: false) {
             func fail(_ reason: String) -> ExpressionError {

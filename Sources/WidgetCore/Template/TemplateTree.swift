@@ -51,15 +51,26 @@ public indirect enum TemplateTree: Sendable, Hashable, Decodable {
 
     public init(from decoder: any Decoder) throws {
         let value = try decoder.singleValueContainer().decode(WidgetValue.self)
+        try self.init(
+            decoded: value, cache: TemplateCache.of(decoder),
+            filters: decoder.userInfo[FilterRegistry.userInfoKey] as? FilterRegistry ?? .standard, codingPath: decoder.codingPath)
+    }
+
+    /// What ``init(from:)`` makes of `value`, read at `codingPath`: compiled by `cache` when there is one,
+    /// else with `filters`; a bad template becomes the same `DecodingError.dataCorrupted`.
+    init(
+        decoded value: WidgetValue, cache: TemplateCache?, filters: @autoclosure () -> FilterRegistry,
+        codingPath: @autoclosure () -> [any CodingKey]
+    ) throws {
         do throws(OptionsError) {
-            if let cache = TemplateCache.of(decoder) {
+            if let cache {
                 try self.init(value, path: .root, compile: cache.template)
             } else {
-                try self.init(value, filters: decoder.userInfo[FilterRegistry.userInfoKey] as? FilterRegistry ?? .standard)
+                try self.init(value, filters: filters())
             }
         } catch {
             throw DecodingError.dataCorrupted(
-                .init(codingPath: decoder.codingPath, debugDescription: error.message, underlyingError: error)
+                .init(codingPath: codingPath(), debugDescription: error.message, underlyingError: error)
             )
         }
     }
