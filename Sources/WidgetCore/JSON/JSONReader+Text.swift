@@ -35,6 +35,16 @@ extension JSONReader {
         return String(decoding: text, as: UTF8.self)
     }
 
+    /// Whether none of the four-bit values in the bytes of `nibbles` that `tops` marks (by their top
+    /// bits) is 0 or D. The values are the low halves of three-byte leads, every other bit clear: the
+    /// leads E0 and ED, whose second bytes are restricted, have 0 and D.
+    @inline(__always)
+    static func hasNoE0OrEDLead(_ nibbles: UInt64, tops: UInt64) -> Bool {
+        // A byte of at most 0x0F plus 0x7F sets its top bit exactly when it is not zero, and never carries.
+        let add: UInt64 = 0x7F7F_7F7F_7F7F_7F7F
+        return (nibbles &+ add) & ((nibbles ^ 0x0D0D_0D0D_0D0D_0D0D) &+ add) & tops == tops
+    }
+
     /// Whether `text` is well-formed UTF-8 (RFC 3629: no overlong forms, no surrogates, nothing above
     /// U+10FFFF), the same rule by which `String(decoding:as:)` repairs.
     static func isValidUTF8(_ text: UnsafeBufferPointer<UInt8>) -> Bool {
@@ -57,13 +67,23 @@ extension JSONReader {
                     guard lead == 0xE0 ? second >= 0xA0 : second <= 0x9F else { return false }
                 }
                 index += 3
-                // Runs of them (most CJK text) two at a time, leaving E0 and ED leads to the check above.
+                // Runs of them (most CJK text) four at a time, then two, leaving E0 and ED leads to the
+                // check above.
+                while index + 14 <= count {
+                    let low = loadWord(base + index)
+                    let high = loadWord(base + index + 6)
+                    guard low & 0xC0C0_F0C0_C0F0 == 0x8080_E080_80E0, high & 0xC0C0_F0C0_C0F0 == 0x8080_E080_80E0
+                    else { break }
+                    let leads = (low & 0x0F00_000F) | (high & 0x0F00_000F) << 32
+                    guard hasNoE0OrEDLead(leads, tops: 0x8000_0080_8000_0080) else { break }
+                    index += 12
+                }
                 while index + 8 <= count {
                     let pair = loadWord(base + index)
-                    guard pair & 0xC0C0_F0C0_C0F0 == 0x8080_E080_80E0 else { break }
-                    let first = UInt8(truncatingIfNeeded: pair)
-                    let next = UInt8(truncatingIfNeeded: pair >> 24)
-                    guard first != 0xE0, first != 0xED, next != 0xE0, next != 0xED else { break }
+                    guard pair & 0xC0C0_F0C0_C0F0 == 0x8080_E080_80E0, hasNoE0OrEDLead(pair & 0x0F00_000F, tops: 0x8000_0080)
+                    else {
+                        break
+                    }
                     index += 6
                 }
             } else if word & 0xC0E0 == 0x80C0 {
