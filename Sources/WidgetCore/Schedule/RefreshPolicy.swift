@@ -92,11 +92,8 @@ public struct RefreshPolicy: Sendable {
     public func budgetDay(_ date: Date) -> String {
         let parts = calendar.dateComponents([.year, .month, .day], from: date)
         // (String(format:) took as long as the calendar.)
-        func padded(_ value: Int, _ width: Int) -> String {
-            let digits = String(value)
-            return digits.count >= width ? digits : String(repeating: "0", count: width - digits.count) + digits
-        }
-        return "\(padded(parts.year ?? 0, 4))-\(padded(parts.month ?? 0, 2))-\(padded(parts.day ?? 0, 2))"
+        let year = String(parts.year ?? 0).leftPadded(to: 4)
+        return "\(year)-\(String(parts.month ?? 0).leftPadded(to: 2))-\(String(parts.day ?? 0).leftPadded(to: 2))"
     }
 
     /// When the budget day of `date` ends: the start of the next local day.

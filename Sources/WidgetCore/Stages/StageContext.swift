@@ -11,7 +11,7 @@ public struct StageContext: Sendable {
     public var widgetTitle: String?
     /// The moment of this refresh. Stages never read the system clock themselves.
     public var now: Date {
-        didSet { nowText = UTCTimestamp.string(now) }
+        didSet { nowText = InternetDate.timestamp(now) }
     }
     /// `now` as templates see it, written once rather than for every scope.
     private(set) var nowText: String
@@ -67,7 +67,7 @@ public struct StageContext: Sendable {
         self.widgetID = widgetID
         self.widgetTitle = widgetTitle
         self.now = now
-        nowText = UTCTimestamp.string(now)
+        nowText = InternetDate.timestamp(now)
         self.timeZone = timeZone
         self.inputs = inputs
         self.params = params

@@ -32,20 +32,39 @@ public enum InternetDate {
     public static func iso8601(_ date: Date) -> String {
         let interval = date.timeIntervalSince1970
         var seconds = Int64(interval.rounded(.down))
-        let millis = Int(((interval - Double(seconds)) * 1000).rounded())
-        var fraction = millis
+        var fraction = Int(((interval - Double(seconds)) * 1000).rounded())
         if fraction == 1000 {
             seconds += 1
             fraction = 0
         }
+        return utc(seconds: seconds, milliseconds: fraction != 0 ? fraction : nil) ?? ISO8601DateFormatter().string(from: date)
+    }
+
+    /// `date` in UTC exactly as Foundation's ISO 8601 format style writes it: to the second
+    /// (`2026-11-22T05:00:03Z`, the fraction dropped), or with `milliseconds` always
+    /// (`2026-11-22T05:00:03.042Z`, truncated). Written directly from 1900 on (the style was a tenth of
+    /// writing a snapshot); before, the style itself writes it, in the Julian calendar before 1582.
+    package static func timestamp(_ date: Date, milliseconds: Bool = false) -> String {
+        let interval = date.timeIntervalSince1970
+        if interval.isFinite, interval >= -2_208_988_800 {
+            let whole = interval.rounded(.down)
+            let fraction = milliseconds ? min(999, Int(((interval - whole) * 1000).rounded(.down))) : nil
+            if let text = utc(seconds: Int64(whole), milliseconds: fraction) { return text }
+        }
+        return milliseconds ? date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true)) : date.formatted(.iso8601)
+    }
+
+    /// `seconds` since 1970 as `YYYY-MM-DDTHH:MM:SSZ`, with `.mmm` before the `Z` when `milliseconds` is
+    /// given; `nil` outside the years 1 to 9999.
+    private static func utc(seconds: Int64, milliseconds: Int?) -> String? {
         let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
         let secondOfDay = Int(seconds - days * 86_400)
-        // CivilDate counts from 0001-03-01; a date outside years 1–9999 is left to Foundation.
+        // CivilDate counts from 0001-03-01.
         guard days >= Int64(CivilDate.days(year: 1, month: 3, day: 1)), days < Int64(CivilDate.days(year: 10000, month: 1, day: 1)) else {
-            return ISO8601DateFormatter().string(from: date)
+            return nil
         }
         let (year, month, day) = CivilDate.date(days: Int(days))
-        let count = fraction != 0 ? 24 : 20
+        let count = milliseconds != nil ? 24 : 20
         return String(unsafeUninitializedCapacity: count) { bytes in
             func put(_ value: Int, _ width: Int, at offset: Int) {
                 var value = value
@@ -65,9 +84,9 @@ public enum InternetDate {
             put(secondOfDay / 60 % 60, 2, at: 14)
             bytes[16] = UInt8(ascii: ":")
             put(secondOfDay % 60, 2, at: 17)
-            if fraction != 0 {
+            if let milliseconds {
                 bytes[19] = UInt8(ascii: ".")
-                put(fraction, 3, at: 20)
+                put(milliseconds, 3, at: 20)
             }
             bytes[count - 1] = UInt8(ascii: "Z")
             return count

@@ -43,17 +43,12 @@ extension WidgetDaemon {
                 assets.update(id, snapshot: snapshot, state: state)
                 states.keep(state, for: id, savedOnDisk: true)
             }
-            if let snapshot { snapshots[id] = Book.summary(of: snapshot) }
+            if let snapshot { snapshots[id] = SnapshotSummary(snapshot) }
             // The card was rendered with the view this definition may have changed: the next gallery
             // renders it again.
             cardsToRender.insert(id)
             writtenCards[id] = nil
             schedule.start(widget, state: state, snapshot: snapshot, now: now, startup: startup)
-        }
-
-        /// What the book keeps of `snapshot`.
-        static func summary(of snapshot: Snapshot) -> SnapshotSummary {
-            SnapshotSummary(snapshot)
         }
 
         /// Forgets a widget and deletes its snapshot (its state is kept, in case it returns).
@@ -80,7 +75,7 @@ extension WidgetDaemon {
         ) {
             let id = widget.id
             let snapshot = outcome.snapshot
-            snapshots[id] = Book.summary(of: snapshot)
+            snapshots[id] = SnapshotSummary(snapshot)
             if case .done(let card) = written {
                 // Its page was written with the card of this definition's view.
                 cardsToRender.remove(id)

@@ -14,10 +14,11 @@ extension WidgetDaemon {
         case failed(String)
     }
 
-    /// The threads refreshes write on: an `fsync` blocks its thread for as long as the disk takes, and the
-    /// cooperative pool's few threads must not wait for disks. Refreshes finishing together write at once,
-    /// so their flushes share the file system's journal commits.
-    private static let writeQueue = DispatchQueue(label: "widgetd.writes", attributes: .concurrent)
+    /// The threads refreshes read their saved state and write their files on: an `fsync` or a read blocks
+    /// its thread for as long as the disk takes, and the cooperative pool's few threads must not wait for
+    /// disks. Refreshes finishing together write at once, so their flushes share the file system's
+    /// journal commits.
+    static let fileQueue = DispatchQueue(label: "widgetd.files", attributes: .concurrent)
 
     /// What ``markStale(_:at:store:)`` did with one widget's snapshot.
     enum StaleMark: Sendable {
@@ -30,13 +31,13 @@ extension WidgetDaemon {
     }
 
     /// Rewrites the snapshots of `ids` as `stale` at `now`, entries and all, with their pages, on a thread
-    /// of the write queue (a snapshot is read back from disk, as the book keeps none of its entries),
+    /// of the file queue (a snapshot is read back from disk, as the book keeps none of its entries),
     /// flushing the folder once for them all. `definitions` gives each widget's view.
     static func markStale(
         _ ids: [String], at now: Date, definitions: [String: WidgetDefinition], store: SnapshotStore
     ) async -> [(id: String, mark: StaleMark)] {
         await withCheckedContinuation { continuation in
-            writeQueue.async {
+            fileQueue.async {
                 let marks = ids.map { id -> (id: String, mark: StaleMark) in
                     guard var snapshot = store.snapshot(for: id), snapshot.status == .fresh || snapshot.status == .cached else {
                         return (id, .unchanged)
@@ -62,7 +63,7 @@ extension WidgetDaemon {
     /// being out of date, and the next gallery renders its card again.
     static func write(_ outcome: WidgetRefresher.Outcome, definition: WidgetDefinition, to store: SnapshotStore) async -> Written {
         await withCheckedContinuation { continuation in
-            writeQueue.async {
+            fileQueue.async {
                 do {
                     try store.writeRefresh(outcome.snapshot, state: outcome.state)
                     let card = try? store.writeCard(of: outcome.snapshot, definition: definition)

@@ -39,15 +39,12 @@ extension WidgetDaemon {
         }
     }
 
-    /// The threads refreshes read their saved state on, off the cooperative pool.
-    private static let stateReads = DispatchQueue(label: "widgetd.state-reads", attributes: .concurrent)
-
     /// The state a refresh starts from: `kept` (the book's, without its fetch cache, entries and fallback
     /// items) with those of the widget's line in the state journal, the line `kept` was slimmed from. A
     /// line that cannot be read, or is not that one, gives none: the fetch is then unconditional.
     static func savedState(_ id: String, kept: WidgetState, store: SnapshotStore) async -> WidgetState {
         await withCheckedContinuation { continuation in
-            stateReads.async {
+            fileQueue.async {
                 var state = kept
                 if let saved = store.savedState(for: id), isLine(saved, of: kept) {
                     // A value that could not be read back is no cache: the next fetch is unconditional.

@@ -277,7 +277,7 @@ public final class WidgetDaemon: Sendable {
         {
             switch mark {
             case .marked(let snapshot):
-                book.snapshots[id] = Book.summary(of: snapshot)
+                book.snapshots[id] = SnapshotSummary(snapshot)
                 book.cardsToRender.remove(id)
                 book.unwritten[id] = nil
                 marked += 1

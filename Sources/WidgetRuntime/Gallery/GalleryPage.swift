@@ -108,15 +108,14 @@ public struct GalleryPage: Sendable {
     /// keeps each widget's card between two galleries; `nil` when `html` is not such a page.
     public static func card(inPage html: String, id: String) -> GalleryCard? {
         let bytes = Array(html.utf8)
-        let opening = Array(mainOpening.utf8)
         let ending = Array(GalleryPage.ending.utf8)
         let marker = Array("<article data-generation=\"".utf8)
         // The card's generation: 16 hexadecimal digits and a quote.
         let markerEnd = marker.count + 17
-        guard let start = firstIndex(of: opening, in: bytes), bytes.count >= ending.count + 1,
+        guard let start = ViewMarkup.find(bytes, mainOpening, from: 0), bytes.count >= ending.count + 1,
             bytes[(bytes.count - ending.count)...].elementsEqual(ending)
         else { return nil }
-        let cardStart = start + opening.count
+        let cardStart = start + mainOpening.utf8.count
         // The card and its newline.
         let cardEnd = bytes.count - ending.count - 1
         guard cardEnd - cardStart > markerEnd, bytes[cardEnd] == UInt8(ascii: "\n"),
@@ -124,21 +123,10 @@ public struct GalleryPage: Sendable {
             bytes[cardStart + markerEnd - 1] == UInt8(ascii: "\"")
         else { return nil }
         // The page of this one widget (not the gallery of every widget, nor another widget's page).
-        let widget = Array("<meta name=\"widgetd-widget\" content=\"\(HTMLText.escape(id))\">\n".utf8)
-        guard let meta = firstIndex(of: widget, in: bytes), meta < start else { return nil }
+        let widget = "<meta name=\"widgetd-widget\" content=\"\(HTMLText.escape(id))\">\n"
+        guard let meta = ViewMarkup.find(bytes, widget, from: 0), meta < start else { return nil }
         let rest = String(decoding: bytes[(cardStart + markerEnd)..<cardEnd], as: UTF8.self)
         return GalleryCard(id: id, html: "<article" + rest)
-    }
-
-    /// Where `pattern` first occurs in `bytes`.
-    private static func firstIndex(of pattern: [UInt8], in bytes: [UInt8]) -> Int? {
-        guard let first = pattern.first, bytes.count >= pattern.count else { return nil }
-        var index = 0
-        while index <= bytes.count - pattern.count {
-            if bytes[index] == first, bytes[index..<(index + pattern.count)].elementsEqual(pattern) { return index }
-            index += 1
-        }
-        return nil
     }
 
     /// The base64 SHA-256 of `text`, as a Content-Security-Policy source names an inline element.

@@ -136,12 +136,12 @@ public struct Snapshot: Sendable, Hashable {
 public enum Timestamp {
     /// `date` as an RFC 3339 timestamp in UTC, to the second: `2026-11-22T05:00:03Z`.
     public static func string(_ date: Date) -> String {
-        UTCTimestamp.string(date)
+        InternetDate.timestamp(date)
     }
 
     /// With milliseconds, for log lines: `2026-11-22T05:00:03.042Z`.
     public static func milliseconds(_ date: Date) -> String {
-        UTCTimestamp.string(date, milliseconds: true)
+        InternetDate.timestamp(date, milliseconds: true)
     }
 
     /// Reads an RFC 3339 timestamp, with or without fractional seconds; nil when `text` is not one.
