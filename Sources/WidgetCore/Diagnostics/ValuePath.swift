@@ -91,7 +91,9 @@ public struct ValuePath: Sendable, Hashable, CustomStringConvertible {
         text += "']"
     }
 
-    private static func isIdentifier(_ key: String) -> Bool {
+    /// Whether `key` is a name, `[A-Za-z_][A-Za-z0-9_]*`: written `.key` in a path, and what a template
+    /// can read as a variable.
+    package static func isIdentifier(_ key: String) -> Bool {
         guard let first = key.utf8.first else { return false }
         func isLetter(_ byte: UInt8) -> Bool {
             (byte >= 97 && byte <= 122) || (byte >= 65 && byte <= 90) || byte == 95

@@ -188,10 +188,11 @@ public struct HTTPFetcher: Fetcher {
     }
 
     /// Fetches with `item` in the templates' scope (its members are root names, `item` is the item), as
-    /// the `fetch` transform does for each item; `nil` is a source's fetch.
-    func fetch(context: StageContext, item: WidgetValue?) async throws -> Payload {
+    /// the `fetch` transform does for each item; `nil` is a source's fetch. `fingerprint` is the request's
+    /// ``requestFingerprint(context:item:)`` when the caller already has it.
+    func fetch(context: StageContext, item: WidgetValue?, fingerprint: String? = nil) async throws -> Payload {
         do {
-            return try await exchange(context: context, item: item)
+            return try await exchange(context: context, item: item, fingerprint: fingerprint)
         } catch var error as StageError {
             // Messages name the host, which a template may take from a secret too.
             error.message = masked(error.message, context: context)
@@ -205,12 +206,12 @@ public struct HTTPFetcher: Fetcher {
         context.secrets.mask(text, uses: secretUses, params: context.params)
     }
 
-    private func exchange(context: StageContext, item: WidgetValue?) async throws -> Payload {
+    private func exchange(context: StageContext, item: WidgetValue?, fingerprint: String?) async throws -> Payload {
         var request = try makeRequest(context: context, item: item)
         // Validators belong to the request that earned them: a URL that changed since (its template reads
         // `inputs` or `now`, or the definition was edited) names another resource, whose answer to the old
         // validators would be meaningless.
-        let fingerprint = requestFingerprint(context: context, item: item)
+        let fingerprint = fingerprint ?? requestFingerprint(context: context, item: item)
         var sentValidators = false
         if context.validators.request == fingerprint {
             if let etag = context.validators.etag {

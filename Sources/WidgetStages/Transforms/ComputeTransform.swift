@@ -75,19 +75,11 @@ public struct ComputeTransform: Transformer {
         }
         fields = members
         name = options.as ?? Self.defaultName
-        guard Self.isName(name) else {
+        guard ValuePath.isIdentifier(name) else {
             throw StageError(
                 "\"as\" is \"\(name)\", which a template cannot read as a name; use letters, digits and _, e.g. \"holdings\"",
                 option: "as")
         }
-    }
-
-    /// Whether `text` matches ``namePattern``.
-    static func isName(_ text: String) -> Bool {
-        guard let first = text.unicodeScalars.first, first == "_" || (first.isASCII && first.properties.isAlphabetic) else {
-            return false
-        }
-        return text.unicodeScalars.allSatisfy { $0 == "_" || ($0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0))) }
     }
 
     public func transform(_ value: WidgetValue, context: StageContext) async throws -> WidgetValue {

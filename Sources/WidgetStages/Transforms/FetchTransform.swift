@@ -298,7 +298,7 @@ public struct FetchTransform: Transformer {
         let cached = context.fetchCache.entry(for: key).flatMap { $0.validators.parser == parserKey ? $0 : nil }
         var itemContext = context
         itemContext.validators = cached?.validators ?? FetchValidators()
-        let payload = try await fetcher.fetch(context: itemContext, item: item)
+        let payload = try await fetcher.fetch(context: itemContext, item: item, fingerprint: key)
         context.fetchCache.recordFetch(bytes: payload.data.count)
         if payload.notModified {
             guard let cached else { throw StageError("\(payload.origin) answered 304 Not Modified to a request that had no validators") }
