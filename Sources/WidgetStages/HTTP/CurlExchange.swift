@@ -6,8 +6,10 @@ import Synchronization
 /// ``HTTPRequest`` enforced where the bytes arrive:
 /// - the body callback refuses the first byte past ``HTTPRequest/maxBytes`` (and the head callback a
 ///   `Content-Length` over it), so libcurl closes the connection and nothing more is read or kept;
-/// - the deadline, or the caller's cancellation, finishes the exchange at once and wakes the transfer's
-///   thread, which drops the connection before it reads again;
+/// - the deadline is kept by the transfer's thread, which waits for the socket no longer than the time
+///   left and then finishes the exchange (a timer for each request, armed and cancelled through
+///   Dispatch's manager thread, was a twentieth of `run --once`'s time); the caller's cancellation
+///   finishes it at once and wakes that thread, which drops the connection before it reads again;
 /// - redirects are followed here, one transfer per hop, so they are counted and credentials are not
 ///   handed to another host.
 ///
@@ -20,7 +22,6 @@ final class CurlExchange: Sendable {
         var continuation: CheckedContinuation<Outcome, Never>?
         var early: Outcome?
         var finished = false
-        var deadline: (any DispatchSourceTimer)?
         /// The multi handle of the transfer under way (its address), to wake it when the exchange ends.
         var multi: UInt?
     }
@@ -44,24 +45,21 @@ final class CurlExchange: Sendable {
 
     // MARK: - Life cycle
 
-    /// Starts the transfer's thread and the deadline; `continuation` is resumed once, with the outcome.
+    /// Starts the transfer on a thread of its own, which keeps the deadline; `continuation` is resumed
+    /// once, with the outcome.
     func start(continuation: CheckedContinuation<Outcome, Never>) {
         let early: Outcome? = state.withLock { state in
             if let early = state.early { return early }
             state.continuation = continuation
-            let seconds = request.timeout
-            let host = host
-            state.deadline = HTTPExchange.deadline(after: seconds) { [weak self] in
-                self?.finish(.failure(.timedOut(host, seconds: seconds)))
-            }
             return nil
         }
         if let early {
             continuation.resume(returning: early)
             return
         }
+        let deadline = DispatchTime.now().uptimeNanoseconds &+ UInt64(max(0, request.timeout) * 1e9)
         CurlExchange.transfers.async { [self] in
-            let outcome = run()
+            let outcome = run(until: deadline)
             finish(outcome)
         }
     }
@@ -74,7 +72,7 @@ final class CurlExchange: Sendable {
 
     /// Ends the exchange with `outcome` unless it already ended, and tells the transfer to stop.
     func finish(_ outcome: Outcome) {
-        let taken: (CheckedContinuation<Outcome, Never>?, (any DispatchSourceTimer)?)? = state.withLock { state in
+        let taken: CheckedContinuation<Outcome, Never>?? = state.withLock { state in
             guard !state.finished else { return nil }
             state.finished = true
             ended.store(true, ordering: .releasing)
@@ -85,23 +83,22 @@ final class CurlExchange: Sendable {
             let continuation = state.continuation
             state.continuation = nil
             if continuation == nil { state.early = outcome }
-            let deadline = state.deadline
-            state.deadline = nil
-            return (continuation, deadline)
+            return .some(continuation)
         }
-        guard let (continuation, deadline) = taken else { return }
-        deadline?.cancel()
+        guard let continuation = taken else { return }
         continuation?.resume(returning: outcome)
     }
 
     // MARK: - The transfer's thread
 
-    private func run() -> Outcome {
+    /// Runs the transfer and its redirects until `deadline` (`DispatchTime`'s uptime, in nanoseconds).
+    private func run(until deadline: UInt64) -> Outcome {
         var target = Target(url: request.url, method: request.method, headers: request.headers, body: request.body)
         var redirects = 0
         while true {
             let attempt = CurlAttempt(exchange: self, maxBytes: request.maxBytes, isHead: target.method.uppercased() == "HEAD")
-            let code = perform(target, attempt: attempt)
+            let code = perform(target, attempt: attempt, until: deadline)
+            if code == CurlExchange.timedOut { return .failure(.timedOut(host, seconds: request.timeout)) }
             if isEnded { return .failure(.cancelled(host)) }
             switch attempt.stop {
             case .tooLarge(let announced?):
@@ -131,8 +128,12 @@ final class CurlExchange: Sendable {
         }
     }
 
-    /// Runs one transfer to its end (or until the exchange ends) and returns libcurl's result code.
-    private func perform(_ target: Target, attempt: CurlAttempt) -> Int32 {
+    /// What ``perform(_:attempt:until:)`` returns when the deadline passed (not one of libcurl's codes).
+    private static let timedOut: Int32 = -1
+
+    /// Runs one transfer to its end, until the exchange ends or until `deadline`, and returns libcurl's
+    /// result code, or ``timedOut``.
+    private func perform(_ target: Target, attempt: CurlAttempt, until deadline: UInt64) -> Int32 {
         guard let multi = curl.multiInit() else { return CurlLibrary.Code.outOfMemory }
         guard let easy = curl.easyInit() else {
             _ = curl.multiCleanup(multi)
@@ -170,7 +171,15 @@ final class CurlExchange: Sendable {
                     }
                     break
                 }
-                _ = curl.multiPoll(multi, nil, 0, 1000, nil)
+                let now = DispatchTime.now().uptimeNanoseconds
+                guard now < deadline else {
+                    code = CurlExchange.timedOut
+                    break
+                }
+                // Wake at the deadline at the latest (rounded up to a whole millisecond), and at least
+                // every second.
+                let left = min(1000, (deadline - now + 999_999) / 1_000_000)
+                _ = curl.multiPoll(multi, nil, 0, Int32(left), nil)
             }
             state.withLock { $0.multi = nil }
         }
