@@ -63,6 +63,60 @@ struct HTTPClientTests {
         #expect(second.body.isEmpty)
     }
 
+    // MARK: - Connections
+
+    #if os(Linux)
+    /// Requests to one host reuse a connection, and nothing of one request carries over to the next
+    /// sent through the same libcurl handle: not its method, body, header fields or user agent.
+    @Test func requestsReuseAConnectionAndNothingOfTheLastRequest() async throws {
+        let server = try TestHTTPServer()
+        let client = HTTPClient()
+        let post = HTTPRequest(
+            url: server.url("/echo?first"), method: "POST",
+            headers: ["X-Secret": "token", "User-Agent": "custom/1", "Content-Type": "text/plain"],
+            body: Data("a body".utf8))
+        #expect(try await client.send(post).status == 200)
+        let response = try await client.send(HTTPRequest(url: server.url("/echo?second")))
+        let echo = try #require(try JSONSerialization.jsonObject(with: response.body) as? [String: Any])
+        #expect(echo["method"] as? String == "GET")
+        #expect(echo["query"] as? String == "second")
+        #expect((echo["body"] as? String ?? "").isEmpty)
+        let headers = try #require(echo["headers"] as? [String: String])
+        #expect(headers["x-secret"] == nil)
+        #expect(headers["content-type"] == nil)
+        #expect(headers["user-agent"] == "widgetd")
+        #expect(try await client.send(HTTPRequest(url: server.url("/echo?third"))).status == 200)
+        #expect(server.connectionCount == 1)
+
+        // Closed: the next request opens a new one.
+        client.closeIdleConnections()
+        #expect(try await client.send(HTTPRequest(url: server.url("/echo?fourth"))).status == 200)
+        #expect(server.connectionCount == 2)
+    }
+
+    /// A connection the server closes, or one a transfer abandoned (a body over the cap), is not reused.
+    @Test func aClosedOrAbandonedConnectionIsNotReused() async throws {
+        let server = try TestHTTPServer(
+            routes: [
+                TestHTTPRoute("GET", "/close") { _ in
+                    var response = TestHTTPResponse(body: Data("bye".utf8))
+                    response.closesConnection = true
+                    return response
+                },
+                TestHTTPRoute("GET", "/big") { _ in TestHTTPResponse(body: Data(repeating: 0x61, count: 100_000)) },
+            ] + TestHTTPRoute.builtIn(root: nil))
+        let client = HTTPClient()
+        #expect(try await client.send(HTTPRequest(url: server.url("/close"))).body == Data("bye".utf8))
+        #expect(try await client.send(HTTPRequest(url: server.url("/echo"))).status == 200)
+        #expect(server.connectionCount == 2)
+        await #expect(throws: HTTPClientError.self) {
+            try await client.send(HTTPRequest(url: server.url("/big"), maxBytes: 1_000))
+        }
+        #expect(try await client.send(HTTPRequest(url: server.url("/echo"))).status == 200)
+        #expect(server.connectionCount == 3)
+    }
+    #endif
+
     // MARK: - Deadlines
 
     @Test func aServerThatDoesNotAnswerFailsAtTheDeadline() async throws {

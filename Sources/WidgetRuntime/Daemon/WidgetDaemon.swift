@@ -322,8 +322,12 @@ public final class WidgetDaemon: Sendable {
         // flushes the output folder again, which costs nothing more).
         configuration.store.syncFolders()
         book.writeIndexAndMetrics(now: ended, log: configuration.log)
-        // The wave is over: what its refreshes parsed and wrote is free, between the blocks kept.
-        if running.isEmpty { ProcessMemory.returnFreePages() }
+        // The wave is over: its connections close, and what its refreshes parsed and wrote is free,
+        // between the blocks kept.
+        if running.isEmpty {
+            StageHTTPClient(resources: configuration.refresher.resources).client.closeIdleConnections()
+            ProcessMemory.returnFreePages()
+        }
         configuration.log(
             LogRecord(
                 .debug, "wave", "wave done: \(recorded) refreshed, \(fresh) fresh, \(running.count) under way; index written",

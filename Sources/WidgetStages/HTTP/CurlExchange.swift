@@ -30,14 +30,16 @@ final class CurlExchange: Sendable {
     let host: String
     private let userAgent: String
     private let curl: CurlLibrary
+    private let handles: CurlHandles
     private let state = Mutex(State())
     private let ended = Atomic<Bool>(false)
 
-    init(request: HTTPRequest, userAgent: String, curl: CurlLibrary) {
+    init(request: HTTPRequest, userAgent: String, handles: CurlHandles) {
         self.request = request
         self.host = request.hostDescription
         self.userAgent = userAgent
-        self.curl = curl
+        self.curl = handles.curl
+        self.handles = handles
     }
 
     /// Whether the exchange has finished: the transfer stops at its next step.
@@ -134,11 +136,8 @@ final class CurlExchange: Sendable {
     /// Runs one transfer to its end, until the exchange ends or until `deadline`, and returns libcurl's
     /// result code, or ``timedOut``.
     private func perform(_ target: Target, attempt: CurlAttempt, until deadline: UInt64) -> Int32 {
-        guard let multi = curl.multiInit() else { return CurlLibrary.Code.outOfMemory }
-        guard let easy = curl.easyInit() else {
-            _ = curl.multiCleanup(multi)
-            return CurlLibrary.Code.outOfMemory
-        }
+        guard let pair = handles.take() else { return CurlLibrary.Code.outOfMemory }
+        let (multi, easy) = (pair.multi, pair.easy)
         let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: 256)
         errorBuffer.initialize(repeating: 0, count: 256)
         let headerList = configure(easy, for: target, attempt: attempt, errorBuffer: errorBuffer)
@@ -184,11 +183,11 @@ final class CurlExchange: Sendable {
             state.withLock { $0.multi = nil }
         }
         _ = curl.multiRemoveHandle(multi, easy)
-        curl.easyCleanup(easy)
-        _ = curl.multiCleanup(multi)
+        attempt.said = String(cString: errorBuffer)
+        // Reset before what its options point to is freed.
+        handles.giveBack(pair)
         curl.slistFreeAll(headerList)
         attemptPointer.release()
-        attempt.said = String(cString: errorBuffer)
         errorBuffer.deallocate()
         return code
     }

@@ -15,10 +15,10 @@ import Musl
 /// callback refuses the first byte past the cap, which makes libcurl close the connection at once, and a
 /// cancelled transfer is woken and dropped at once.
 ///
-/// The symbols are looked up by name and called with the C ABI. `curl_easy_setopt` is variadic in C;
-/// it is called through three fixed prototypes (a `long`, a pointer, a 64-bit `curl_off_t`), which on
-/// the System V x86-64 and AArch64 procedure-call standards pass those arguments exactly as the
-/// variadic call would. The option and error numbers are libcurl's stable ABI (`curl/curl.h`).
+/// The symbols are looked up by name and called with the C ABI. `curl_easy_setopt` (and
+/// `curl_multi_setopt`) is variadic in C; it is called through fixed prototypes (a `long`, a pointer),
+/// which on the System V x86-64 and AArch64 procedure-call standards pass those arguments exactly as
+/// the variadic call would. The option and error numbers are libcurl's stable ABI (`curl/curl.h`).
 final class CurlLibrary: @unchecked Sendable {
     // The loaded library, if any. `nil` when `libcurl.so.4` cannot be opened: the client then uses
     // URLSession.
@@ -32,6 +32,7 @@ final class CurlLibrary: @unchecked Sendable {
 
     let easyInit: @convention(c) () -> Handle?
     let easyCleanup: @convention(c) (Handle?) -> Void
+    let easyReset: @convention(c) (Handle?) -> Void
     let setoptLong: @convention(c) (Handle?, Int32, Int) -> Int32
     let setoptPointer: @convention(c) (Handle?, Int32, UnsafeRawPointer?) -> Int32
     let easyStrerror: @convention(c) (Int32) -> UnsafePointer<CChar>?
@@ -39,6 +40,7 @@ final class CurlLibrary: @unchecked Sendable {
     let slistFreeAll: @convention(c) (OpaquePointer?) -> Void
     let multiInit: @convention(c) () -> Handle?
     let multiCleanup: @convention(c) (Handle?) -> Int32
+    let multiSetoptLong: @convention(c) (Handle?, Int32, Int) -> Int32
     let multiAddHandle: @convention(c) (Handle?, Handle?) -> Int32
     let multiRemoveHandle: @convention(c) (Handle?, Handle?) -> Int32
     let multiPerform: @convention(c) (Handle?, UnsafeMutablePointer<Int32>?) -> Int32
@@ -58,6 +60,7 @@ final class CurlLibrary: @unchecked Sendable {
             let globalInit = symbol("curl_global_init", as: (@convention(c) (Int) -> Int32).self),
             let easyInit = symbol("curl_easy_init", as: (@convention(c) () -> Handle?).self),
             let easyCleanup = symbol("curl_easy_cleanup", as: (@convention(c) (Handle?) -> Void).self),
+            let easyReset = symbol("curl_easy_reset", as: (@convention(c) (Handle?) -> Void).self),
             let setoptLong = symbol(
                 "curl_easy_setopt", as: (@convention(c) (Handle?, Int32, Int) -> Int32).self),
             let setoptPointer = symbol(
@@ -71,6 +74,8 @@ final class CurlLibrary: @unchecked Sendable {
                 "curl_slist_free_all", as: (@convention(c) (OpaquePointer?) -> Void).self),
             let multiInit = symbol("curl_multi_init", as: (@convention(c) () -> Handle?).self),
             let multiCleanup = symbol("curl_multi_cleanup", as: (@convention(c) (Handle?) -> Int32).self),
+            let multiSetoptLong = symbol(
+                "curl_multi_setopt", as: (@convention(c) (Handle?, Int32, Int) -> Int32).self),
             let multiAddHandle = symbol(
                 "curl_multi_add_handle", as: (@convention(c) (Handle?, Handle?) -> Int32).self),
             let multiRemoveHandle = symbol(
@@ -93,6 +98,7 @@ final class CurlLibrary: @unchecked Sendable {
         guard globalInit(3) == 0 else { return nil }
         self.easyInit = easyInit
         self.easyCleanup = easyCleanup
+        self.easyReset = easyReset
         self.setoptLong = setoptLong
         self.setoptPointer = setoptPointer
         self.easyStrerror = easyStrerror
@@ -100,6 +106,7 @@ final class CurlLibrary: @unchecked Sendable {
         self.slistFreeAll = slistFreeAll
         self.multiInit = multiInit
         self.multiCleanup = multiCleanup
+        self.multiSetoptLong = multiSetoptLong
         self.multiAddHandle = multiAddHandle
         self.multiRemoveHandle = multiRemoveHandle
         self.multiPerform = multiPerform
@@ -153,6 +160,12 @@ final class CurlLibrary: @unchecked Sendable {
         case protocols = 181
         case httpGet = 80
         case copyPostFields = 10165
+    }
+
+    /// The `CURLMoption` numbers used (`curl/multi.h`).
+    enum MultiOption: Int32 {
+        /// How many idle connections the multi handle keeps for reuse.
+        case maximumConnections = 6
     }
 
     /// The `CURLcode` numbers told apart (`curl/curl.h`).

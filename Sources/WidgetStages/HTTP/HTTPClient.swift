@@ -40,8 +40,11 @@ public final class HTTPClient: Sendable {
 
     private let limiter: HostLimiter
     private let userAgent: String
-    /// Whether Linux sends through libcurl directly (see ``CurlLibrary``) rather than URLSession.
-    private let useCurl: Bool
+    #if os(Linux)
+    /// The libcurl handles this client's transfers reuse, with their connections: `nil` when requests go
+    /// through URLSession (the `urlSession` transport, or no libcurl).
+    private let handles: CurlHandles?
+    #endif
     /// Exchanges under way, for tests.
     private let live = Mutex(0)
 
@@ -62,7 +65,9 @@ public final class HTTPClient: Sendable {
     public init(
         maximumConnectionsPerHost: Int = 4, userAgent: String = "widgetd", transport: Transport = .automatic
     ) {
-        self.useCurl = transport == .automatic
+        #if os(Linux)
+        handles = transport == .automatic ? CurlLibrary.shared.map(CurlHandles.init) : nil
+        #endif
         let limit = max(1, maximumConnectionsPerHost)
         self.maximumConnectionsPerHost = limit
         limiter = HostLimiter(limit: limit)
@@ -86,6 +91,16 @@ public final class HTTPClient: Sendable {
         queue.name = "widgetd.HTTPClient"
         queue.maxConcurrentOperationCount = 1
         return (URLSession(configuration: configuration, delegate: delegate, delegateQueue: queue), queue)
+    }
+
+    /// Closes the connections this client keeps open for its next requests, with the libcurl handles
+    /// that keep them (on Linux: requests to a host reuse a connection; elsewhere each request has a
+    /// session of its own and nothing is kept). The daemon calls it when a wave of refreshes is over,
+    /// so connections are reused within a wave and none stays open between waves.
+    public func closeIdleConnections() {
+        #if os(Linux)
+        handles?.closeIdle()
+        #endif
     }
 
     /// Sends `request` and returns the server's response, whatever its status.
@@ -112,8 +127,8 @@ public final class HTTPClient: Sendable {
         defer { limiter.release(key) }
 
         #if os(Linux)
-        if useCurl, let curl = CurlLibrary.shared {
-            let exchange = CurlExchange(request: request, userAgent: userAgent, curl: curl)
+        if let handles {
+            let exchange = CurlExchange(request: request, userAgent: userAgent, handles: handles)
             live.withLock { $0 += 1 }
             defer { live.withLock { $0 -= 1 } }
             let outcome = await withTaskCancellationHandler {

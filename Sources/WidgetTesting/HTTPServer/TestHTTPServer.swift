@@ -102,6 +102,12 @@ public final class TestHTTPServer: Sendable {
         core.recording.withLock { $0.targets[target] ?? 0 }
     }
 
+    /// How many connections the server has accepted since it started: requests sent over a kept-alive
+    /// connection share one.
+    public var connectionCount: Int {
+        core.recording.withLock { $0.connections }
+    }
+
     /// Forgets the requests received so far.
     public func resetRecording() {
         core.recording.withLock { $0.reset() }
@@ -132,6 +138,8 @@ extension TestHTTPServer {
         var current = 0
         var maxConcurrent = 0
         var total = 0
+        /// Connections accepted since the server started (not reset).
+        var connections = 0
 
         mutating func reset() {
             requests = []
@@ -193,6 +201,7 @@ extension TestHTTPServer {
                     accepting: while true {
                         switch Socket.acceptConnection(listener) {
                         case .connection(let descriptor):
+                            core.recording.withLock { $0.connections += 1 }
                             core.spawn("TestHTTPServer connection") { core in
                                 defer { close(descriptor) }
                                 core.serve(TestHTTPConnection(descriptor: descriptor, wake: core.wakeRead))
