@@ -33,9 +33,10 @@ enum Deadline {
             _ = outcome.resolve(result)
             timer.cancel()
         }
-        // A Dispatch timer, not a sleeping task: a cancelled `Task.sleep` leaves its wake-up queued until
-        // the time it was asked for (about 750 bytes for the whole deadline, a minute by default, for
-        // every refresh); a cancelled timer source is gone at once.
+        // A timer of `DeadlineTimers`, not a sleeping task: a cancelled `Task.sleep` leaves its wake-up
+        // queued until the time it was asked for (about 750 bytes for the whole deadline, a minute by
+        // default, for every refresh); a cancelled timer keeps 16 bytes at most, and its handler is
+        // released at once.
         timer.start(after: limit) {
             if outcome.resolve(.failure(Exceeded())) { work.cancel() }
         }
@@ -54,7 +55,7 @@ enum Deadline {
     /// A timer that may be cancelled before it starts: it then never starts.
     private final class Timer: Sendable {
         private struct State {
-            var source: (any DispatchSourceTimer)?
+            var token: UInt64?
             var cancelled = false
         }
 
@@ -66,19 +67,15 @@ enum Deadline {
             let delay = nanoseconds.overflow ? Int64.max : nanoseconds.partialValue &+ max(0, attoseconds) / 1_000_000_000
             state.withLock { state in
                 guard !state.cancelled else { return }
-                let timer = DispatchSource.makeTimerSource(queue: .global())
-                timer.schedule(deadline: .now() + .nanoseconds(Int(clamping: delay)))
-                timer.setEventHandler(handler: handler)
-                timer.resume()
-                state.source = timer
+                state.token = DeadlineTimers.shared.schedule(after: UInt64(clamping: delay), handler)
             }
         }
 
         func cancel() {
             state.withLock { state in
                 state.cancelled = true
-                state.source?.cancel()
-                state.source = nil
+                if let token = state.token { DeadlineTimers.shared.cancel(token) }
+                state.token = nil
             }
         }
     }
