@@ -1,4 +1,5 @@
 public import Foundation
+import Synchronization
 public import WidgetCore
 
 /// Runs one refresh of one widget and works out what to serve and when to try next.
@@ -51,7 +52,7 @@ public struct WidgetRefresher: Sendable {
     /// The context stages see for `pipeline` at `now`.
     public func context(for pipeline: WidgetPipeline, now: Date) -> StageContext {
         let definition = pipeline.definition
-        let base = definition.file.isEmpty ? nil : URL(fileURLWithPath: definition.file).deletingLastPathComponent()
+        let base = definition.file.isEmpty ? nil : WidgetRefresher.folder(of: definition.file)
         return StageContext(
             widgetID: definition.id,
             widgetTitle: definition.title,
@@ -67,6 +68,22 @@ public struct WidgetRefresher: Sendable {
             }
         )
     }
+
+    /// The folder that holds the definition file at `path`, as a URL: made once for each folder, as the
+    /// definitions of a daemon share one or a few (building it for every refresh was 1.5% of `run --once`).
+    static func folder(of path: String) -> URL {
+        let folder = path.lastIndex(of: "/").map { String(path[..<$0]) } ?? ""
+        if let known = folders.withLock({ $0[folder] }) { return known }
+        let url = URL(fileURLWithPath: path).deletingLastPathComponent()
+        folders.withLock { folders in
+            // A bound for a process that reads definitions from ever new folders (tests).
+            if folders.count >= 64 { folders.removeAll() }
+            folders[folder] = url
+        }
+        return url
+    }
+
+    private static let folders = Mutex<[String: URL]>([:])
 
     /// Refreshes `pipeline` once.
     ///
