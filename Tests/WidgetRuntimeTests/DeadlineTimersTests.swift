@@ -24,14 +24,14 @@ struct DeadlineTimersTests {
     /// The heap gives timers earliest first, whatever the order they were set in, and keeps that order
     /// when cancelled entries are dropped.
     @Test func theHeapGivesTimersEarliestFirst() {
-        var heap = DeadlineTimers.Heap()
+        var heap = MinHeap<DeadlineTimers.Entry>()
         let times: [UInt64] = [30, 10, 40, 20, 50, 5, 35, 15, 45, 25]
         for (token, at) in times.enumerated() { heap.push(.init(at: at, token: UInt64(token))) }
         heap.filter { $0.token != 6 }  // 35
         var order: [UInt64] = []
         while let first = heap.first {
             order.append(first.at)
-            heap.popFirst()
+            heap.removeFirst()
         }
         #expect(order == [5, 10, 15, 20, 25, 30, 40, 45, 50])
     }

@@ -15,28 +15,30 @@ import Foundation
 /// queue.popDue(at: now) // []
 /// ```
 struct DueQueue {
-    private struct Entry {
+    private struct Entry: Comparable {
         var date: Date
         var id: String
+
+        static func < (left: Entry, right: Entry) -> Bool { left.date < right.date }
     }
 
     private var times: [String: Date] = [:]
-    private var heap: [Entry] = []
+    private var heap = MinHeap<Entry>()
 
     /// The due time of widget `id`, or `nil` when it has none (`never`, or unknown).
     subscript(id: String) -> Date? {
         get { times[id] }
         set {
             times[id] = newValue
-            if let newValue { push(Entry(date: newValue, id: id)) }
-            if heap.count > 2 * times.count + 64 { rebuild() }
+            if let newValue { heap.push(Entry(date: newValue, id: id)) }
+            if heap.count > 2 * times.count + 64 { heap.replace(with: times.map { Entry(date: $0.value, id: $0.key) }) }
         }
     }
 
     /// The earliest due time of any widget.
     var earliest: Date? {
         mutating get {
-            dropOutdatedTop()
+            dropOutdatedFirst()
             return heap.first?.date
         }
     }
@@ -46,58 +48,16 @@ struct DueQueue {
     mutating func popDue(at now: Date) -> [String] {
         var due: Set<String> = []
         while true {
-            dropOutdatedTop()
-            guard let top = heap.first, top.date <= now else { break }
-            due.insert(top.id)
-            removeTop()
+            dropOutdatedFirst()
+            guard let first = heap.first, first.date <= now else { break }
+            due.insert(first.id)
+            heap.removeFirst()
         }
         return due.sorted()
     }
 
-    // MARK: - Heap
-
-    private func isCurrent(_ entry: Entry) -> Bool {
-        times[entry.id] == entry.date
-    }
-
-    private mutating func dropOutdatedTop() {
-        while let top = heap.first, !isCurrent(top) { removeTop() }
-    }
-
-    private mutating func rebuild() {
-        heap = times.map { Entry(date: $0.value, id: $0.key) }
-        for index in stride(from: heap.count / 2 - 1, through: 0, by: -1) { siftDown(index) }
-    }
-
-    private mutating func push(_ entry: Entry) {
-        heap.append(entry)
-        var child = heap.count - 1
-        while child > 0 {
-            let parent = (child - 1) / 2
-            guard heap[child].date < heap[parent].date else { break }
-            heap.swapAt(child, parent)
-            child = parent
-        }
-    }
-
-    private mutating func removeTop() {
-        guard !heap.isEmpty else { return }
-        heap.swapAt(0, heap.count - 1)
-        heap.removeLast()
-        siftDown(0)
-    }
-
-    private mutating func siftDown(_ start: Int) {
-        var parent = start
-        while true {
-            let left = 2 * parent + 1
-            let right = left + 1
-            var smallest = parent
-            if left < heap.count, heap[left].date < heap[smallest].date { smallest = left }
-            if right < heap.count, heap[right].date < heap[smallest].date { smallest = right }
-            if smallest == parent { return }
-            heap.swapAt(parent, smallest)
-            parent = smallest
-        }
+    /// Drops the entries at the top whose widget has another due time since.
+    private mutating func dropOutdatedFirst() {
+        while let first = heap.first, times[first.id] != first.date { heap.removeFirst() }
     }
 }

@@ -16,7 +16,7 @@ final class DeadlineTimers: Sendable {
     static let shared = DeadlineTimers()
 
     private struct State {
-        var heap = Heap()
+        var heap = MinHeap<Entry>()
         /// The live timers' handlers, by token: a cancelled timer has none.
         var handlers: [UInt64: @Sendable () -> Void] = [:]
         var nextToken: UInt64 = 0
@@ -36,7 +36,7 @@ final class DeadlineTimers: Sendable {
             state.nextToken += 1
             let token = state.nextToken
             state.handlers[token] = handler
-            state.heap.push(Heap.Entry(at: at < .max ? at : .max - 1, token: token))
+            state.heap.push(Entry(at: at < .max ? at : .max - 1, token: token))
             let start = !state.threadStarted
             state.threadStarted = true
             // The thread sleeps past this timer: wake it to wait for this one instead.
@@ -54,7 +54,7 @@ final class DeadlineTimers: Sendable {
         state.withLock { state in
             guard state.handlers.removeValue(forKey: token) != nil else { return }
             // Cancelled entries stay in the heap until they come up; many of them are dropped at once.
-            let (entries, live) = (state.heap.entries.count, state.handlers.count)
+            let (entries, live) = (state.heap.count, state.handlers.count)
             if entries > 64 && entries > 2 * live {
                 let handlers = state.handlers
                 state.heap.filter { handlers[$0.token] != nil }
@@ -64,7 +64,7 @@ final class DeadlineTimers: Sendable {
 
     /// The heap's entries and the live timers among them, for tests.
     var counts: (entries: Int, live: Int) {
-        state.withLock { ($0.heap.entries.count, $0.handlers.count) }
+        state.withLock { ($0.heap.count, $0.handlers.count) }
     }
 
     /// Whether the thread is waiting for a timer, for tests.
@@ -87,7 +87,7 @@ final class DeadlineTimers: Sendable {
                         state.sleepingUntil = top.at
                         return .sleep(until: top.at)
                     }
-                    state.heap.popFirst()
+                    state.heap.removeFirst()
                     if let handler = state.handlers.removeValue(forKey: top.token) { return .fire(handler) }
                 }
                 state.sleepingUntil = .max
@@ -110,55 +110,11 @@ final class DeadlineTimers: Sendable {
 }
 
 extension DeadlineTimers {
-    /// A min-heap of timers' entries by time.
-    struct Heap {
-        /// A timer's entry: when it fires, and which timer.
-        struct Entry {
-            var at: UInt64
-            var token: UInt64
-        }
+    /// A timer's entry in the heap: when it fires, and which timer.
+    struct Entry: Comparable {
+        var at: UInt64
+        var token: UInt64
 
-        private(set) var entries: [Entry] = []
-
-        /// The earliest entry, if any.
-        var first: Entry? { entries.first }
-
-        mutating func push(_ entry: Entry) {
-            entries.append(entry)
-            var child = entries.count - 1
-            while child > 0 {
-                let parent = (child - 1) / 2
-                guard entries[child].at < entries[parent].at else { break }
-                entries.swapAt(child, parent)
-                child = parent
-            }
-        }
-
-        /// Removes the earliest entry.
-        mutating func popFirst() {
-            let last = entries.removeLast()
-            guard !entries.isEmpty else { return }
-            entries[0] = last
-            siftDown(from: 0)
-        }
-
-        /// Keeps only the entries `keep` accepts.
-        mutating func filter(_ keep: (Entry) -> Bool) {
-            entries.removeAll { !keep($0) }
-            for index in stride(from: entries.count / 2 - 1, through: 0, by: -1) { siftDown(from: index) }
-        }
-
-        private mutating func siftDown(from start: Int) {
-            var parent = start
-            while true {
-                let left = 2 * parent + 1
-                guard left < entries.count else { return }
-                var least = left
-                if left + 1 < entries.count, entries[left + 1].at < entries[left].at { least = left + 1 }
-                guard entries[least].at < entries[parent].at else { return }
-                entries.swapAt(least, parent)
-                parent = least
-            }
-        }
+        static func < (left: Entry, right: Entry) -> Bool { left.at < right.at }
     }
 }
