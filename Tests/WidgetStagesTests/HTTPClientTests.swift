@@ -119,6 +119,13 @@ struct HTTPClientTests {
 
     // MARK: - Deadlines
 
+    @Test func aTimeoutTooLongToCountIsNoDeadline() async throws {
+        let server = try TestHTTPServer()
+        for timeout in [1e300, .infinity] {
+            #expect(try await HTTPClient().send(HTTPRequest(url: server.url("/echo"), timeout: timeout)).status == 200)
+        }
+    }
+
     @Test func aServerThatDoesNotAnswerFailsAtTheDeadline() async throws {
         let server = try TestHTTPServer()
         let request = HTTPRequest(url: server.url("/slow?delay=10&token=SECRET"), timeout: 0.5)

@@ -59,7 +59,10 @@ final class CurlExchange: Sendable {
             continuation.resume(returning: early)
             return
         }
-        let deadline = DispatchTime.now().uptimeNanoseconds &+ UInt64(max(0, request.timeout) * 1e9)
+        // In nanoseconds of uptime; a timeout too long to count that way never ends.
+        let nanoseconds = max(0, request.timeout) * 1e9
+        let now = DispatchTime.now().uptimeNanoseconds
+        let deadline = nanoseconds < Double(UInt64.max - now) ? now + UInt64(nanoseconds) : .max
         CurlExchange.transfers.async { [self] in
             let outcome = run(until: deadline)
             finish(outcome)
@@ -209,7 +212,7 @@ final class CurlExchange: Sendable {
         curl.set(easy, .lowSpeedLimit, 1)
         curl.set(easy, .lowSpeedTime, silence)
         // A backstop only: the exchange's own deadline ends it first.
-        curl.set(easy, .timeoutMilliseconds, Int(max(1, request.timeout) * 1000) + 2000)
+        curl.set(easy, .timeoutMilliseconds, Int(min(max(1, request.timeout), HTTPExchange.longestTimer) * 1000) + 2000)
         let onBody: CurlLibrary.WriteCallback = curlReceiveBody
         let onHead: CurlLibrary.WriteCallback = curlReceiveHeader
         curl.set(easy, .writeFunction, pointer: unsafeBitCast(onBody, to: UnsafeRawPointer.self))

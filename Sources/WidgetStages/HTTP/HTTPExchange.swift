@@ -40,11 +40,16 @@ final class HTTPExchange: Sendable {
 
     // MARK: - Life cycle
 
-    /// A timer that calls `fire` once, `seconds` from now: a Dispatch timer, not a sleeping task, so it
-    /// fires on time even when the cooperative thread pool is busy. Both transports time exchanges with it.
+    /// The longest timer set, in seconds (about 31 years): a longer timeout, which a definition may give
+    /// (`"100000d"`), is no deadline in effect, and counting it in milliseconds would overflow.
+    static let longestTimer: Double = 1e9
+
+    /// A timer that calls `fire` once, `seconds` from now (at most ``longestTimer``): a Dispatch timer,
+    /// not a sleeping task, so it fires on time even when the cooperative thread pool is busy. URLSession
+    /// exchanges are timed with it; libcurl's transfers keep their deadline on their own thread.
     static func deadline(after seconds: Double, _ fire: @escaping @Sendable () -> Void) -> any DispatchSourceTimer {
         let timer = DispatchSource.makeTimerSource(queue: .global())
-        timer.schedule(deadline: .now() + .milliseconds(Int(max(0, seconds) * 1000)))
+        timer.schedule(deadline: .now() + .milliseconds(Int(min(max(0, seconds), longestTimer) * 1000)))
         timer.setEventHandler(handler: fire)
         timer.resume()
         return timer
