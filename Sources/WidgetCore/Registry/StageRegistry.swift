@@ -166,6 +166,8 @@ extension StageRegistry {
         }
 
         private mutating func add<S: Stage>(_ kind: StageKind, _ stage: S.Type, as built: @escaping @Sendable (S) -> BuiltStage) {
+            // Options written as expected are read without the decoder (see DirectOptions); found once here.
+            let direct = S.Options.self as? any DirectOptions.Type
             pending.append(
                 Entry(
                     kind: kind, typeName: S.typeName, summary: S.summary, secretOptions: S.secretOptions,
@@ -173,6 +175,11 @@ extension StageRegistry {
                     describe: { Self.shape(of: S.Options.self) }
                 ) {
                     options, decoder in
+                    if let direct, case .object(let object) = options,
+                        let read = try? direct.direct(decoder.directMembers(object)) as? S.Options
+                    {
+                        return built(try S(options: read))
+                    }
                     let decoded = try decoder.decode(S.Options.self, from: options)
                     return built(try S(options: decoded))
                 }
