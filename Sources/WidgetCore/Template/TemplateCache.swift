@@ -14,13 +14,22 @@ public final class TemplateCache: @unchecked Sendable {
     /// The filters every template of the cache is compiled with.
     public let filters: FilterRegistry
     private var compiled: [String: Result<Template, ExpressionError>] = [:]
+    /// The templates of the other files of the same load, when there is one.
+    private let library: TemplateLibrary?
 
     /// The `userInfo` key under which decoders find the cache.
     public static let userInfoKey = CodingUserInfoKey(rawValue: "widgetd.template.cache")!
 
     /// Creates an empty cache that compiles templates with `filters`.
-    public init(filters: FilterRegistry) {
+    public convenience init(filters: FilterRegistry) {
+        self.init(filters: filters, library: nil)
+    }
+
+    /// Creates an empty cache that takes the templates it has not compiled yet from `library`, or compiles
+    /// them with `filters` without one; `library` must compile with the same filters.
+    init(filters: FilterRegistry, library: TemplateLibrary?) {
         self.filters = filters
+        self.library = library
         // A definition has a few dozen templates at most: never grow while reading one.
         compiled.reserveCapacity(32)
     }
@@ -36,7 +45,7 @@ public final class TemplateCache: @unchecked Sendable {
     /// - Throws: ``ExpressionError`` when `text` is not a valid template.
     public func template(_ text: String) throws(ExpressionError) -> Template {
         if let known = compiled[text] { return try known.get() }
-        let result = Result { () throws(ExpressionError) in try Template(text, filters: filters) }
+        let result = library?.compile(text) ?? Result { () throws(ExpressionError) in try Template(text, filters: filters) }
         compiled[text] = result
         return try result.get()
     }
