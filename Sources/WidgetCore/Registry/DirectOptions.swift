@@ -81,6 +81,7 @@ package struct DirectMembers {
     private func jsonPath(_ value: WidgetValue) throws(NotDirect) -> JSONPath {
         let text = try string(value)
         do throws(ExpressionError) {
+            if let templates { return try templates.jsonPath(text) }
             return try JSONPath(text)
         } catch {
             throw NotDirect()

@@ -49,4 +49,13 @@ public final class TemplateCache: @unchecked Sendable {
         compiled[text] = result
         return try result.get()
     }
+
+    /// The JSONPath of `text`: from the library when the cache has one, which parses each text once for
+    /// all the files of a load.
+    ///
+    /// - Throws: ``ExpressionError`` when `text` is not a valid JSONPath.
+    func jsonPath(_ text: String) throws(ExpressionError) -> JSONPath {
+        guard let library else { return try JSONPath(text) }
+        return try library.jsonPath(text).get()
+    }
 }

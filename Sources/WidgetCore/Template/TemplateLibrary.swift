@@ -11,6 +11,8 @@ package final class TemplateLibrary: Sendable {
     /// The filters every template of the library is compiled with: the reader's.
     let filters: FilterRegistry
     private let compiled = Mutex<[String: Result<Template, ExpressionError>]>([:])
+    /// The JSONPaths of stage options, parsed once for the load likewise (`$.items`, a sort key).
+    private let paths = Mutex<[String: Result<JSONPath, ExpressionError>]>([:])
 
     /// An empty library that compiles templates with `filters`.
     init(filters: FilterRegistry) {
@@ -23,6 +25,14 @@ package final class TemplateLibrary: Sendable {
         // Compiled outside the lock: two files asking at once compile the same text to the same result.
         let result = Result { () throws(ExpressionError) in try Template(text, filters: filters) }
         compiled.withLock { $0[text] = result }
+        return result
+    }
+
+    /// The JSONPath of `text`, or why it is not one: parsed the first time any file asks for it.
+    func jsonPath(_ text: String) -> Result<JSONPath, ExpressionError> {
+        if let known = paths.withLock({ $0[text] }) { return known }
+        let result = Result { () throws(ExpressionError) in try JSONPath(text) }
+        paths.withLock { $0[text] = result }
         return result
     }
 }
