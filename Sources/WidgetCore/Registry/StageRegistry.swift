@@ -64,7 +64,19 @@ public struct StageRegistry: Sendable {
         }
     }
 
-    private let entries: [StageKind: [String: Entry]]
+    /// The entries by name, one table a kind, in the order of ``slot(_:)``: a kind is looked up for every
+    /// stage of every definition, and hashing it (by its raw value, a string) cost more than the table.
+    private let entries: [[String: Entry]]
+
+    /// Where the table of `kind` is in `entries`.
+    private static func slot(_ kind: StageKind) -> Int {
+        switch kind {
+        case .fetcher: 0
+        case .parser: 1
+        case .transformer: 2
+        case .timeline: 3
+        }
+    }
 
     /// The key under which a registry building stages puts itself in `Decoder.userInfo`, so that a
     /// stage's options may name another stage (the `fetch` transform's `parser`).
@@ -74,22 +86,24 @@ public struct StageRegistry: Sendable {
     public static let empty = StageRegistry(entries: [:])
 
     private init(entries: [StageKind: [String: Entry]]) {
-        self.entries = entries
+        var tables = [[String: Entry]](repeating: [:], count: StageKind.allCases.count)
+        for (kind, table) in entries { tables[Self.slot(kind)] = table }
+        self.entries = tables
     }
 
     /// The registered type names of `kind`, sorted.
     public func typeNames(of kind: StageKind) -> [String] {
-        (entries[kind] ?? [:]).keys.sorted()
+        entries[Self.slot(kind)].keys.sorted()
     }
 
     /// The entry for `typeName` of `kind`.
     public func entry(_ kind: StageKind, named typeName: String) -> Entry? {
-        entries[kind]?[typeName]
+        entries[Self.slot(kind)][typeName]
     }
 
     /// Every entry, by kind then name.
     public var allEntries: [Entry] {
-        StageKind.allCases.flatMap { kind in typeNames(of: kind).compactMap { entries[kind]?[$0] } }
+        StageKind.allCases.flatMap { kind in typeNames(of: kind).compactMap { entries[Self.slot(kind)][$0] } }
     }
 
     /// Creates the stage a definition names, decoding its options strictly.
@@ -111,7 +125,7 @@ public struct StageRegistry: Sendable {
         options: WidgetValue,
         decoder: OptionsDecoder = OptionsDecoder()
     ) throws(OptionsError) -> BuiltStage {
-        guard let entry = entries[kind]?[typeName] else {
+        guard let entry = entries[Self.slot(kind)][typeName] else {
             let known = typeNames(of: kind)
             let list = known.map { "'\($0)'" }.joined(separator: ", ")
             throw OptionsError(
