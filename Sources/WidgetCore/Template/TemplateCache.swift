@@ -30,8 +30,9 @@ public final class TemplateCache: @unchecked Sendable {
     init(filters: FilterRegistry, library: TemplateLibrary?) {
         self.filters = filters
         self.library = library
-        // A definition has a few dozen templates at most: never grow while reading one.
-        compiled.reserveCapacity(32)
+        // A definition has a few dozen templates at most: never grow while reading one (a cache with a
+        // library keeps none of its own).
+        if library == nil { compiled.reserveCapacity(32) }
     }
 
     /// The cache of `decoder`: found once per decode by the ``OptionsDecoder``, else in its `userInfo`.
@@ -44,8 +45,10 @@ public final class TemplateCache: @unchecked Sendable {
     ///
     /// - Throws: ``ExpressionError`` when `text` is not a valid template.
     public func template(_ text: String) throws(ExpressionError) -> Template {
+        // With a library, the library alone: one lookup, rather than a miss here, a lookup there and a copy.
+        if let library { return try library.compile(text).get() }
         if let known = compiled[text] { return try known.get() }
-        let result = library?.compile(text) ?? Result { () throws(ExpressionError) in try Template(text, filters: filters) }
+        let result = Result { () throws(ExpressionError) in try Template(text, filters: filters) }
         compiled[text] = result
         return try result.get()
     }
