@@ -28,12 +28,6 @@ package struct DirectMembers {
     /// The filters templates are compiled with when there is no cache.
     let filters: FilterRegistry
 
-    init(object: WidgetObject, templates: TemplateCache?, filters: FilterRegistry) {
-        self.object = object
-        self.templates = templates
-        self.filters = filters
-    }
-
     /// Checks that every member is one of `keys`: any other is unknown.
     package func only<Key: CodingKey & RawRepresentable<String>>(_ keys: Key.Type) throws(NotDirect) {
         for key in object.keys where Key(rawValue: key) == nil { throw NotDirect() }
@@ -124,7 +118,9 @@ package struct DirectMembers {
     /// The required string `key`.
     package func string(_ key: String) throws(NotDirect) -> String { try string(try required(key)) }
     /// The optional string `key`.
-    package func optionalString(_ key: String) throws(NotDirect) -> String? { try present(key).map { v throws(NotDirect) in try string(v) } }
+    package func optionalString(_ key: String) throws(NotDirect) -> String? {
+        try present(key).map { v throws(NotDirect) in try string(v) }
+    }
     /// The required whole number `key`.
     package func integer(_ key: String) throws(NotDirect) -> Int { try integer(try required(key)) }
     /// The optional whole number `key`.
