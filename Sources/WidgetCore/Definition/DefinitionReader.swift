@@ -82,6 +82,10 @@ public struct DefinitionReader: Sendable {
     /// appears later is simply read by the next refresh.
     public var localFiles: LocalFileCheck?
 
+    /// The templates already compiled by this reader's other reads of the same load, when it shares them
+    /// (see ``sharingTemplates()``).
+    private var templateLibrary: TemplateLibrary?
+
     /// Creates a reader that checks stages against `registry`.
     ///
     /// - Parameters:
@@ -102,6 +106,14 @@ public struct DefinitionReader: Sendable {
         self.defaultTimeZone = defaultTimeZone
         self.environment = environment
         self.localFiles = localFiles
+    }
+
+    /// This reader, sharing the templates it compiles among all its reads: for one load of a folder, whose
+    /// files often repeat templates (see ``TemplateLibrary``). The problems and widgets are the same.
+    package func sharingTemplates() -> DefinitionReader {
+        var reader = self
+        reader.templateLibrary = TemplateLibrary(filters: filters)
+        return reader
     }
 
     /// Reads one definition file.
@@ -215,7 +227,7 @@ extension DefinitionReader {
         init(file: String, reader: DefinitionReader, source: Data) {
             self.file = file
             self.reader = reader
-            templates = TemplateCache(filters: reader.filters)
+            templates = TemplateCache(filters: reader.filters, library: reader.templateLibrary)
             self.source = source
         }
 

@@ -42,7 +42,7 @@ extension StageSpec {
         switch value {
         case .string(let name) where allowsName:
             self.init(typeName: name, path: path)
-        case .object(var object):
+        case .object(let object):
             guard case .string(let name)? = object["type"] else {
                 let example = kind == .transformer ? "{\"type\": \"limit\", \"count\": 4}" : "{\"type\": \"\(Self.exampleName(kind))\"}"
                 throw OptionsError(
@@ -52,9 +52,9 @@ extension StageSpec {
                         : "\"type\" must be a string naming a registered \(kind)"
                 )
             }
-            object["type"] = nil
-            for key in reservedKeys { object[key] = nil }
-            self.init(typeName: name, options: object, path: path, typePath: path.appending("type"), ownerKeys: ["type"] + reservedKeys)
+            self.init(
+                typeName: name, options: object.removing("type", reservedKeys), path: path, typePath: path.appending("type"),
+                ownerKeys: reservedKeys.isEmpty ? Self.typeKey : ["type"] + reservedKeys)
         default:
             let forms = allowsName ? "a name such as \"\(Self.exampleName(kind))\" or an object with \"type\"" : "an object with \"type\""
             throw OptionsError(path: path, message: "the \(kind) must be \(forms), not \(value.typeName)")
@@ -62,6 +62,9 @@ extension StageSpec {
     }
 
     /// A built-in stage of `kind` to name in examples.
+    /// The owner keys of a stage reference that reserves none beside `type`, made once.
+    private static let typeKey = ["type"]
+
     static func exampleName(_ kind: StageKind) -> String {
         switch kind {
         case .fetcher: "http"

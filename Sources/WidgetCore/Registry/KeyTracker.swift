@@ -34,8 +34,17 @@ final class CodingPathNode {
     }
 
     var path: ValuePath {
-        var components: [ValuePath.Component] = []
+        // Counted first, so that the array is allocated once; collected from here up, then reversed in
+        // place.
+        var depth = 0
         var current: CodingPathNode? = self
+        while let node = current {
+            if node.step != nil { depth += 1 }
+            current = node.parent
+        }
+        var components: [ValuePath.Component] = []
+        components.reserveCapacity(depth)
+        current = self
         while let node = current {
             switch node.step {
             case .key(let key)?: components.append(key.intValue.map(ValuePath.Component.index) ?? .key(key.stringValue))
@@ -44,7 +53,8 @@ final class CodingPathNode {
             }
             current = node.parent
         }
-        return ValuePath(components: components.reversed())
+        components.reverse()
+        return ValuePath(components: components)
     }
 }
 

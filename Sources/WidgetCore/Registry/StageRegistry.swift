@@ -64,7 +64,19 @@ public struct StageRegistry: Sendable {
         }
     }
 
-    private let entries: [StageKind: [String: Entry]]
+    /// The entries by name, one table a kind, in the order of ``slot(_:)``: a kind is looked up for every
+    /// stage of every definition, and hashing it (by its raw value, a string) cost more than the table.
+    private let entries: [[String: Entry]]
+
+    /// Where the table of `kind` is in `entries`.
+    private static func slot(_ kind: StageKind) -> Int {
+        switch kind {
+        case .fetcher: 0
+        case .parser: 1
+        case .transformer: 2
+        case .timeline: 3
+        }
+    }
 
     /// The key under which a registry building stages puts itself in `Decoder.userInfo`, so that a
     /// stage's options may name another stage (the `fetch` transform's `parser`).
@@ -74,22 +86,24 @@ public struct StageRegistry: Sendable {
     public static let empty = StageRegistry(entries: [:])
 
     private init(entries: [StageKind: [String: Entry]]) {
-        self.entries = entries
+        var tables = [[String: Entry]](repeating: [:], count: StageKind.allCases.count)
+        for (kind, table) in entries { tables[Self.slot(kind)] = table }
+        self.entries = tables
     }
 
     /// The registered type names of `kind`, sorted.
     public func typeNames(of kind: StageKind) -> [String] {
-        (entries[kind] ?? [:]).keys.sorted()
+        entries[Self.slot(kind)].keys.sorted()
     }
 
     /// The entry for `typeName` of `kind`.
     public func entry(_ kind: StageKind, named typeName: String) -> Entry? {
-        entries[kind]?[typeName]
+        entries[Self.slot(kind)][typeName]
     }
 
     /// Every entry, by kind then name.
     public var allEntries: [Entry] {
-        StageKind.allCases.flatMap { kind in typeNames(of: kind).compactMap { entries[kind]?[$0] } }
+        StageKind.allCases.flatMap { kind in typeNames(of: kind).compactMap { entries[Self.slot(kind)][$0] } }
     }
 
     /// Creates the stage a definition names, decoding its options strictly.
@@ -111,7 +125,7 @@ public struct StageRegistry: Sendable {
         options: WidgetValue,
         decoder: OptionsDecoder = OptionsDecoder()
     ) throws(OptionsError) -> BuiltStage {
-        guard let entry = entries[kind]?[typeName] else {
+        guard let entry = entries[Self.slot(kind)][typeName] else {
             let known = typeNames(of: kind)
             let list = known.map { "'\($0)'" }.joined(separator: ", ")
             throw OptionsError(
@@ -147,25 +161,52 @@ extension StageRegistry {
 
         /// Registers a source stage.
         public mutating func register<S: Fetcher>(_ stage: S.Type) {
-            add(.fetcher, stage) { .fetcher($0) }
+            add(.fetcher, stage, direct: nil) { .fetcher($0) }
         }
 
         /// Registers a parser stage.
         public mutating func register<S: Parser>(_ stage: S.Type) {
-            add(.parser, stage) { .parser($0) }
+            add(.parser, stage, direct: nil) { .parser($0) }
         }
 
         /// Registers a transform stage.
         public mutating func register<S: Transformer>(_ stage: S.Type) {
-            add(.transformer, stage) { .transformer($0) }
+            add(.transformer, stage, direct: nil) { .transformer($0) }
         }
 
         /// Registers a timeline stage.
         public mutating func register<S: TimelineBuilder>(_ stage: S.Type) {
-            add(.timeline, stage) { .timeline($0) }
+            add(.timeline, stage, direct: nil) { .timeline($0) }
         }
 
-        private mutating func add<S: Stage>(_ kind: StageKind, _ stage: S.Type, as built: @escaping @Sendable (S) -> BuiltStage) {
+        // The stages whose options are read directly when written as expected (see DirectOptions): chosen
+        // where the type is known, so that no conformance is looked up while the program starts.
+
+        /// Registers a source stage whose options can be read directly.
+        package mutating func register<S: Fetcher>(_ stage: S.Type) where S.Options: DirectOptions {
+            add(.fetcher, stage, direct: S.Options.direct) { .fetcher($0) }
+        }
+
+        /// Registers a parser stage whose options can be read directly.
+        package mutating func register<S: Parser>(_ stage: S.Type) where S.Options: DirectOptions {
+            add(.parser, stage, direct: S.Options.direct) { .parser($0) }
+        }
+
+        /// Registers a transform stage whose options can be read directly.
+        package mutating func register<S: Transformer>(_ stage: S.Type) where S.Options: DirectOptions {
+            add(.transformer, stage, direct: S.Options.direct) { .transformer($0) }
+        }
+
+        /// Registers a timeline stage whose options can be read directly.
+        package mutating func register<S: TimelineBuilder>(_ stage: S.Type) where S.Options: DirectOptions {
+            add(.timeline, stage, direct: S.Options.direct) { .timeline($0) }
+        }
+
+        private mutating func add<S: Stage>(
+            _ kind: StageKind, _ stage: S.Type,
+            direct: (@Sendable (DirectMembers) throws(DirectMembers.NotDirect) -> S.Options)?,
+            as built: @escaping @Sendable (S) -> BuiltStage
+        ) {
             pending.append(
                 Entry(
                     kind: kind, typeName: S.typeName, summary: S.summary, secretOptions: S.secretOptions,
@@ -173,6 +214,10 @@ extension StageRegistry {
                     describe: { Self.shape(of: S.Options.self) }
                 ) {
                     options, decoder in
+                    // Options written as expected are read without the decoder; any problem is its to report.
+                    if let direct, case .object(let object) = options, let read = try? direct(decoder.directMembers(object)) {
+                        return built(try S(options: read))
+                    }
                     let decoded = try decoder.decode(S.Options.self, from: options)
                     return built(try S(options: decoded))
                 }

@@ -104,6 +104,7 @@ public struct Template: Sendable, Hashable, CustomStringConvertible {
         self.source = source
         var parser = TemplateParser(source: source, filters: filters)
         self.nodes = try parser.parseTemplate()
+        self.variables = Self.variables(of: nodes)
         self.isOutputOnly = nodes.allSatisfy { node in
             switch node {
             case .text, .output: true
@@ -123,7 +124,13 @@ public struct Template: Sendable, Hashable, CustomStringConvertible {
     /// The root variable names the template reads, e.g. `["inputs", "env", "title"]`, so a loader can
     /// check that `env` appears only where secrets are allowed. Names the template sets itself (`assign`,
     /// `capture`, loop variables) are included when it also reads them.
-    public var variables: Set<String> {
+    ///
+    /// Found once, when the template is compiled: a definition's checks ask for them several times, and a
+    /// template a whole folder shares (see `TemplateLibrary`) is compiled once for all its files.
+    public let variables: Set<String>
+
+    /// The root variable names `nodes` read.
+    private static func variables(of nodes: [TemplateNode]) -> Set<String> {
         var names: Set<String> = []
         TemplateNode.walk(nodes) { expression in
             expression.collectVariables(into: &names)

@@ -14,15 +14,25 @@ public final class TemplateCache: @unchecked Sendable {
     /// The filters every template of the cache is compiled with.
     public let filters: FilterRegistry
     private var compiled: [String: Result<Template, ExpressionError>] = [:]
+    /// The templates of the other files of the same load, when there is one.
+    private let library: TemplateLibrary?
 
     /// The `userInfo` key under which decoders find the cache.
     public static let userInfoKey = CodingUserInfoKey(rawValue: "widgetd.template.cache")!
 
     /// Creates an empty cache that compiles templates with `filters`.
-    public init(filters: FilterRegistry) {
+    public convenience init(filters: FilterRegistry) {
+        self.init(filters: filters, library: nil)
+    }
+
+    /// Creates an empty cache that takes the templates it has not compiled yet from `library`, or compiles
+    /// them with `filters` without one; `library` must compile with the same filters.
+    init(filters: FilterRegistry, library: TemplateLibrary?) {
         self.filters = filters
-        // A definition has a few dozen templates at most: never grow while reading one.
-        compiled.reserveCapacity(32)
+        self.library = library
+        // A definition has a few dozen templates at most: never grow while reading one (a cache with a
+        // library keeps none of its own).
+        if library == nil { compiled.reserveCapacity(32) }
     }
 
     /// The cache of `decoder`: found once per decode by the ``OptionsDecoder``, else in its `userInfo`.
@@ -35,9 +45,20 @@ public final class TemplateCache: @unchecked Sendable {
     ///
     /// - Throws: ``ExpressionError`` when `text` is not a valid template.
     public func template(_ text: String) throws(ExpressionError) -> Template {
+        // With a library, the library alone: one lookup, rather than a miss here, a lookup there and a copy.
+        if let library { return try library.compile(text).get() }
         if let known = compiled[text] { return try known.get() }
         let result = Result { () throws(ExpressionError) in try Template(text, filters: filters) }
         compiled[text] = result
         return try result.get()
+    }
+
+    /// The JSONPath of `text`: from the library when the cache has one, which parses each text once for
+    /// all the files of a load.
+    ///
+    /// - Throws: ``ExpressionError`` when `text` is not a valid JSONPath.
+    func jsonPath(_ text: String) throws(ExpressionError) -> JSONPath {
+        guard let library else { return try JSONPath(text) }
+        return try library.jsonPath(text).get()
     }
 }

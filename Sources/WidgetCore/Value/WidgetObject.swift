@@ -69,6 +69,22 @@ public struct WidgetObject: Sendable, Hashable, Sequence, ExpressibleByDictionar
         }
     }
 
+    /// This object without the member `key` and those `more` names: what setting each to `nil` in turn
+    /// makes, copied once.
+    func removing(_ key: String, _ more: [String]) -> WidgetObject {
+        func removed(_ name: String) -> Bool { name == key || more.contains(name) }
+        guard keys.contains(where: removed) else { return self }
+        var kept = WidgetObject()
+        kept.keys.reserveCapacity(keys.count)
+        kept.values.reserveCapacity(keys.count)
+        for position in keys.indices where !removed(keys[position]) {
+            kept.keys.append(keys[position])
+            kept.values.append(values[position])
+        }
+        kept.rebuildIndex()
+        return kept
+    }
+
     /// Appends a member without checking for an existing key. For parsers that have already checked.
     public mutating func appendUnchecked(key: String, value: WidgetValue) {
         keys.append(key)

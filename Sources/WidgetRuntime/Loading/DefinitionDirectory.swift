@@ -105,7 +105,8 @@ public struct DefinitionDirectory: Sendable {
         }
         result.files = files
         // Widgets written alike hold their common parts once (see `PipelinePool`).
-        let reads = Self.read(files, with: reader, keepingWidgets: keepingWidgets, pool: PipelinePool())
+        // Files written alike repeat their templates: each text is compiled once for the folder.
+        let reads = Self.read(files, with: reader.sharingTemplates(), keepingWidgets: keepingWidgets, pool: PipelinePool())
         var owners: [String: String] = [:]
         for (file, (read, ids)) in zip(files, reads) {
             result.warnings += read.warnings

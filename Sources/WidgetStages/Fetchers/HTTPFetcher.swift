@@ -364,3 +364,16 @@ public struct HTTPFetcher: Fetcher {
         return request
     }
 }
+
+extension HTTPFetcher.Options: DirectOptions {
+    package static func direct(_ members: DirectMembers) throws(DirectMembers.NotDirect) -> Self {
+        try members.only(CodingKeys.self)
+        // A handshake is rare: its options are left to the decoder.
+        guard members.object["handshake"] == nil else { throw DirectMembers.NotDirect() }
+        return Self(
+            url: try members.template("url"), method: try members.optionalString("method"),
+            headers: try members.optionalTemplateMap("headers"), body: try members.optionalTemplateTree("body"),
+            timeout: try members.optionalDuration("timeout"), connectTimeout: try members.optionalDuration("connectTimeout"),
+            maxBytes: try members.optionalInteger("maxBytes"), maxRedirects: try members.optionalInteger("maxRedirects"), handshake: nil)
+    }
+}

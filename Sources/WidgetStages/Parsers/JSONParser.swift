@@ -110,3 +110,10 @@ public struct JSONParser: Parser {
         return first == UInt8(ascii: "<")
     }
 }
+
+extension JSONParser.Options: DirectOptions {
+    package static func direct(_ members: DirectMembers) throws(DirectMembers.NotDirect) -> Self {
+        try members.only(CodingKeys.self)
+        return Self(empty: try members.optionalString("empty"))
+    }
+}

@@ -154,3 +154,12 @@ public struct EachTimeline: TimelineBuilder {
         }
     }
 }
+
+extension EachTimeline.Options: DirectOptions {
+    package static func direct(_ members: DirectMembers) throws(DirectMembers.NotDirect) -> Self {
+        try members.only(CodingKeys.self)
+        return Self(
+            at: try members.optionalStrings("at"), every: try members.optionalDuration("every"),
+            date: try members.optionalJSONPath("date"))
+    }
+}

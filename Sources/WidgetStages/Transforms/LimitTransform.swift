@@ -43,3 +43,10 @@ public struct LimitTransform: Transformer {
         return .array(Array(items.dropFirst(offset).prefix(count)))
     }
 }
+
+extension LimitTransform.Options: DirectOptions {
+    package static func direct(_ members: DirectMembers) throws(DirectMembers.NotDirect) -> Self {
+        try members.only(CodingKeys.self)
+        return Self(count: try members.integer("count"), offset: try members.optionalInteger("offset"))
+    }
+}

@@ -90,3 +90,10 @@ public struct MapTransform: Transformer {
         return try apply(value, index: nil)
     }
 }
+
+extension MapTransform.Options: DirectOptions {
+    package static func direct(_ members: DirectMembers) throws(DirectMembers.NotDirect) -> Self {
+        try members.only(CodingKeys.self)
+        return Self(fields: try members.templateTree("fields"), merge: try members.optionalBool("merge"))
+    }
+}

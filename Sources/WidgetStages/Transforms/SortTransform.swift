@@ -115,3 +115,10 @@ public struct SortTransform: Transformer {
         return .array(sorted.map(\.item))
     }
 }
+
+extension SortTransform.Options: DirectOptions {
+    package static func direct(_ members: DirectMembers) throws(DirectMembers.NotDirect) -> Self {
+        try members.only(CodingKeys.self)
+        return Self(by: try members.jsonPath("by"), order: try members.optionalString("order"))
+    }
+}
