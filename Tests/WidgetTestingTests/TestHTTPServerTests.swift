@@ -113,7 +113,9 @@ struct TestHTTPServerTests {
         let stalled = Task {
             try await client.send(HTTPRequest(url: server.url("/stall?seconds=600"), timeout: 600, connectTimeout: 600))
         }
-        let waited = try await client.send(HTTPRequest(url: server.url("/wait?target=%2Fstall%3Fseconds%3D600")))
+        // Waiting as long as a busy machine may take to send the stalled request.
+        let waited = try await client.send(
+            HTTPRequest(url: server.url("/wait?target=%2Fstall%3Fseconds%3D600&timeout=120"), timeout: 150, connectTimeout: 150))
         #expect(waited.status == 200)
         server.stop()
         // The connection is closed 90 bytes short of the 100 announced.
