@@ -326,27 +326,48 @@ extension JSONReader {
                 throw tooDeep()
             }
             position += 1
-            var indent = skipIndentation(.none)
+            let indent = skipIndentation(.none)
             if position < count, base[position] == UInt8(ascii: "}") {
                 position += 1
                 return .object(WidgetObject())
             }
             let keyBase = keys.count
             let valueBase = values.count
-            var seen = KeyFilter()
             try expectMemberName()
-            var keyOffset = position
-            var key = try readKey()
+            let keyOffset = position
+            let key = try readKey()
             if let slot = keyCache.prediction(startingWith: key.record, depth: depth, in: base) {
-                // An earlier object that began with the same key predicts the keys: while they follow its
-                // shape in order, each key is one compare against the shape's copy of its text, cannot be a
-                // repeat and is not pushed on `keys` (the shape, read in place, holds it). The values go
-                // straight into an array of the predicted size. The shape stays pinned until the object is
-                // read: after a key that differs, the stacks hold records that point into its text.
+                return try readPredictedMembers(
+                    slot, at: keyOffset, keyBase: keyBase, valueBase: valueBase, depth: depth, indent: indent)
+            }
+            return try readMembers(
+                from: key, at: keyOffset, keyBase: keyBase, valueBase: valueBase, depth: depth, indent: indent,
+                filter: KeyFilter())
+        }
+
+        /// Reads an object's members while they follow the shape in `slot`, predicted by the first key
+        /// (read, starting at `keyOffset`), and the rest one by one when they leave it.
+        @inline(never)
+        mutating func readPredictedMembers(
+            _ predictedSlot: Int, at keyOffset: Int, keyBase: Int, valueBase: Int, depth: Int, indent: Indentation
+        ) throws(JSONSyntaxError) -> WidgetValue {
+            var keyOffset = keyOffset
+            var indent = indent
+            var seen = KeyFilter()
+            // An earlier object that began with the same key predicts the keys: while they follow its
+            // shape in order, each key is one compare against the shape's copy of its text, cannot be a
+            // repeat and is not pushed on `keys` (the shape, read in place, holds it). The values go
+            // straight into an array of the predicted size. A key that differs (or an early end) may be
+            // that of another shape with the same keys before it, which the object then follows. The
+            // shape stays pinned until the object is read: after a key that differs from every shape,
+            // the stacks hold records that point into its text.
+            var next = predictedSlot
+            var predictedValues: [WidgetValue] = []
+            shapes: while true {
+                let slot = next
                 keyCache.pin(slot)
                 defer { keyCache.unpin(slot) }
                 let predicted = keyCache.keyCount(of: slot)
-                var predictedValues: [WidgetValue] = []
                 predictedValues.reserveCapacity(predicted)
                 while true {
                     try readColon()
@@ -355,12 +376,15 @@ extension JSONReader {
                     if tracking { path.removeLast() }
                     let member = predictedValues.count
                     if try readObjectSeparator() {
-                        if member == predicted {
-                            keyCache.use(slot)
+                        let shape =
+                            member == predicted
+                            ? slot : keyCache.alternative(to: slot, after: member, next: nil, readable: 0)
+                        if let shape {
+                            keyCache.use(shape)
                             return .object(
                                 WidgetObject(
-                                    uniqueKeys: keyCache.keys(of: slot), values: predictedValues,
-                                    index: keyCache.index(of: slot))
+                                    uniqueKeys: keyCache.keys(of: shape), values: predictedValues,
+                                    index: keyCache.index(of: shape))
                             )
                         }
                         leave(slot, after: member, filter: &seen, values: predictedValues)
@@ -370,18 +394,23 @@ extension JSONReader {
                     try expectMemberName()
                     keyOffset = position
                     guard member < predicted, predictedKey(keyCache.record(member, of: slot), at: keyOffset + 1)
-                    else { break }
+                    else {
+                        if let other = keyCache.alternative(
+                            to: slot, after: member, next: base + keyOffset + 1, readable: count - keyOffset - 1)
+                        {
+                            position = keyOffset + keyCache.record(member, of: other).length + 2
+                            next = other
+                            continue shapes
+                        }
+                        leave(slot, after: member, filter: &seen, values: predictedValues)
+                        let key = try readKey()
+                        return try readMembers(
+                            from: key, at: keyOffset, keyBase: keyBase, valueBase: valueBase, depth: depth,
+                            indent: indent, filter: seen)
+                    }
                     position = keyOffset + keyCache.record(member, of: slot).length + 2
                 }
-                leave(slot, after: predictedValues.count, filter: &seen, values: predictedValues)
-                key = try readKey()
-                return try readMembers(
-                    from: key, at: keyOffset, keyBase: keyBase, valueBase: valueBase, depth: depth, indent: indent,
-                    filter: seen)
             }
-            return try readMembers(
-                from: key, at: keyOffset, keyBase: keyBase, valueBase: valueBase, depth: depth, indent: indent,
-                filter: seen)
         }
 
         /// Reads an object's members from `key` (read, starting at `keyOffset`) one by one, after the
