@@ -132,6 +132,33 @@ struct JSONReaderTests {
         #expect(value[0] == value[2])
     }
 
+    // MARK: - Strings
+
+    @Test func repeatedLongStringsReadAsWritten() throws {
+        // Repeated long strings come from a cache found by a hash of their length and a few of their
+        // bytes: strings that differ only elsewhere (the eleventh byte), or only in length, are different.
+        var strings: [String] = []
+        for index in 0..<300 {
+            let letter = String(UnicodeScalar(UInt8(65 + index % 26)))
+            strings.append("0123456789" + letter + "abcdefghij" + String(repeating: "x", count: index % 7) + "KLMNOPQRSTUVWXYZ")
+            strings.append("東京 \(index % 5) Étude Café Crème Señora")
+        }
+        let read = try JSONReader.read(JSONWriter.data(.array(strings.map { .string($0) })))
+        let texts = try #require(read.array).map { Array(($0.string ?? "").utf8) }
+        #expect(texts == strings.map { Array($0.utf8) })
+
+        // Invalid UTF-8 repeated: U+FFFD each time, as `String(decoding:as:)` repairs it.
+        let broken: [UInt8] = Array("long text, then ".utf8) + [0xFF, 0xE0, 0x80] + Array(" and more".utf8)
+        var document: [UInt8] = [UInt8(ascii: "[")]
+        for index in 0..<4 {
+            if index > 0 { document.append(UInt8(ascii: ",")) }
+            document += [UInt8(ascii: "\"")] + broken + [UInt8(ascii: "\"")]
+        }
+        document.append(UInt8(ascii: "]"))
+        let repaired = try #require(try JSONReader.read(Data(document)).array)
+        #expect(repaired == Array(repeating: .string(String(decoding: broken, as: UTF8.self)), count: 4))
+    }
+
     // MARK: - Numbers
 
     @Test func numbersKeepTheirExactText() throws {

@@ -77,6 +77,7 @@ extension JSONReader {
         var keys = JSONScratchStack<String>(capacity: 32)
         var keyRecords = JSONScratchStack<KeyRecord>(capacity: 32)
         var keyCache = JSONKeyCache()
+        var strings = JSONStringCache()
         var unescaped = JSONScratchStack<UInt8>(capacity: 64)
         // Incremental line counting for located reads.
         var countedOffset = 0
@@ -666,9 +667,22 @@ extension JSONReader {
             let (index, isASCII) = scanPlainText(from: start)
             if index < count, base[index] == UInt8(ascii: "\"") {
                 position = index + 1
-                return JSONReader.plainString(base + start, count: index - start, isASCII: isASCII)
+                let length = index - start
+                if length >= JSONStringCache.minimumLength { return longPlainString(from: start, length: length, isASCII: isASCII) }
+                return JSONReader.plainString(base + start, count: length, isASCII: isASCII)
             }
             return try readEscapedString(from: start, plainUpTo: index, isASCII: isASCII)
+        }
+
+        /// The string of the `length` escape-free bytes (at least ``JSONStringCache/minimumLength``) at
+        /// `start`, from the cache of long strings when the same text was read before.
+        @inline(never)
+        mutating func longPlainString(from start: Int, length: Int, isASCII: Bool) -> String {
+            let (cached, slot) = strings.string(base, from: start, length: length)
+            if let cached { return cached }
+            let string = JSONReader.plainString(base + start, count: length, isASCII: isASCII)
+            strings.keep(string, in: slot, from: start, length: length)
+            return string
         }
 
         /// Reads the rest of a string that has escapes (or is broken) from `index`, the first byte after
