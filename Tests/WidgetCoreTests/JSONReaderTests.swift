@@ -170,6 +170,30 @@ struct JSONReaderTests {
         #expect(JSONWriter.string(value) == #"{"price":0.10,"big":12345678901234567890,"e":-1.5E+3,"zero":-0}"#)
     }
 
+    @Test func numbersOfEveryLengthEndAtTheFirstByteThatIsNotADigit() throws {
+        // Digits are skipped eight bytes at a time: numbers of every length end where they end, in the
+        // middle of a document or at its end, and the bytes beside the digits (':' and '/') or that
+        // carry when a word check adds to them (0xFA and above) are not taken for digits.
+        for length in 1...30 {
+            let digits = String((0..<length).map { Character(String(($0 * 7 + 1) % 10)) })
+            for text in [digits, "-" + digits, "0." + digits, digits + ".5e" + digits, digits + "E-1"] {
+                #expect(try JSONReader.read("[\(text)]")[0]?.number?.text == text)
+                #expect(try JSONReader.read(text).number?.text == text)
+                #expect(try JSONReader.read(#"{"a":\#(text),"b":1}"#)["a"]?.number?.text == text)
+            }
+            for after: [UInt8] in [[0x3A], [0x2F], [0xFF], [0xFA, 0x31], [0x31, 0xFF]] {
+                let data = Data(Array("[\(digits)".utf8) + after + Array(" ]".utf8))
+                let offset = 1 + length + (after[0] == 0x31 ? 1 : 0)
+                do {
+                    _ = try JSONReader.read(data)
+                    Issue.record("read \(digits) followed by \(after)")
+                } catch {
+                    #expect(error.offset == offset, "\(digits) followed by \(after)")
+                }
+            }
+        }
+    }
+
     // MARK: - Locations
 
     @Test func locatedReadRecordsKeysAndValuesOfNestedPaths() throws {
