@@ -192,6 +192,35 @@ struct JSONReaderDifferentialTests {
         }
     }
 
+    @Test func recordsWithOptionalKeysReadAsWritten() throws {
+        // Records of one kind in variants (a key missing in the middle or at the end, a key added), in
+        // random order: an object that leaves the shape its first key predicts goes on with another
+        // shape that has the same keys so far. Variants with the same key at the same place after other
+        // keys ("q" third after "a" or after "z"), or as many keys ending differently, must not be taken
+        // for each other.
+        let variants: [[String]] = [
+            ["id", "name", "x", "tail"], ["id", "name", "tail"], ["id", "name", "x"], ["id", "name", "x", "tail", "extra"],
+            ["id", "a", "b"], ["id", "z", "q"], ["id", "a", "q"], ["id", "a"], ["id", "z"],
+        ]
+        var random = SeededGenerator(seed: 0x0B7E_C7ED)
+        for round in 0..<40 {
+            var records: [WidgetValue] = []
+            for index in 0..<60 {
+                let keys = variants[Int.random(in: 0..<(round < 20 ? 4 : variants.count), using: &random)]
+                var object = WidgetObject()
+                for key in keys { object[key] = key == "id" ? .number(WidgetNumber(index)) : .string("\(key)\(index)") }
+                // Nested records of the same kinds, one level down.
+                if index % 3 == 0 { object["child"] = .object(["id": 1, "name": "n", "tail": true]) }
+                records.append(.object(object))
+            }
+            let document = WidgetValue.array(records)
+            for style in [JSONWriter.Style.compact, .pretty] {
+                let same = try JSONReader.read(JSONWriter.data(document, style: style)).sameTree(as: document)
+                #expect(same, "round \(round)")
+            }
+        }
+    }
+
     // MARK: - The benchmark documents
 
     @Test(arguments: ["twitter", "canada", "citm_catalog"])

@@ -132,6 +132,33 @@ struct JSONReaderTests {
         #expect(value[0] == value[2])
     }
 
+    // MARK: - Strings
+
+    @Test func repeatedLongStringsReadAsWritten() throws {
+        // Repeated long strings come from a cache found by a hash of their length and a few of their
+        // bytes: strings that differ only elsewhere (the eleventh byte), or only in length, are different.
+        var strings: [String] = []
+        for index in 0..<300 {
+            let letter = String(UnicodeScalar(UInt8(65 + index % 26)))
+            strings.append("0123456789" + letter + "abcdefghij" + String(repeating: "x", count: index % 7) + "KLMNOPQRSTUVWXYZ")
+            strings.append("東京 \(index % 5) Étude Café Crème Señora")
+        }
+        let read = try JSONReader.read(JSONWriter.data(.array(strings.map { .string($0) })))
+        let texts = try #require(read.array).map { Array(($0.string ?? "").utf8) }
+        #expect(texts == strings.map { Array($0.utf8) })
+
+        // Invalid UTF-8 repeated: U+FFFD each time, as `String(decoding:as:)` repairs it.
+        let broken: [UInt8] = Array("long text, then ".utf8) + [0xFF, 0xE0, 0x80] + Array(" and more".utf8)
+        var document: [UInt8] = [UInt8(ascii: "[")]
+        for index in 0..<4 {
+            if index > 0 { document.append(UInt8(ascii: ",")) }
+            document += [UInt8(ascii: "\"")] + broken + [UInt8(ascii: "\"")]
+        }
+        document.append(UInt8(ascii: "]"))
+        let repaired = try #require(try JSONReader.read(Data(document)).array)
+        #expect(repaired == Array(repeating: .string(String(decoding: broken, as: UTF8.self)), count: 4))
+    }
+
     // MARK: - Numbers
 
     @Test func numbersKeepTheirExactText() throws {
@@ -141,6 +168,30 @@ struct JSONReaderTests {
         #expect(value["e"]?.number?.text == "-1.5E+3")
         #expect(value["zero"]?.number?.text == "-0")
         #expect(JSONWriter.string(value) == #"{"price":0.10,"big":12345678901234567890,"e":-1.5E+3,"zero":-0}"#)
+    }
+
+    @Test func numbersOfEveryLengthEndAtTheFirstByteThatIsNotADigit() throws {
+        // Digits are skipped eight bytes at a time: numbers of every length end where they end, in the
+        // middle of a document or at its end, and the bytes beside the digits (':' and '/') or that
+        // carry when a word check adds to them (0xFA and above) are not taken for digits.
+        for length in 1...30 {
+            let digits = String((0..<length).map { Character(String(($0 * 7 + 1) % 10)) })
+            for text in [digits, "-" + digits, "0." + digits, digits + ".5e" + digits, digits + "E-1"] {
+                #expect(try JSONReader.read("[\(text)]")[0]?.number?.text == text)
+                #expect(try JSONReader.read(text).number?.text == text)
+                #expect(try JSONReader.read(#"{"a":\#(text),"b":1}"#)["a"]?.number?.text == text)
+            }
+            for after: [UInt8] in [[0x3A], [0x2F], [0xFF], [0xFA, 0x31], [0x31, 0xFF]] {
+                let data = Data(Array("[\(digits)".utf8) + after + Array(" ]".utf8))
+                let offset = 1 + length + (after[0] == 0x31 ? 1 : 0)
+                do {
+                    _ = try JSONReader.read(data)
+                    Issue.record("read \(digits) followed by \(after)")
+                } catch {
+                    #expect(error.offset == offset, "\(digits) followed by \(after)")
+                }
+            }
+        }
     }
 
     // MARK: - Locations

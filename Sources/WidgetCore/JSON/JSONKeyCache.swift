@@ -97,6 +97,45 @@ struct JSONKeyCache: ~Copyable {
         return best < 0 ? nil : best
     }
 
+    /// Another shape of the set of `slot`, seen at least twice, that begins with the first `members` keys
+    /// of the shape in `slot` and then has the key written (not escaped, with its closing quote) at `next`,
+    /// from which `readable` bytes can be read; or, when `next` is `nil`, that has those keys only. An
+    /// object that leaves its predicted shape (records of one kind with an optional key) goes on following
+    /// this one instead of having its remaining keys read one by one.
+    @inline(never)
+    func alternative(to slot: Int, after members: Int, next: UnsafePointer<UInt8>?, readable: Int) -> Int? {
+        let set = slot - slot % Self.shapeWays
+        for other in set..<set + Self.shapeWays where other != slot {
+            let records = shapes[other].records
+            guard records.count > members else {
+                if next == nil, records.count == members, members > 0, samePrefix(other, slot, members) {
+                    return other
+                }
+                continue
+            }
+            guard let next else { continue }
+            let record = records[members]
+            guard !record.escaped, record.length < readable,
+                memoryEqual(record.text, next, record.length + 1, readable: readable),
+                samePrefix(other, slot, members)
+            else { continue }
+            return other
+        }
+        return nil
+    }
+
+    /// Whether the shapes in `slot` and `other` have the same first `members` keys.
+    @inline(__always)
+    private func samePrefix(_ slot: Int, _ other: Int, _ members: Int) -> Bool {
+        shapes[slot].keys.withUnsafeBufferPointer { keys in
+            shapes[other].keys.withUnsafeBufferPointer { otherKeys in
+                guard keys.count >= members, otherKeys.count >= members else { return false }
+                for member in 0..<members where keys[member] != otherKeys[member] { return false }
+                return true
+            }
+        }
+    }
+
     /// Keeps the shape in `slot` from being replaced until ``unpin(_:)``.
     @inline(__always)
     func pin(_ slot: Int) { pins[slot] += 1 }

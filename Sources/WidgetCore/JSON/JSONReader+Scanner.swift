@@ -77,6 +77,7 @@ extension JSONReader {
         var keys = JSONScratchStack<String>(capacity: 32)
         var keyRecords = JSONScratchStack<KeyRecord>(capacity: 32)
         var keyCache = JSONKeyCache()
+        var strings = JSONStringCache()
         var unescaped = JSONScratchStack<UInt8>(capacity: 64)
         // Incremental line counting for located reads.
         var countedOffset = 0
@@ -326,27 +327,48 @@ extension JSONReader {
                 throw tooDeep()
             }
             position += 1
-            var indent = skipIndentation(.none)
+            let indent = skipIndentation(.none)
             if position < count, base[position] == UInt8(ascii: "}") {
                 position += 1
                 return .object(WidgetObject())
             }
             let keyBase = keys.count
             let valueBase = values.count
-            var seen = KeyFilter()
             try expectMemberName()
-            var keyOffset = position
-            var key = try readKey()
+            let keyOffset = position
+            let key = try readKey()
             if let slot = keyCache.prediction(startingWith: key.record, depth: depth, in: base) {
-                // An earlier object that began with the same key predicts the keys: while they follow its
-                // shape in order, each key is one compare against the shape's copy of its text, cannot be a
-                // repeat and is not pushed on `keys` (the shape, read in place, holds it). The values go
-                // straight into an array of the predicted size. The shape stays pinned until the object is
-                // read: after a key that differs, the stacks hold records that point into its text.
+                return try readPredictedMembers(
+                    slot, at: keyOffset, keyBase: keyBase, valueBase: valueBase, depth: depth, indent: indent)
+            }
+            return try readMembers(
+                from: key, at: keyOffset, keyBase: keyBase, valueBase: valueBase, depth: depth, indent: indent,
+                filter: KeyFilter())
+        }
+
+        /// Reads an object's members while they follow the shape in `slot`, predicted by the first key
+        /// (read, starting at `keyOffset`), and the rest one by one when they leave it.
+        @inline(never)
+        mutating func readPredictedMembers(
+            _ predictedSlot: Int, at keyOffset: Int, keyBase: Int, valueBase: Int, depth: Int, indent: Indentation
+        ) throws(JSONSyntaxError) -> WidgetValue {
+            var keyOffset = keyOffset
+            var indent = indent
+            var seen = KeyFilter()
+            // An earlier object that began with the same key predicts the keys: while they follow its
+            // shape in order, each key is one compare against the shape's copy of its text, cannot be a
+            // repeat and is not pushed on `keys` (the shape, read in place, holds it). The values go
+            // straight into an array of the predicted size. A key that differs (or an early end) may be
+            // that of another shape with the same keys before it, which the object then follows. The
+            // shape stays pinned until the object is read: after a key that differs from every shape,
+            // the stacks hold records that point into its text.
+            var next = predictedSlot
+            var predictedValues: [WidgetValue] = []
+            shapes: while true {
+                let slot = next
                 keyCache.pin(slot)
                 defer { keyCache.unpin(slot) }
                 let predicted = keyCache.keyCount(of: slot)
-                var predictedValues: [WidgetValue] = []
                 predictedValues.reserveCapacity(predicted)
                 while true {
                     try readColon()
@@ -355,12 +377,15 @@ extension JSONReader {
                     if tracking { path.removeLast() }
                     let member = predictedValues.count
                     if try readObjectSeparator() {
-                        if member == predicted {
-                            keyCache.use(slot)
+                        let shape =
+                            member == predicted
+                            ? slot : keyCache.alternative(to: slot, after: member, next: nil, readable: 0)
+                        if let shape {
+                            keyCache.use(shape)
                             return .object(
                                 WidgetObject(
-                                    uniqueKeys: keyCache.keys(of: slot), values: predictedValues,
-                                    index: keyCache.index(of: slot))
+                                    uniqueKeys: keyCache.keys(of: shape), values: predictedValues,
+                                    index: keyCache.index(of: shape))
                             )
                         }
                         leave(slot, after: member, filter: &seen, values: predictedValues)
@@ -370,18 +395,23 @@ extension JSONReader {
                     try expectMemberName()
                     keyOffset = position
                     guard member < predicted, predictedKey(keyCache.record(member, of: slot), at: keyOffset + 1)
-                    else { break }
+                    else {
+                        if let other = keyCache.alternative(
+                            to: slot, after: member, next: base + keyOffset + 1, readable: count - keyOffset - 1)
+                        {
+                            position = keyOffset + keyCache.record(member, of: other).length + 2
+                            next = other
+                            continue shapes
+                        }
+                        leave(slot, after: member, filter: &seen, values: predictedValues)
+                        let key = try readKey()
+                        return try readMembers(
+                            from: key, at: keyOffset, keyBase: keyBase, valueBase: valueBase, depth: depth,
+                            indent: indent, filter: seen)
+                    }
                     position = keyOffset + keyCache.record(member, of: slot).length + 2
                 }
-                leave(slot, after: predictedValues.count, filter: &seen, values: predictedValues)
-                key = try readKey()
-                return try readMembers(
-                    from: key, at: keyOffset, keyBase: keyBase, valueBase: valueBase, depth: depth, indent: indent,
-                    filter: seen)
             }
-            return try readMembers(
-                from: key, at: keyOffset, keyBase: keyBase, valueBase: valueBase, depth: depth, indent: indent,
-                filter: seen)
         }
 
         /// Reads an object's members from `key` (read, starting at `keyOffset`) one by one, after the
@@ -573,6 +603,18 @@ extension JSONReader {
         @inline(__always)
         func skipDigits(from index: Int) -> Int {
             var index = index
+            // Eight bytes at a time (long ids, fractions): a byte is a digit when its high half is 3 and
+            // stays 3 with 6 added.
+            let highs: UInt64 = 0xF0F0_F0F0_F0F0_F0F0
+            let threes: UInt64 = 0x3030_3030_3030_3030
+            while index + 8 <= count {
+                let word = JSONReader.loadWord(base + index)
+                // A carry out of a byte (0xFA or more, not a digit) only flags bytes above it, so the
+                // lowest flag is exact.
+                let other = ((word & highs) ^ threes) | (((word &+ 0x0606_0606_0606_0606) & highs) ^ threes)
+                if other != 0 { return index &+ other.trailingZeroBitCount &>> 3 }
+                index += 8
+            }
             while index < count, base[index] &- 48 < 10 { index += 1 }
             return index
         }
@@ -637,9 +679,22 @@ extension JSONReader {
             let (index, isASCII) = scanPlainText(from: start)
             if index < count, base[index] == UInt8(ascii: "\"") {
                 position = index + 1
-                return JSONReader.plainString(base + start, count: index - start, isASCII: isASCII)
+                let length = index - start
+                if length >= JSONStringCache.minimumLength { return longPlainString(from: start, length: length, isASCII: isASCII) }
+                return JSONReader.plainString(base + start, count: length, isASCII: isASCII)
             }
             return try readEscapedString(from: start, plainUpTo: index, isASCII: isASCII)
+        }
+
+        /// The string of the `length` escape-free bytes (at least ``JSONStringCache/minimumLength``) at
+        /// `start`, from the cache of long strings when the same text was read before.
+        @inline(never)
+        mutating func longPlainString(from start: Int, length: Int, isASCII: Bool) -> String {
+            let (cached, slot) = strings.string(base, from: start, length: length)
+            if let cached { return cached }
+            let string = JSONReader.plainString(base + start, count: length, isASCII: isASCII)
+            strings.keep(string, in: slot, from: start, length: length)
+            return string
         }
 
         /// Reads the rest of a string that has escapes (or is broken) from `index`, the first byte after
