@@ -21,9 +21,9 @@ public struct GalleryCard: Sendable, Hashable {
     public let id: String
     /// The card's HTML, an `<article>` element.
     public let html: String
-    /// A fingerprint of the card's HTML, 16 hexadecimal digits (see ``GalleryPage/fingerprint(_:)``): the
-    /// page replaces a card only when it changes. Worked out once, as the card is made: the page, its
-    /// generation and `index.json` all use it.
+    /// A fingerprint of the card's HTML, 16 hexadecimal digits of a stable 64-bit hash (not a
+    /// cryptographic digest): the page replaces a card only when it changes. Worked out once, as the card
+    /// is made: the page, its generation and `index.json` all use it.
     public let generation: String
 
     /// A card from its parts, as ``render(_:definition:now:)`` or a file wrote it.
