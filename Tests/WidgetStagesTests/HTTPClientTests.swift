@@ -94,6 +94,34 @@ struct HTTPClientTests {
         #expect(server.connectionCount == 2)
     }
 
+    /// Transfers that wait on slow servers hold no other transfer back: 64 requests held by the server
+    /// until all 64 have arrived are all in flight at once. (Run on one concurrent Dispatch queue, at
+    /// most 39 were, on 2 cores, and the others waited until those ended.)
+    @Test(.timeLimit(.minutes(1))) func manySlowTransfersAreAllInFlightAtOnce() async throws {
+        let count = 64
+        let arrived = NSCondition()
+        nonisolated(unsafe) var waiting = 0
+        let server = try TestHTTPServer(routes: [
+            TestHTTPRoute("GET", "/held") { _ in
+                arrived.lock()
+                defer { arrived.unlock() }
+                waiting += 1
+                arrived.broadcast()
+                let deadline = Date().addingTimeInterval(40)
+                while waiting < count, arrived.wait(until: deadline) {}
+                return TestHTTPResponse(status: waiting >= count ? 200 : 504)
+            }
+        ])
+        let client = HTTPClient(maximumConnectionsPerHost: count)
+        let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+            for _ in 0..<count {
+                group.addTask { try await client.send(HTTPRequest(url: server.url("/held"), timeout: 50, connectTimeout: 50)).status }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(statuses == Array(repeating: 200, count: count))
+    }
+
     /// A connection the server closes, or one a transfer abandoned (a body over the cap), is not reused.
     @Test func aClosedOrAbandonedConnectionIsNotReused() async throws {
         let server = try TestHTTPServer(

@@ -63,17 +63,21 @@ final class CurlExchange: Sendable {
         let nanoseconds = max(0, request.timeout) * 1e9
         let now = DispatchTime.now().uptimeNanoseconds
         let deadline = nanoseconds < Double(UInt64.max - now) ? now + UInt64(nanoseconds) : .max
-        CurlExchange.transfers.async { [self] in
+        // A serial queue of its own: see `transfersQueue`.
+        DispatchQueue(label: CurlExchange.transfersQueue).async { [self] in
             let outcome = run(until: deadline)
             finish(outcome)
         }
     }
 
-    /// The threads transfers run on: each blocks its thread until its transfer ends, and Dispatch keeps
-    /// the threads of finished ones for the next (a thread made for every request, and given back after
-    /// it, was a tenth of `run --once`'s time). A queue made here is "overcommit": a transfer gets a
-    /// thread even when every core is busy.
-    private static let transfers = DispatchQueue(label: "widgetd.http", attributes: .concurrent)
+    /// The label of the queue each transfer runs on. A transfer blocks its thread until it ends, so each
+    /// has a serial queue of its own, which Dispatch runs on its "overcommit" pool: a transfer gets a
+    /// thread even when every core is busy (up to 255 at once in the process), and Dispatch keeps the
+    /// threads of finished ones for the next (a thread made for every request, and given back after it,
+    /// was a tenth of `run --once`'s time). One concurrent queue for all transfers would not do: Dispatch
+    /// runs a concurrent queue on the pool sized for the cores, which ran at most 39 blocking blocks at
+    /// once here, so a few dozen slow servers held every other transfer, and the file writes, in line.
+    private static let transfersQueue = "widgetd.http"
 
     /// Ends the exchange with `outcome` unless it already ended, and tells the transfer to stop.
     func finish(_ outcome: Outcome) {
