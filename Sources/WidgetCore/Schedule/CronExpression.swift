@@ -14,11 +14,11 @@ public import Foundation
 public struct CronExpression: Sendable, Hashable, CustomStringConvertible {
     /// The expression as written, e.g. `0 */4 * * *` or `@daily`.
     public let text: String
-    let minutes: Set<Int>
-    let hours: Set<Int>
-    let daysOfMonth: Set<Int>
-    let months: Set<Int>
-    let daysOfWeek: Set<Int>
+    let minutes: CronField
+    let hours: CronField
+    let daysOfMonth: CronField
+    let months: CronField
+    let daysOfWeek: CronField
     let dayOfMonthRestricted: Bool
     let dayOfWeekRestricted: Bool
 
@@ -117,10 +117,8 @@ public struct CronExpression: Sendable, Hashable, CustomStringConvertible {
         range: ClosedRange<Int>,
         names: [String],
         nameBase: Int = 0
-    ) throws(ExpressionError) -> Set<Int> {
-        var values: Set<Int> = []
-        // Room for every value of the field at once: "*" fills it, and growing on the way rehashes it.
-        values.reserveCapacity(range.count)
+    ) throws(ExpressionError) -> CronField {
+        var values = CronField()
         var column = field.column
         for part in field.text.split(separator: ",", omittingEmptySubsequences: false) {
             func fail(_ reason: String) -> ExpressionError {
@@ -159,7 +157,7 @@ public struct CronExpression: Sendable, Hashable, CustomStringConvertible {
                 lower = try value(base)
                 upper = pieces.count == 2 ? range.upperBound : lower
             }
-            values.formUnion(stride(from: lower, through: upper, by: step))
+            for value in stride(from: lower, through: upper, by: step) { values.insert(value) }
             column += part.count + 1
         }
         return values
@@ -293,6 +291,53 @@ extension CronExpression: ExpressibleByStringLiteral {
             try self.init(text)
         } catch {
             preconditionFailure("invalid cron expression literal '\(text)': \(error)")
+        }
+    }
+}
+
+/// The values one field of a cron expression chooses (all within 0–63), as one bit each.
+///
+/// A `Set<Int>` per field made parsing an expression cost tens of thousands of instructions; the bits
+/// answer the same questions (membership, count, ascending order) for a few.
+struct CronField: Sendable, Hashable, Sequence {
+    private var bits: UInt64 = 0
+
+    /// The number of values chosen.
+    var count: Int { bits.nonzeroBitCount }
+
+    /// Whether `value` is chosen.
+    func contains(_ value: Int) -> Bool {
+        value >= 0 && value < 64 && bits & (1 << UInt64(value)) != 0
+    }
+
+    /// Chooses `value`, which must be within 0–63.
+    mutating func insert(_ value: Int) {
+        precondition(value >= 0 && value < 64, "a cron field value is within 0-63")
+        bits |= 1 << UInt64(value)
+    }
+
+    /// Unchooses `value`, returning it when it was chosen.
+    @discardableResult
+    mutating func remove(_ value: Int) -> Int? {
+        guard contains(value) else { return nil }
+        bits &= ~(1 << UInt64(value))
+        return value
+    }
+
+    /// The chosen values in ascending order.
+    func sorted() -> [Int] { Array(self) }
+
+    func makeIterator() -> Iterator { Iterator(remaining: bits) }
+
+    /// Yields the chosen values in ascending order.
+    struct Iterator: IteratorProtocol {
+        var remaining: UInt64
+
+        mutating func next() -> Int? {
+            guard remaining != 0 else { return nil }
+            let value = remaining.trailingZeroBitCount
+            remaining &= remaining - 1
+            return value
         }
     }
 }

@@ -51,9 +51,8 @@ extension Template {
         }
     }
 
-    /// The secrets the template reads, and what it does with them that is not allowed (one sentence each,
-    /// with the fix).
-    public var secretUses: (uses: [SecretUse], problems: [String]) {
+    /// The secrets `nodes` read, and what they do with them that is not allowed: see ``secretUses``.
+    static func secretUses(of nodes: [TemplateNode]) -> (uses: [SecretUse], problems: [String]) {
         var uses: [SecretUse] = []
         var problems: [String] = []
         var outputs: [Output] = []

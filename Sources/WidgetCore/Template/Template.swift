@@ -105,6 +105,7 @@ public struct Template: Sendable, Hashable, CustomStringConvertible {
         var parser = TemplateParser(source: source, filters: filters)
         self.nodes = try parser.parseTemplate()
         self.variables = Self.variables(of: nodes)
+        self.secretUses = Self.secretUses(of: nodes)
         self.isOutputOnly = nodes.allSatisfy { node in
             switch node {
             case .text, .output: true
@@ -128,6 +129,13 @@ public struct Template: Sendable, Hashable, CustomStringConvertible {
     /// Found once, when the template is compiled: a definition's checks ask for them several times, and a
     /// template a whole folder shares (see `TemplateLibrary`) is compiled once for all its files.
     public let variables: Set<String>
+
+    /// The secrets the template reads, and what it does with them that is not allowed (one sentence each,
+    /// with the fix).
+    ///
+    /// Found once, when the template is compiled: a definition's checks and each HTTP source built from it
+    /// ask for them, and a template a whole folder shares is compiled once for all its files.
+    public let secretUses: (uses: [SecretUse], problems: [String])
 
     /// The root variable names `nodes` read.
     private static func variables(of nodes: [TemplateNode]) -> Set<String> {
