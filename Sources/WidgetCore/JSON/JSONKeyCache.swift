@@ -63,13 +63,7 @@ struct JSONKeyCache: ~Copyable {
     }
 
     deinit {
-        for word in 0..<Self.slotCount / 64 {
-            var bits = occupied[word]
-            while bits != 0 {
-                (entries + word * 64 + bits.trailingZeroBitCount).deinitialize(count: 1)
-                bits &= bits &- 1
-            }
-        }
+        entries.deinitializeSlots(markedIn: occupied, words: Self.slotCount / 64)
         entries.deallocate()
         occupied.deallocate()
         for slot in 0..<Self.shapeCount { shapes[slot].text?.deallocate() }
@@ -307,4 +301,18 @@ func memoryEqual(_ a: UnsafePointer<UInt8>, _ b: UnsafePointer<UInt8>, _ count: 
         index += 1
     }
     return true
+}
+
+extension UnsafeMutablePointer {
+    /// Deinitializes the slots of a cache whose bits are set in `occupied`, one bit a slot, `words` words
+    /// of 64 slots: the slots the JSON reader's caches initialised, as they first used them.
+    func deinitializeSlots(markedIn occupied: UnsafeMutablePointer<UInt64>, words: Int) {
+        for word in 0..<words {
+            var bits = occupied[word]
+            while bits != 0 {
+                (self + word * 64 + bits.trailingZeroBitCount).deinitialize(count: 1)
+                bits &= bits &- 1
+            }
+        }
+    }
 }

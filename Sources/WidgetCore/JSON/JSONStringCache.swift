@@ -27,13 +27,7 @@ struct JSONStringCache: ~Copyable {
 
     deinit {
         guard let entries, let occupied else { return }
-        for word in 0..<Self.slotCount / 64 {
-            var bits = occupied[word]
-            while bits != 0 {
-                (entries + word * 64 + bits.trailingZeroBitCount).deinitialize(count: 1)
-                bits &= bits &- 1
-            }
-        }
+        entries.deinitializeSlots(markedIn: occupied, words: Self.slotCount / 64)
         entries.deallocate()
         occupied.deallocate()
     }
