@@ -35,7 +35,7 @@ extension DefinitionReader.Session {
 extension DefinitionReader {
     /// The folder of a definition file as the user named it (`widgets.d` for `widgets.d/news.json`), where
     /// its relative paths start; empty for a file in the current folder.
-    static func folder(of file: String) -> String {
+    package static func folder(of file: String) -> String {
         // In ASCII text every character is one byte (or "\r\n"), so the last '/' byte is the last '/'.
         let utf8 = file.utf8
         if utf8.allSatisfy({ $0 < 0x80 }) {

@@ -42,7 +42,7 @@ enum URLText {
 
 extension String {
     /// The text with zeros before it, up to `width` characters (`"7"` → `"07"`).
-    func leftPadded(to width: Int) -> String {
+    package func leftPadded(to width: Int) -> String {
         count >= width ? self : String(repeating: "0", count: width - count) + self
     }
 }

@@ -66,8 +66,7 @@ public struct GalleryPage: Sendable {
     /// only tells the page that its HTML changed, and SHA-256 of every card was about 1% of a refresh's
     /// time.
     static func fingerprint(_ text: String) -> String {
-        let digits = String(StableHash.mixed(text.utf8), radix: 16)
-        return String(repeating: "0", count: 16 - digits.count) + digits
+        String(StableHash.mixed(text.utf8), radix: 16).leftPadded(to: 16)
     }
 
     /// The Content-Security-Policy of every page.

@@ -72,7 +72,7 @@ public struct WidgetRefresher: Sendable {
     /// The folder that holds the definition file at `path`, as a URL: made once for each folder, as the
     /// definitions of a daemon share one or a few (building it for every refresh was 1.5% of `run --once`).
     static func folder(of path: String) -> URL {
-        let folder = path.lastIndex(of: "/").map { String(path[..<$0]) } ?? ""
+        let folder = DefinitionReader.folder(of: path)
         if let known = folders.withLock({ $0[folder] }) { return known }
         let url = URL(fileURLWithPath: path).deletingLastPathComponent()
         folders.withLock { folders in
