@@ -23,10 +23,14 @@ enum Widgetd {
         var stderrLines: [String] { stderr.split(separator: "\n", omittingEmptySubsequences: false).map(String.init).dropLastEmpty() }
     }
 
-    /// The `widgetd` executable of this build.
+    /// The `widgetd` executable of this build, or the one `WIDGETD_EXECUTABLE` names (to take the same
+    /// measurements of another build, a release one say).
     ///
     /// - Throws: an error explaining how to build it when it cannot be found.
     static func executable() throws -> URL {
+        if let path = ProcessInfo.processInfo.environment["WIDGETD_EXECUTABLE"], !path.isEmpty {
+            return URL(fileURLWithPath: path)
+        }
         var starts = [Bundle.main.bundleURL, URL(fileURLWithPath: CommandLine.arguments[0])]
         starts += Bundle.allBundles.map(\.bundleURL)
         var tried: [String] = []
