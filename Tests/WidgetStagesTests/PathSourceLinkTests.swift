@@ -20,7 +20,8 @@ struct PathSourceLinkTests {
     }
 
     private static func fetch(_ path: String, base: URL) async throws -> Data {
-        let stage = try StageRegistry.builtIn.makeStage(.fetcher, typeName: "file", options: ["path": .string(path)], decoder: OptionsDecoder())
+        let stage = try StageRegistry.builtIn.makeStage(
+            .fetcher, typeName: "file", options: ["path": .string(path)], decoder: OptionsDecoder())
         let fetcher = try #require(stage as? FileFetcher)
         let context = StageContext(widgetID: "test", now: Date(), timeZone: TimeZone(identifier: "UTC")!, baseDirectory: base)
         return try await fetcher.fetch(context: context).data

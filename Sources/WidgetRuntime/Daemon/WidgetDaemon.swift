@@ -288,7 +288,8 @@ public final class WidgetDaemon: Sendable {
                 let outcome = await refresher.refresh(widget, state: state, now: now, respectBudget: true)
                 let duration = ContinuousClock.now - started
                 // A refresh abandoned (its widget removed, or the daemon stopping) writes nothing.
-                let written = Task.isCancelled ? .skipped : await WidgetDaemon.write(outcome, definition: widget.definition, to: store, check: check)
+                let written =
+                    Task.isCancelled ? .skipped : await WidgetDaemon.write(outcome, definition: widget.definition, to: store, check: check)
                 await mailbox.post(FinishedRefresh(id: widget.id, start: start, outcome: outcome, duration: duration, written: written))
             }
             running.add(widget.id, start: start, task: task)
@@ -520,7 +521,8 @@ public final class WidgetDaemon: Sendable {
                     let duration = ContinuousClock.now - started
                     // Stopping, not failing: the widget keeps its last snapshot and state.
                     let stopped = outcome.error?.isCancellation == true || (outcome.error != nil && Task.isCancelled)
-                    let written = stopped ? .skipped : await WidgetDaemon.write(outcome, definition: widget.definition, to: store, check: check)
+                    let written =
+                        stopped ? .skipped : await WidgetDaemon.write(outcome, definition: widget.definition, to: store, check: check)
                     return (widget, outcome, duration, written)
                 }
                 return true
