@@ -53,6 +53,50 @@ struct CommandOrphanTests {
         #expect(!alive, "the program's grandchild \(grandchild) (in a session of its own) outlived the timeout")
     }
 
+    @Test func aGrandchildThatLeftTheGroupDoesNotOutliveTheDaemonsStop() async throws {
+        let folder = try TemporaryFolder()
+        try folder.write("widgets.d/data/in.json", #"{"n": 1}"#)
+        let script = "setsid sleep 1000 >/dev/null 2>&1 & echo $! > ../grandchild.pid; sleep 60"
+        let definition: [String: Any] = [
+            "source": ["path": "data/in.json"], "parser": "json", "timeline": "single",
+            "transforms": [["type": "command", "run": ["sh", "-c", script], "timeout": "120s"]],
+        ]
+        try folder.write("widgets.d/orphan.json", String(decoding: try JSONSerialization.data(withJSONObject: definition), as: UTF8.self))
+        let widgetd = try RunningWidgetd(["run", "--config", "widgets.d", "--out", "out"], in: folder.url)
+        var grandchild: pid_t?
+        for _ in 0..<3000 where grandchild == nil {
+            grandchild = (try? folder.read("grandchild.pid")).flatMap { pid_t($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+            if grandchild == nil { try await Task.sleep(for: .milliseconds(10)) }
+        }
+        let started = try #require(grandchild, "the program did not start its grandchild")
+        #expect(await widgetd.stop() == 0)
+        let alive = !Self.gone(started)
+        if alive { kill(started, SIGKILL) }
+        #expect(!alive, "the program's grandchild \(started) (in a session of its own) outlived the daemon")
+    }
+
+    @Test func childrenTheDaemonInheritedFromAShellAreLeftAlone() async throws {
+        let folder = try TemporaryFolder()
+        try folder.write("widgets.d/data/in.json", #"{"n": 1}"#)
+        let definition: [String: Any] = [
+            "source": ["path": "data/in.json"], "parser": "json", "timeline": "single",
+            "transforms": [["type": "command", "run": ["cat"]]],
+        ]
+        try folder.write("widgets.d/plain.json", String(decoding: try JSONSerialization.data(withJSONObject: definition), as: UTF8.self))
+        // `helper & exec widgetd`: the helper becomes a child of widgetd, not an orphan of a program. It
+        // closes what it inherited (the test's Process learns of widgetd's end when its descriptors close).
+        let widgetd = try Widgetd.executable().path
+        let helperScript = #"for fd in /proc/self/fd/*; do n=${fd##*/}; [ "$n" -gt 2 ] && eval "exec $n>&-"; done; exec sleep 1000"#
+        let script =
+            "bash -c '\(helperScript)' >/dev/null 2>&1 & echo $! > helper.pid; exec '\(widgetd)' run --config widgets.d --out out --once"
+        let output = try await Widgetd.run(program: URL(fileURLWithPath: "/bin/sh"), ["-c", script], in: folder.url)
+        #expect(output.status == 0, "\(output.stderr)")
+        let helper = try #require(pid_t(try folder.read("helper.pid").trimmingCharacters(in: .whitespacesAndNewlines)))
+        let alive = !Self.gone(helper)
+        kill(helper, SIGKILL)
+        #expect(alive, "the helper the shell started before exec was killed")
+    }
+
     @Test func aDoubleForkedGrandchildDoesNotOutliveTheRun() async throws {
         let grandchild = try await Self.runOnce("(sleep 1000 >/dev/null 2>&1 & echo $! > ../grandchild.pid); cat")
         let alive = !Self.gone(grandchild)

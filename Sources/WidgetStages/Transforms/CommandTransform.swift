@@ -265,6 +265,9 @@ final class ProcessGroup: Sendable {
         var children: Set<pid_t> = []
         /// Whether this process adopts orphans (``RunningPrograms/adoptOrphans()``) and so reaps them.
         var adopting = false
+        /// The children this process had when it began adopting (a shell's `helper & exec widgetd`):
+        /// they are not orphans of programs, and are left alone while they run.
+        var inherited: Set<pid_t> = []
     }
 
     fileprivate static let registry = Mutex(Registry())
@@ -330,7 +333,8 @@ final class ProcessGroup: Sendable {
         #if os(Linux)
         for _ in 0..<16 {
             let orphans = ChildProcess.children().filter {
-                !registry.children.contains($0.pid) && ($0.zombie || all || !registry.groups.contains($0.group))
+                !registry.children.contains($0.pid)
+                    && ($0.zombie || (!registry.inherited.contains($0.pid) && (all || !registry.groups.contains($0.group))))
             }
             if orphans.isEmpty { return }
             for orphan in orphans where !orphan.zombie {
@@ -339,7 +343,11 @@ final class ProcessGroup: Sendable {
                 if orphan.group == orphan.pid { killGroup(orphan.pid) }
                 _ = Glibc.kill(orphan.pid, SIGKILL)
             }
-            for orphan in orphans { ChildProcess.wait(orphan.pid) }
+            for orphan in orphans {
+                ChildProcess.wait(orphan.pid)
+                // Reaped, its pid may be given to a new process, which is no longer inherited.
+                registry.inherited.remove(orphan.pid)
+            }
         }
         #endif
     }
@@ -371,7 +379,11 @@ public enum RunningPrograms {
     public static func adoptOrphans() -> Bool {
         #if os(Linux)
         guard ChildProcess.becomeSubreaper() else { return false }
-        ProcessGroup.registry.withLock { $0.adopting = true }
+        let inherited = Set(ChildProcess.children().map(\.pid))
+        ProcessGroup.registry.withLock { registry in
+            registry.inherited = inherited
+            registry.adopting = true
+        }
         return true
         #else
         return false
