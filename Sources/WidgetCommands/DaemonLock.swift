@@ -13,9 +13,19 @@ import Darwin
 /// Two daemons started at the same moment cannot both get it, and a daemon killed with SIGKILL
 /// releases it with its process, so no stale file ever blocks a start. `OUT/.state/daemon.pid` is
 /// information only: the running daemon's process id, which `widgetd reload` signals.
-struct DaemonLock {
+///
+/// A lock is on a file, and `rm -rf OUT` removes the file with the folder: a second daemon would find
+/// none and take a new one. So the lock also keeps the output folder open, and ``check()`` (called by
+/// the daemon before each wave and each write) compares the folder and the lock file it holds with
+/// what their paths name now; when they differ, the daemon stops with an error instead of writing
+/// beside another.
+struct DaemonLock: Sendable {
     let pidFile: URL?
     private let descriptor: Int32
+    /// The output folder, open: its identity is what ``check()`` compares.
+    private let folder: Int32
+    private let folderPath: String
+    private let lockPath: String
 
     /// Takes the lock, then prepares the folder (removing what interrupted writes left: only the
     /// holder of the lock may, or it could delete another daemon's write under way).
@@ -26,13 +36,22 @@ struct DaemonLock {
     init(store: SnapshotStore, recordingPID: Bool = true) throws {
         try store.createFolders()
         let lockFile = store.stateDirectory.appendingPathComponent("daemon.lock")
-        descriptor = open(lockFile.path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        folderPath = store.directory.path
+        lockPath = lockFile.path
+        folder = open(store.directory.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard folder >= 0 else {
+            throw StoreError("Cannot open the output folder \(store.directory.path): \(String(cString: strerror(errno)))")
+        }
+        descriptor = open(lockFile.path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o644)
         guard descriptor >= 0 else {
-            throw StoreError("Cannot open the lock file \(lockFile.path): \(String(cString: strerror(errno)))")
+            let reason = errno
+            close(folder)
+            throw StoreError("Cannot open the lock file \(lockFile.path): \(String(cString: strerror(reason)))")
         }
         guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
             let reason = errno
             close(descriptor)
+            close(folder)
             guard reason == EWOULDBLOCK else {
                 throw StoreError("Cannot lock \(lockFile.path): \(String(cString: strerror(reason)))")
             }
@@ -51,10 +70,31 @@ struct DaemonLock {
         }
     }
 
-    /// Removes the pid file and lets go of the lock.
+    /// Removes the pid file (when the folder is still this lock's) and lets go of the lock.
     func release() {
-        if let pidFile { unlink(pidFile.path) }
+        if let pidFile, (try? check()) != nil { unlink(pidFile.path) }
         close(descriptor)
+        close(folder)
+    }
+
+    /// Checks that the output folder and the lock file are still the ones this lock holds: not removed,
+    /// nor replaced (`rm -rf OUT`, then another daemon's new `OUT`).
+    ///
+    /// - Throws: ``StoreError`` saying what happened and what to do.
+    func check() throws {
+        // The folder may be named through a link (`--out` a link to a disk); the lock file never is.
+        func same(_ held: Int32, _ path: String, followingLinks: Bool) -> Bool {
+            var open = stat()
+            var named = stat()
+            let found = followingLinks ? stat(path, &named) : lstat(path, &named)
+            return fstat(held, &open) == 0 && found == 0 && open.st_dev == named.st_dev && open.st_ino == named.st_ino
+        }
+        guard same(folder, folderPath, followingLinks: true), same(descriptor, lockPath, followingLinks: false) else {
+            throw StoreError(
+                "the output folder \(folderPath) was removed or replaced while this widgetd wrote to it, so another widgetd may "
+                    + "now write there; stopping without writing more. Start widgetd again to write to it (it refuses while another holds it)."
+            )
+        }
     }
 
     /// The pid of the live daemon writing to `store`, if any: one holds the lock.

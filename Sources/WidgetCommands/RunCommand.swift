@@ -99,7 +99,7 @@ public struct RunCommand: WidgetCommand {
         let log: @Sendable (LogRecord) -> Void = { record in
             if let line = format.line(record, at: environment.clock.now()) { environment.printError(line) }
         }
-        let configuration = WidgetDaemon.Configuration(
+        var configuration = WidgetDaemon.Configuration(
             definitions: DefinitionDirectory(path: config),
             store: store,
             reader: environment.reader,
@@ -109,12 +109,12 @@ public struct RunCommand: WidgetCommand {
             log: log,
             lifecycle: { event in RunCommand.notify(notifier, of: event) }
         )
-        let daemon = WidgetDaemon(configuration: configuration)
         if once {
             do {
                 let lock = try DaemonLock(store: store, recordingPID: false)
                 defer { lock.release() }
-                let report = try await daemon.runOnce()
+                configuration.outputCheck = { try lock.check() }
+                let report = try await WidgetDaemon(configuration: configuration).runOnce()
                 for diagnostic in report.diagnostics { environment.printError("\(diagnostic)") }
                 let failed = report.outcomes.filter { $0.snapshot.status != .fresh }
                 environment.printError(
@@ -141,7 +141,8 @@ public struct RunCommand: WidgetCommand {
         do {
             let lock = try DaemonLock(store: store)
             defer { lock.release() }
-            try await SignalHandling.run(daemon, watching: config) {
+            configuration.outputCheck = { try lock.check() }
+            try await SignalHandling.run(WidgetDaemon(configuration: configuration), watching: config) {
                 // The first line: the folder is prepared and locked, and from here on every signal counts.
                 let part = shard.map { ", shard \($0)" } ?? ""
                 let pid = ProcessInfo.processInfo.processIdentifier

@@ -60,11 +60,16 @@ extension WidgetDaemon {
 
     /// Writes what a refresh produced, snapshot then state, then the widget's page (its card rendered
     /// with `definition`'s view), without flushing the folders. A page that cannot be written is deleted,
-    /// being out of date, and the next gallery renders its card again.
-    static func write(_ outcome: WidgetRefresher.Outcome, definition: WidgetDefinition, to store: SnapshotStore) async -> Written {
+    /// being out of date, and the next gallery renders its card again. Nothing is written when `check`
+    /// (``Configuration/outputCheck``) throws.
+    static func write(
+        _ outcome: WidgetRefresher.Outcome, definition: WidgetDefinition, to store: SnapshotStore,
+        check: (@Sendable () throws -> Void)? = nil
+    ) async -> Written {
         await withCheckedContinuation { continuation in
             fileQueue.async {
                 do {
+                    try check?()
                     try store.writeRefresh(outcome.snapshot, state: outcome.state)
                     let card = try? store.writeCard(of: outcome.snapshot, definition: definition)
                     if card == nil { store.removeCard(for: outcome.snapshot.id) }

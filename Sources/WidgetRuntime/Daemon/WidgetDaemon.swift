@@ -42,6 +42,11 @@ public final class WidgetDaemon: Sendable {
         /// afterwards). Otherwise it keeps only the newest unread one, so a daemon nobody listens to does
         /// not grow with each refresh.
         public var keepsEveryRefreshReport: Bool
+        /// Checks that the output folder is still the one this process holds (``SnapshotStore`` writes by
+        /// path): called before each wave and before each refresh's files are written. When it throws,
+        /// the refresh's files are not written and the daemon stops with its error (`widgetd run` passes
+        /// its lock's check: the folder removed or replaced under it).
+        public var outputCheck: (@Sendable () throws -> Void)?
 
         /// A configuration; by default refreshes run with a plain ``WidgetRefresher``, on the system clock,
         /// 16 at a time, for every widget (no shard), with nothing logged or told of the lifecycle, and
@@ -56,7 +61,8 @@ public final class WidgetDaemon: Sendable {
             shard: Shard? = nil,
             log: @escaping @Sendable (LogRecord) -> Void = { _ in },
             lifecycle: @escaping @Sendable (LifecycleEvent) -> Void = { _ in },
-            keepsEveryRefreshReport: Bool = false
+            keepsEveryRefreshReport: Bool = false,
+            outputCheck: (@Sendable () throws -> Void)? = nil
         ) {
             self.definitions = definitions
             self.store = store
@@ -68,6 +74,7 @@ public final class WidgetDaemon: Sendable {
             self.log = log
             self.lifecycle = lifecycle
             self.keepsEveryRefreshReport = keepsEveryRefreshReport
+            self.outputCheck = outputCheck
         }
     }
 
@@ -175,13 +182,24 @@ public final class WidgetDaemon: Sendable {
         configuration.lifecycle(.ready(widgets: book.widgets.count))
 
         var running = RunningRefreshes(limit: max(1, configuration.maximumConcurrentRefreshes))
+        // The output folder removed or replaced under the daemon: it stops rather than write beside
+        // whatever writes to the new one.
+        var outputLost: (any Error)?
         while !Task.isCancelled {
+            if let lost = checkOutput() {
+                outputLost = lost
+                break
+            }
             startDue(&book, running: &running)
             await markStale(&book, running: running)
             // With refreshes under way the loop waits for them too: it is not idle.
             let wakeAt = book.schedule.wakeTime(refreshesCanStart: !running.isFull)
             let mail = await mailbox.wait(until: wakeAt, clock: configuration.clock, busy: !running.isEmpty)
             if Task.isCancelled { break }
+            if let lost = checkOutput() {
+                outputLost = lost
+                break
+            }
             if !mail.finished.isEmpty { record(mail.finished, in: &book, running: &running) }
             for event in mail.events {
                 switch event {
@@ -224,9 +242,23 @@ public final class WidgetDaemon: Sendable {
                 LogRecord(
                     .notice, "refresh-interrupted", "\(id): refresh interrupted by the stop; its last snapshot stays", widget: id))
         }
+        if let outputLost {
+            configuration.log(LogRecord(.error, "output-lost", "\(outputLost)", error: "\(outputLost)"))
+            throw outputLost
+        }
         configuration.log(LogRecord(.notice, "stopping", "stopping"))
         book.daemon?.stoppedAt = configuration.clock.now()
         book.writeDaemonRecord(log: configuration.log)
+    }
+
+    /// The error of ``Configuration/outputCheck``, or `nil` when the output folder is still the daemon's.
+    private func checkOutput() -> (any Error)? {
+        do {
+            try configuration.outputCheck?()
+            return nil
+        } catch {
+            return error
+        }
     }
 
     /// Starts the refreshes that are due, as many as there are free places; the others stay due. A widget
@@ -249,13 +281,15 @@ public final class WidgetDaemon: Sendable {
             let start = running.nextStart()
             let mailbox = mailbox
             let store = configuration.store
+            let check = configuration.outputCheck
             let task = Task { [refresher] in
                 let started = ContinuousClock.now
                 let state = onDisk ? await WidgetDaemon.savedState(widget.id, kept: kept, store: store) : kept
                 let outcome = await refresher.refresh(widget, state: state, now: now, respectBudget: true)
                 let duration = ContinuousClock.now - started
                 // A refresh abandoned (its widget removed, or the daemon stopping) writes nothing.
-                let written = Task.isCancelled ? .skipped : await WidgetDaemon.write(outcome, definition: widget.definition, to: store)
+                let written =
+                    Task.isCancelled ? .skipped : await WidgetDaemon.write(outcome, definition: widget.definition, to: store, check: check)
                 await mailbox.post(FinishedRefresh(id: widget.id, start: start, outcome: outcome, duration: duration, written: written))
             }
             running.add(widget.id, start: start, task: task)
@@ -473,6 +507,7 @@ public final class WidgetDaemon: Sendable {
         var outcomes: [WidgetRefresher.Outcome] = []
         let states = book.states
         let store = configuration.store
+        let check = configuration.outputCheck
         await withTaskGroup(of: (WidgetPipeline, WidgetRefresher.Outcome, Duration, Written).self) { group in
             var iterator = widgets.makeIterator()
             func startNext() -> Bool {
@@ -486,7 +521,8 @@ public final class WidgetDaemon: Sendable {
                     let duration = ContinuousClock.now - started
                     // Stopping, not failing: the widget keeps its last snapshot and state.
                     let stopped = outcome.error?.isCancellation == true || (outcome.error != nil && Task.isCancelled)
-                    let written = stopped ? .skipped : await WidgetDaemon.write(outcome, definition: widget.definition, to: store)
+                    let written =
+                        stopped ? .skipped : await WidgetDaemon.write(outcome, definition: widget.definition, to: store, check: check)
                     return (widget, outcome, duration, written)
                 }
                 return true

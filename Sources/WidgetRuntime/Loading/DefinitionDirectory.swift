@@ -72,6 +72,7 @@ public struct DefinitionDirectory: Sendable {
         case .cannotOpen(let reason)?: "the file cannot be opened: \(reason); check its permissions"
         case .cannotRead(let reason)?: "the file cannot be read: \(reason)"
         case .notRegular(let kind)?: "this is \(kind), not a regular file; only definition files belong in this folder"
+        case .symbolicLink(let link)?: "\(link) is a symbolic link where none was expected; check the folder"
         case .tooLarge(let limit)?:
             "the file is larger than \(limit) bytes, the limit for a definition; a definition describes a widget, its data belongs at its source"
         case nil: "the file cannot be read: \(error.localizedDescription)"

@@ -93,11 +93,16 @@ public struct LogFormat: Sendable, Equatable {
     }
 
     /// The line for `record` at `time`, without a line break; nil when its level is below ``level``.
+    ///
+    /// A message carries text from outside (a server's error, a file's name), so no control character
+    /// reaches the terminal or the log file as it is: in `text`, line feed and carriage return are
+    /// written `\n` and `\r`, and every other C0 control but tab, DEL and the C1 controls as `\u{1B}`;
+    /// in `json`, they are escaped as JSON escapes them (`\u001b`, `\u007f`, `\u009b`).
     public func line(_ record: LogRecord, at time: Date) -> String? {
         guard record.level >= level else { return nil }
         switch style {
         case .text:
-            return "\(Timestamp.string(time)) \(record.message)"
+            return "\(Timestamp.string(time)) \(Self.escapingControls(record.message))"
         case .json:
             var object = WidgetObject()
             object["time"] = .string(Timestamp.milliseconds(time))
@@ -113,7 +118,53 @@ public struct LogFormat: Sendable, Equatable {
             if let next = record.next { object["next"] = .string(Timestamp.string(next)) }
             if let error = record.error { object["error"] = .string(error) }
             for (key, value) in record.details where object[key] == nil { object[key] = value }
-            return JSONWriter.string(.object(object))
+            return Self.escapingDeleteAndC1(JSONWriter.bytes(.object(object)))
         }
+    }
+
+    /// Whether `scalar` is written escaped in a text line: a C0 control other than tab, DEL, or a C1
+    /// control.
+    private static func isEscaped(_ scalar: Unicode.Scalar) -> Bool {
+        (scalar.value < 0x20 && scalar.value != 0x09) || (0x7F...0x9F).contains(scalar.value)
+    }
+
+    /// `text` with its control characters escaped (see ``line(_:at:)``); `text` itself when it has none.
+    static func escapingControls(_ text: String) -> String {
+        guard text.unicodeScalars.contains(where: isEscaped) else { return text }
+        var escaped = ""
+        escaped.reserveCapacity(text.utf8.count + 16)
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\n": escaped += "\\n"
+            case "\r": escaped += "\\r"
+            case _ where isEscaped(scalar): escaped += "\\u{\(String(scalar.value, radix: 16, uppercase: true))}"
+            default: escaped.unicodeScalars.append(scalar)
+            }
+        }
+        return escaped
+    }
+
+    /// A JSON line (whose C0 controls ``JSONWriter`` escaped already) with DEL and the C1 controls
+    /// escaped as well: outside strings a JSON line is ASCII, so these bytes are all inside strings.
+    private static func escapingDeleteAndC1(_ bytes: [UInt8]) -> String {
+        guard bytes.contains(where: { $0 == 0x7F || $0 == 0xC2 }) else { return String(decoding: bytes, as: UTF8.self) }
+        let hex = Array("0123456789abcdef".utf8)
+        var output: [UInt8] = []
+        output.reserveCapacity(bytes.count + 16)
+        var index = 0
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte == 0x7F {
+                output += Array("\\u007f".utf8)
+            } else if byte == 0xC2, index + 1 < bytes.count, (0x80...0x9F).contains(bytes[index + 1]) {
+                let code = bytes[index + 1]
+                output += Array("\\u00".utf8) + [hex[Int(code >> 4)], hex[Int(code & 0xF)]]
+                index += 1
+            } else {
+                output.append(byte)
+            }
+            index += 1
+        }
+        return String(decoding: output, as: UTF8.self)
     }
 }

@@ -56,7 +56,9 @@ public enum AtomicFile {
         let folder = slash.map { String(path[..<$0]) } ?? "."
         let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
         let temporary = "\(folder)/.\(name)\(temporaryMarker)\(UInt32.random(in: .min ... .max))"
-        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
+        // O_EXCL refuses a link at the temporary path, and the rename replaces one at `path`: nothing is
+        // written through a link.
+        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, mode)
         guard descriptor >= 0 else { throw AtomicFileError(path, "cannot create a temporary file", errno: errno) }
         var failure: AtomicFileError?
         if let code = writeAll(data, to: descriptor) { failure = AtomicFileError(path, "cannot write", errno: code) }
@@ -87,6 +89,45 @@ public enum AtomicFile {
         close(descriptor)
     }
 
+    /// The content of the regular file at `path`, or `nil` when there is none, it cannot be read, or it is
+    /// not a regular file — a symbolic link is not followed, and a FIFO is not waited on.
+    static func contentsWithoutFollowingLinks(atPath path: String) -> Data? {
+        let descriptor = open(path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY)
+        guard descriptor >= 0 else { return nil }
+        defer { close(descriptor) }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG else { return nil }
+        var data = Data(count: Int(status.st_size))
+        var filled = 0
+        while true {
+            if filled == data.count { data.count += max(4096, data.count / 2) }
+            let count = data.withUnsafeMutableBytes { raw in
+                systemRead(descriptor, raw.baseAddress! + filled, raw.count - filled)
+            }
+            if count < 0, errno == EINTR { continue }
+            guard count >= 0 else { return nil }
+            if count == 0 { break }
+            filled += count
+        }
+        data.count = filled
+        return data
+    }
+
+    /// Opens the file at `path` with `flags` and `O_NOFOLLOW`, for a file written in place (the state
+    /// journal): a symbolic link there is an error naming the file, never written through.
+    ///
+    /// - Throws: ``AtomicFileError``; `action` says what failed otherwise.
+    static func openWithoutFollowingLinks(_ path: String, _ flags: Int32, action: String) throws(AtomicFileError) -> Int32 {
+        let descriptor = open(path, flags | O_NOFOLLOW | O_CLOEXEC, 0o644)
+        guard descriptor < 0 else { return descriptor }
+        let code = errno
+        var status = stat()
+        if code == ELOOP || code == EMLINK, lstat(path, &status) == 0, status.st_mode & S_IFMT == S_IFLNK {
+            throw AtomicFileError(path, reason: "it is a symbolic link, which widgetd does not follow; remove it")
+        }
+        throw AtomicFileError(path, action, errno: code)
+    }
+
     /// Deletes temporary files left in `folder` by writes that a crash interrupted; returns their names.
     @discardableResult
     public static func removeLeftovers(in folder: URL) -> [String] {
@@ -115,6 +156,15 @@ public enum AtomicFile {
     }
 
     @inline(__always)
+    private static func systemRead(_ descriptor: Int32, _ buffer: UnsafeMutableRawPointer, _ count: Int) -> Int {
+        #if canImport(Glibc)
+        return Glibc.read(descriptor, buffer, count)
+        #else
+        return Darwin.read(descriptor, buffer, count)
+        #endif
+    }
+
+    @inline(__always)
     private static func systemWrite(_ descriptor: Int32, _ buffer: UnsafeRawPointer, _ count: Int) -> Int {
         #if canImport(Glibc)
         return Glibc.write(descriptor, buffer, count)
@@ -134,6 +184,11 @@ public struct AtomicFileError: Error, Sendable, CustomStringConvertible {
     init(_ path: String, _ action: String, errno code: Int32) {
         self.path = path
         reason = "\(action): \(String(cString: strerror(code)))"
+    }
+
+    init(_ path: String, reason: String) {
+        self.path = path
+        self.reason = reason
     }
 
     public var description: String { "Cannot write \(path) safely: \(reason)." }

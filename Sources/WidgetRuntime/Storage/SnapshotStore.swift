@@ -174,7 +174,9 @@ public struct SnapshotStore: Sendable {
 
     /// The definitions' problems as last recorded, one line each (`FILE:LINE:COL: PATH: MESSAGE`).
     public func definitionProblems() -> [String] {
-        guard let data = try? Data(contentsOf: problemsFile), let value = try? JSONReader.read(data) else { return [] }
+        guard let data = AtomicFile.contentsWithoutFollowingLinks(atPath: problemsFile.path), let value = try? JSONReader.read(data) else {
+            return []
+        }
         return (value.array ?? []).compactMap { problem in
             guard let file = problem["file"]?.string, let message = problem["message"]?.string else { return nil }
             let location = problem["line"]?.number.flatMap { line in problem["column"]?.number.map { ":\(line):\($0)" } } ?? ""
@@ -195,7 +197,9 @@ public struct SnapshotStore: Sendable {
 
     /// What the last daemon that wrote this folder recorded, if any.
     public func daemonRecord() -> DaemonRecord? {
-        guard let data = try? Data(contentsOf: daemonFile), let value = try? JSONReader.read(data) else { return nil }
+        guard let data = AtomicFile.contentsWithoutFollowingLinks(atPath: daemonFile.path), let value = try? JSONReader.read(data) else {
+            return nil
+        }
         return DaemonRecord(value: value)
     }
 
@@ -216,7 +220,9 @@ public struct SnapshotStore: Sendable {
         for id in ids {
             if let value = journal[id] {
                 states[id] = WidgetState(value: value)
-            } else if let data = try? Data(contentsOf: stateFile(for: id)), let value = try? JSONReader.read(data) {
+            } else if let data = AtomicFile.contentsWithoutFollowingLinks(atPath: stateFile(for: id).path),
+                let value = try? JSONReader.read(data)
+            {
                 states[id] = WidgetState(value: value)
             }
         }
@@ -234,7 +240,8 @@ public struct SnapshotStore: Sendable {
     /// for a refresh that starts from it; `nil` when none is saved.
     public func savedState(for id: String) -> WidgetState? {
         if let value = StateJournal.latest(id: id, path: journalPath) { return WidgetState(value: value) }
-        guard let data = try? Data(contentsOf: stateFile(for: id)), let value = try? JSONReader.read(data) else { return nil }
+        guard let data = AtomicFile.contentsWithoutFollowingLinks(atPath: stateFile(for: id).path), let value = try? JSONReader.read(data)
+        else { return nil }
         return WidgetState(value: value)
     }
 

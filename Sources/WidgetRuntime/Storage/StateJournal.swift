@@ -21,6 +21,9 @@ import Darwin
 /// A line that a crash cut short is ignored when the journal is read, and removed by ``repair(_:)``
 /// (when a process takes the output folder's lock) before anything is appended after it. States written
 /// by earlier versions, one file per widget, are still read for ids the journal does not hold.
+///
+/// The journal is never opened through a symbolic link: a link in its place is not read (no state),
+/// and appending fails with an error naming the file.
 enum StateJournal {
     /// The journal's name in the state folder (no widget id begins with `_`).
     static let fileName = "_states.jsonl"
@@ -68,7 +71,7 @@ enum StateJournal {
     /// whole are skipped.
     static func read(_ path: String) -> [String: WidgetValue] {
         usages.withLock { usages in
-            guard let data = FileManager.default.contents(atPath: path) else { return [:] }
+            guard let data = AtomicFile.contentsWithoutFollowingLinks(atPath: path) else { return [:] }
             let lines = latestLines(in: data)
             remember(lines, of: data, path: path, in: &usages)
             var states: [String: WidgetValue] = [:]
@@ -83,7 +86,7 @@ enum StateJournal {
     /// reads one line per id afterwards.
     static func index(_ path: String) {
         usages.withLock { usages in
-            let data = FileManager.default.contents(atPath: path) ?? Data()
+            let data = AtomicFile.contentsWithoutFollowingLinks(atPath: path) ?? Data()
             remember(latestLines(in: data), of: data, path: path, in: &usages)
         }
     }
@@ -96,7 +99,7 @@ enum StateJournal {
         }
         if known == nil, indexed { return nil }
         if let known {
-            let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+            let descriptor = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
             if descriptor >= 0 {
                 defer { close(descriptor) }
                 var line = Data(count: known.length)
@@ -109,7 +112,7 @@ enum StateJournal {
 
     /// Flushes the journal at `path` to disk, if it exists.
     static func sync(_ path: String) {
-        let descriptor = open(path, O_WRONLY | O_CLOEXEC)
+        let descriptor = open(path, O_WRONLY | O_NOFOLLOW | O_CLOEXEC)
         guard descriptor >= 0 else { return }
         fsync(descriptor)
         close(descriptor)
@@ -118,7 +121,7 @@ enum StateJournal {
     /// Cuts off a last line that a crash left unfinished, so that the next line appended starts a line
     /// of its own. Only the process holding the output folder's lock may call it.
     static func repair(_ path: String) {
-        let descriptor = open(path, O_RDWR | O_CLOEXEC)
+        let descriptor = open(path, O_RDWR | O_NOFOLLOW | O_CLOEXEC)
         guard descriptor >= 0 else { return }
         defer { close(descriptor) }
         var status = stat()
@@ -146,8 +149,7 @@ enum StateJournal {
 
     /// Appends `line` in one write; returns the journal's size after it.
     private static func appendLine(_ line: Data, to path: String) throws(AtomicFileError) -> Int {
-        let descriptor = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o644)
-        guard descriptor >= 0 else { throw AtomicFileError(path, "cannot open the journal", errno: errno) }
+        let descriptor = try AtomicFile.openWithoutFollowingLinks(path, O_WRONLY | O_APPEND | O_CREAT, action: "cannot open the journal")
         defer { close(descriptor) }
         if let code = AtomicFile.writeAll(line, to: descriptor) {
             throw AtomicFileError(path, "cannot append to the journal", errno: code)
@@ -159,7 +161,7 @@ enum StateJournal {
 
     /// Replaces the journal by one line per id, its last; returns what it then holds.
     private static func compact(_ path: String) throws(AtomicFileError) -> Usage {
-        guard let data = FileManager.default.contents(atPath: path) else { return Usage() }
+        guard let data = AtomicFile.contentsWithoutFollowingLinks(atPath: path) else { return Usage() }
         let lines = latestLines(in: data)
         var usage = Usage(indexed: true)
         var compacted = Data()

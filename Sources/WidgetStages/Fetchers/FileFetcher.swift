@@ -55,23 +55,28 @@ public struct FileFetcher: Fetcher {
         } else {
             url = URL(fileURLWithPath: path)
         }
+        // The path is resolved once, checked, and then opened component by component without following
+        // any link, so a file or folder swapped for a link after the check is refused, not read.
+        let real = RegularFile.canonicalPath(url.path)
         if let base = context.baseDirectory {
             let allowed = [base] + (context.resources[FileAccessPolicy.self]?.allowedFolders ?? [])
-            guard FileAccessPolicy.isInside(url, anyOf: allowed) else {
+            guard FileAccessPolicy.isInside(real.map { URL(fileURLWithPath: $0) } ?? url, anyOf: allowed) else {
                 throw StageError(
                     "the file \(path) is outside the definition's folder; move it there or allow its folder with --allow-path"
                 )
             }
         }
-        let data = try Self.readRegularFile(url.path, named: path, maxBytes: maxBytes)
+        let data = try Self.readRegularFile(real ?? url.path, named: path, maxBytes: maxBytes)
         return Payload(data: data, contentType: Self.contentType(forExtension: url.pathExtension), origin: path)
     }
 
-    /// Reads up to `maxBytes` of the regular file at `filePath` (see ``RegularFile``), with errors that
-    /// name the definition's `path` and the option to change.
+    /// Reads up to `maxBytes` of the regular file at `filePath` following no symbolic link (see
+    /// ``RegularFile/readWithoutLinks(_:maxBytes:)``), with errors that name the definition's `path` and
+    /// the option to change.
     static func readRegularFile(_ filePath: String, named path: String, maxBytes: Int) throws -> Data {
         do {
-            return try RegularFile.read(filePath, maxBytes: maxBytes)
+            let absolute = filePath.hasPrefix("/") ? filePath : FileManager.default.currentDirectoryPath + "/" + filePath
+            return try RegularFile.readWithoutLinks(absolute, maxBytes: maxBytes)
         } catch let failure as RegularFile.Failure {
             switch failure {
             case .cannotOpen(let reason):
@@ -80,6 +85,10 @@ public struct FileFetcher: Fetcher {
                 throw StageError("the file \(path) cannot be read: \(reason)")
             case .notRegular(let kind):
                 throw StageError("the file \(path) is \(kind), not a regular file; point \"path\" at a file")
+            case .symbolicLink(let link):
+                throw StageError(
+                    "the file \(path) changed while it was read: \(link) became a symbolic link; path sources follow no link once checked, so keep the file in place"
+                )
             case .tooLarge(let limit):
                 throw StageError("the file \(path) is larger than the \(limit)-byte limit; raise \"maxBytes\" if it is expected")
             }
@@ -111,10 +120,16 @@ public struct FileAccessPolicy: Sendable, Hashable {
     }
 
     /// Whether `file`, with symbolic links and `..` resolved, lies inside one of `folders`.
+    ///
+    /// Paths are resolved with `realpath(3)` where they exist (so `/tmp` and `/private/tmp` on macOS
+    /// compare as the system sees them), and only made standard where they do not.
     public static func isInside(_ file: URL, anyOf folders: [URL]) -> Bool {
-        let target = file.standardizedFileURL.resolvingSymlinksInPath().path
+        func resolved(_ url: URL) -> String {
+            RegularFile.canonicalPath(url.path) ?? url.standardizedFileURL.resolvingSymlinksInPath().path
+        }
+        let target = resolved(file)
         return folders.contains { folder in
-            let root = folder.standardizedFileURL.resolvingSymlinksInPath().path
+            let root = resolved(folder)
             return target == root || target.hasPrefix(root.hasSuffix("/") ? root : root + "/")
         }
     }

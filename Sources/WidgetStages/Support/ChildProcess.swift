@@ -142,6 +142,44 @@ enum ChildProcess {
     }()
     #endif
 
+    #if os(Linux)
+    /// Makes this process the child subreaper of its descendants (`PR_SET_CHILD_SUBREAPER`): a process
+    /// whose parent ends is given to this process instead of to init, so it can still be found and killed.
+    /// Returns whether the system agreed.
+    static func becomeSubreaper() -> Bool {
+        // prctl is variadic, which Swift cannot call; its first argument and one more are all it needs.
+        guard let symbol = dlsym(dlopen(nil, RTLD_NOW), "prctl") else { return false }
+        let prctl = unsafeBitCast(symbol, to: (@convention(c) (Int32, UInt, UInt, UInt, UInt) -> Int32).self)
+        let setChildSubreaper: Int32 = 36
+        return prctl(setChildSubreaper, 1, 0, 0, 0) == 0
+    }
+
+    /// A child of this process as `/proc` shows it.
+    struct Child {
+        var pid: pid_t
+        /// Its process group.
+        var group: pid_t
+        /// Whether it has ended and waits to be reaped.
+        var zombie: Bool
+    }
+
+    /// The processes whose parent is this process, from `/proc/PID/stat`.
+    static func children() -> [Child] {
+        let me = getpid()
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        return names.compactMap { name -> Child? in
+            guard let pid = pid_t(name), pid != me,
+                let stat = try? String(contentsOfFile: "/proc/\(name)/stat", encoding: .utf8),
+                let end = stat.lastIndex(of: ")")
+            else { return nil }
+            // After "PID (name)": state, parent, group, …
+            let fields = stat[stat.index(after: end)...].split(separator: " ")
+            guard fields.count > 2, pid_t(fields[1]) == me, let group = pid_t(fields[2]) else { return nil }
+            return Child(pid: pid, group: group, zombie: fields[0] == "Z")
+        }
+    }
+    #endif
+
     /// Waits for `pid` to end without reaping it: until ``wait(_:)`` its pid stays taken.
     static func waitForExit(_ pid: pid_t) {
         var info = siginfo_t()

@@ -152,11 +152,13 @@ public struct CommandTransform: Transformer {
         let stderr: (reading: FileHandle, writing: FileHandle)
         do {
             (stdin, stdout, stderr) = (try ChildProcess.pipe(), try ChildProcess.pipe(), try ChildProcess.pipe())
-            pid = try ChildProcess.spawn(
-                executable, arguments: arguments, environment: environment, folder: folder?.path,
-                stdin: stdin.reading.fileDescriptor,
-                stdout: stdout.writing.fileDescriptor,
-                stderr: stderr.writing.fileDescriptor)
+            pid = try ProcessGroup.spawn {
+                try ChildProcess.spawn(
+                    executable, arguments: arguments, environment: environment, folder: folder?.path,
+                    stdin: stdin.reading.fileDescriptor,
+                    stdout: stdout.writing.fileDescriptor,
+                    stderr: stderr.writing.fileDescriptor)
+            }
         } catch {
             throw StageError("\(name) cannot be started: \(error)")
         }
@@ -165,7 +167,6 @@ public struct CommandTransform: Transformer {
         try? stdin.reading.close()
         try? stdout.writing.close()
         try? stderr.writing.close()
-        // Whatever happens below, the whole group ends and the child is reaped.
         // Whatever happens below, the whole group ends and the program is reaped — in that order: until it
         // is reaped its pid, and so its group's id, cannot be given to another process.
         var reaped = false
@@ -174,6 +175,7 @@ public struct CommandTransform: Transformer {
                 group.kill()
                 group.end()
                 ChildProcess.wait(pid)
+                ProcessGroup.reaped(pid)
             }
         }
         let writer = Thread {
@@ -227,6 +229,7 @@ public struct CommandTransform: Transformer {
         group.killLeftovers()
         group.end()
         let status = ChildProcess.wait(pid)
+        ProcessGroup.reaped(pid)
         reaped = true
         let tooLarge = collected.tooLarge
         let output = collected.output
@@ -253,14 +256,46 @@ public struct CommandTransform: Transformer {
 final class ProcessGroup: Sendable {
     private let state = Mutex<(pid: pid_t?, killed: Bool)>((nil, false))
 
-    /// The groups of the programs running now, for ``RunningPrograms/killAll()``.
-    fileprivate static let running = Mutex<Set<pid_t>>([])
+    /// The programs the `command` transform started, for ``RunningPrograms``.
+    fileprivate struct Registry {
+        /// The groups of the programs running now, for ``RunningPrograms/killAll()``.
+        var groups: Set<pid_t> = []
+        /// The programs started and not reaped yet: every other child of this process is an orphan it
+        /// adopted as their subreaper.
+        var children: Set<pid_t> = []
+        /// Whether this process adopts orphans (``RunningPrograms/adoptOrphans()``) and so reaps them.
+        var adopting = false
+        /// The children this process had when it began adopting (a shell's `helper & exec widgetd`):
+        /// they are not orphans of programs, and are left alone while they run.
+        var inherited: Set<pid_t> = []
+    }
+
+    fileprivate static let registry = Mutex(Registry())
+
+    /// Starts a program with `spawn` under the registry's lock, so that no sweep for orphans takes it
+    /// for one before it is recorded.
+    static func spawn(_ spawn: () throws -> pid_t) throws -> pid_t {
+        try registry.withLock { registry in
+            let pid = try spawn()
+            registry.children.insert(pid)
+            return pid
+        }
+    }
+
+    /// Called once `pid`, a program started with ``spawn(_:)``, is reaped: it is no longer a child of
+    /// ours, and the orphans its run left behind (processes that escaped its group) are killed and reaped.
+    static func reaped(_ pid: pid_t) {
+        registry.withLock { registry in
+            registry.children.remove(pid)
+            if registry.adopting { sweepOrphans(&registry, all: false) }
+        }
+    }
 
     /// Records the program's pid. A kill that came first is applied now.
     func started(_ pid: pid_t) {
         state.withLock { state in
             state.pid = pid
-            ProcessGroup.running.withLock { _ = $0.insert(pid) }
+            ProcessGroup.registry.withLock { _ = $0.groups.insert(pid) }
             if state.killed { killGroup(pid) }
         }
     }
@@ -283,26 +318,76 @@ final class ProcessGroup: Sendable {
     /// Called just before the program is reaped: no signal is sent to its group after this.
     func end() {
         state.withLock { state in
-            if let pid = state.pid { ProcessGroup.running.withLock { _ = $0.remove(pid) } }
+            if let pid = state.pid { ProcessGroup.registry.withLock { _ = $0.groups.remove(pid) } }
             state.pid = nil
         }
     }
 
     /// Whether ``kill()`` was called: the program did not end on its own.
     var wasKilled: Bool { state.withLock { $0.killed } }
+
+    /// Kills and reaps the children of this process that it did not start: orphans of programs' runs,
+    /// given to it as their subreaper. Those still in the group of a running program are left to that
+    /// program's end, unless `all`. Repeated while killing one gives up more (its own children).
+    fileprivate static func sweepOrphans(_ registry: inout Registry, all: Bool) {
+        #if os(Linux)
+        for _ in 0..<16 {
+            let orphans = ChildProcess.children().filter {
+                !registry.children.contains($0.pid)
+                    && ($0.zombie || (!registry.inherited.contains($0.pid) && (all || !registry.groups.contains($0.group))))
+            }
+            if orphans.isEmpty { return }
+            for orphan in orphans where !orphan.zombie {
+                // A group of its own (setsid, setpgid) goes whole; the orphan's pid is not free for reuse
+                // until it is reaped below, so neither is its group's id.
+                if orphan.group == orphan.pid { killGroup(orphan.pid) }
+                _ = Glibc.kill(orphan.pid, SIGKILL)
+            }
+            for orphan in orphans {
+                ChildProcess.wait(orphan.pid)
+                // Reaped, its pid may be given to a new process, which is no longer inherited.
+                registry.inherited.remove(orphan.pid)
+            }
+        }
+        #endif
+    }
 }
 
 /// The programs the `command` transform has running.
 public enum RunningPrograms {
     /// Kills every program the `command` transform started and has not reaped yet, with everything in
-    /// its process group: for a process about to end without waiting for its refreshes, so that it leaves
-    /// nothing running behind it.
+    /// its process group, and the orphans this process adopted: for a process about to end without
+    /// waiting for its refreshes, so that it leaves nothing running behind it.
     public static func killAll() {
         // A group leaves this set before its program is reaped, under this lock: no signal can reach a
         // process that was given the id of a reaped one.
-        ProcessGroup.running.withLock { groups in
-            for group in groups { killGroup(group) }
+        ProcessGroup.registry.withLock { registry in
+            for group in registry.groups { killGroup(group) }
+            if registry.adopting { ProcessGroup.sweepOrphans(&registry, all: true) }
         }
+    }
+
+    /// Makes this process adopt what programs leave behind outside their process group (a process that
+    /// called `setsid`, or moved to a group of its own, then lost its parent): on Linux it becomes their
+    /// child subreaper, and each program's end kills and reaps every orphan it was given. Returns whether
+    /// orphans are adopted (`false` on other systems).
+    ///
+    /// Call it once, at the start of a process that runs no other children than the `command`
+    /// transform's (every other child it has counts as an orphan): `widgetd` does; a test process that
+    /// starts programs of its own must not.
+    @discardableResult
+    public static func adoptOrphans() -> Bool {
+        #if os(Linux)
+        guard ChildProcess.becomeSubreaper() else { return false }
+        let inherited = Set(ChildProcess.children().map(\.pid))
+        ProcessGroup.registry.withLock { registry in
+            registry.inherited = inherited
+            registry.adopting = true
+        }
+        return true
+        #else
+        return false
+        #endif
     }
 }
 
