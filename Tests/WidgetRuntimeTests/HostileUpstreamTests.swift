@@ -274,8 +274,9 @@ struct HostileUpstreamTests {
             #expect(!pieces.contains(where: text.contains), "out/\(path) holds a piece of the secret")
         }
         for line in log + again.log {
-            #expect(!pieces.contains(where: line.contains), "a log line holds a piece of the secret: \(line)")
-            #expect(!line.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7F }, "a log line holds a control byte: \(line)")
+            #expect(!pieces.contains(where: line.contains), "a log line holds a piece of the secret: \(line.prefix(300))")
+            #expect(
+                !line.unicodeScalars.contains { ($0.value < 0x20 && $0 != "\t") || $0.value == 0x7F }, "a log line holds a control byte: \(line.prefix(300))")
         }
         // The other host never saw the secret.
         for request in other.requests {
@@ -284,10 +285,11 @@ struct HostileUpstreamTests {
         }
 
         let snapshot = try JSONReader.read(Data(contentsOf: folder.file("out/hostile.json")))
-        #expect(snapshot["status"]?.string == hostileCase.status, "\(snapshot)")
+        // The snapshot may be huge when a limit is missing: the messages show its start only.
+        let said = snapshot["error"]?.string ?? ""
+        #expect(snapshot["status"]?.string == hostileCase.status, "error: \(said.prefix(300))")
         if !hostileCase.error.isEmpty {
-            let said = snapshot["error"]?.string ?? ""
-            #expect(hostileCase.error.contains(where: said.contains), "\(said)")
+            #expect(hostileCase.error.contains(where: said.contains), "\(said.prefix(300))")
         }
         withExtendedLifetime((hostile, other)) {}
     }
