@@ -269,6 +269,11 @@ struct HostileUpstreamTests {
         for file in files where !file.hasDirectoryPath {
             let path = file.path.replacingOccurrences(of: out.path + "/", with: "")
             guard let data = try? Data(contentsOf: file) else { continue }
+            // A file past the snapshot cap is a failure of its own; reading it whole would take long.
+            guard data.count <= 16 << 20 else {
+                Issue.record("out/\(path) has \(data.count) bytes")
+                continue
+            }
             if path.hasSuffix(".json") { _ = try JSONReader.read(data) }
             let text = String(decoding: data, as: UTF8.self)
             #expect(!pieces.contains(where: text.contains), "out/\(path) holds a piece of the secret")
