@@ -64,6 +64,37 @@ struct EdgeValueTests {
         #expect(HTTPClient.retryAfter("1e9", now: now) == nil)
     }
 
+    @Test func fuzzSeedsForHeadersAndTimelineDatesNeverTrap() throws {
+        let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Fixtures/fuzz-corpus")
+        var seen: Set<UInt8> = []
+        let each = try StageRegistry.builtIn.makeStage(.timeline, typeName: "each", options: ["date": "$.t"], decoder: OptionsDecoder())
+        let context = StageContext(widgetID: "seed", now: Date(timeIntervalSince1970: 1_779_000_000), timeZone: .gmt)
+        for file in try FileManager.default.contentsOfDirectory(at: folder, includingPropertiesForKeys: nil) {
+            let bytes = [UInt8](try Data(contentsOf: file))
+            guard let selector = bytes.first else { continue }
+            let text = String(decoding: bytes.dropFirst(), as: UTF8.self)
+            switch selector {
+            case 6:
+                let fields = text.split(separator: "\n").map { line in
+                    let parts = line.split(separator: ":", maxSplits: 1)
+                    return (String(parts[0]), parts.count > 1 ? parts[1].trimmingCharacters(in: .whitespaces) : "")
+                }
+                _ = HTTPFetcher.freshness(response(fields))
+                _ = response(fields, status: 503).retryAfter(now: context.now)
+            case 7:
+                let value = (try? JSONReader.read(text)) ?? .string(text)
+                if let entries = try? (each as? EachTimeline)?.entries(for: [["t": value]], context: context) {
+                    for entry in entries { _ = InternetDate.timestamp(entry.date) }
+                }
+            default:
+                continue
+            }
+            seen.insert(selector)
+        }
+        #expect(seen == [6, 7])
+    }
+
     // MARK: - Dates
 
     @Test func farDatesAreWrittenAtTheEdgesOfTheYearsOneTo9999() {

@@ -272,7 +272,7 @@ public struct HTTPFetcher: Fetcher {
     /// Both are RFC 9111 delta-seconds, read by ``HTTPHeaders/deltaSeconds(_:)``: a value past 2³¹ is 2³¹, a
     /// malformed or negative `max-age` (`-9223372036854775808`) gives no freshness, a malformed `Age`
     /// counts as 0. Both lie within 0...2³¹, so the difference cannot overflow.
-    static func freshness(_ response: HTTPResponse) -> Int? {
+    package static func freshness(_ response: HTTPResponse) -> Int? {
         guard let control = response.headers["Cache-Control"]?.lowercased() else { return nil }
         var maxAge: Int?
         for directive in control.split(separator: ",") {
