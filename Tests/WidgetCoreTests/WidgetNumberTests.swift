@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import WidgetCore
 
 struct WidgetNumberTests {
@@ -46,8 +47,9 @@ struct WidgetNumberTests {
         #expect(big.multiplied(by: big)?.text == "1e600")
         #expect((big * big).text == "1e600")
         #expect(WidgetNumber("1e30")!.adding(1)?.text == "1000000000000000000000000000001")
-        #expect(WidgetNumber("123456789012345678901234567890")!.multiplied(by: WidgetNumber("1234567890")!)?.text
-            == "152415787517146788751714678875019052100")
+        #expect(
+            WidgetNumber("123456789012345678901234567890")!.multiplied(by: WidgetNumber("1234567890")!)?.text
+                == "152415787517146788751714678875019052100")
         #expect(WidgetNumber("0.1")!.adding(WidgetNumber("1e-40")!)?.text == "0.1000000000000000000000000000000000000001")
         #expect(WidgetNumber("1e-300")!.divided(by: WidgetNumber("3")!)?.text == "3.3333333333333333333333333333333333333e-301")
         #expect(WidgetNumber("-7")!.flooredQuotient(by: WidgetNumber("2")!)?.text == "-4")

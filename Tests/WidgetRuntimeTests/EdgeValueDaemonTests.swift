@@ -14,7 +14,9 @@ struct EdgeValueDaemonTests {
         func url(_ path: String) -> String { server.url(path).absoluteString }
         let maxAge = url("/cache-control?value=max-age%3D-9223372036854775808&age=1")
         try folder.write(
-            "widgets.d/overflow.json", #"{"source": {"url": "\#(maxAge)"}, "parser": "json", "schedule": {"every": "1s", "allowFrequent": true, "maxPerDay": 100000}}"#)
+            "widgets.d/overflow.json",
+            #"{"source": {"url": "\#(maxAge)"}, "parser": "json", "schedule": {"every": "1s", "allowFrequent": true, "maxPerDay": 100000}}"#
+        )
         let body = "%5B%7B%22t%22%3A%201e19%2C%20%22title%22%3A%20%22far%22%7D%5D"  // [{"t": 1e19, "title": "far"}]
         try folder.write(
             "widgets.d/far.json",
@@ -24,7 +26,8 @@ struct EdgeValueDaemonTests {
             """#)
         try folder.write(
             "widgets.d/good.json",
-            #"{"source": {"url": "\#(url("/json?size=2"))"}, "parser": "json", "schedule": {"every": "1s", "allowFrequent": true, "maxPerDay": 100000}}"#)
+            #"{"source": {"url": "\#(url("/json?size=2"))"}, "parser": "json", "schedule": {"every": "1s", "allowFrequent": true, "maxPerDay": 100000}}"#
+        )
     }
 
     private static let farError = "the date 1e19 at $.t is outside the years 1 to 9999"

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import WidgetCore
 @testable import WidgetStages
 
@@ -100,9 +101,12 @@ struct EdgeValueTests {
     @Test func farDatesAreWrittenAtTheEdgesOfTheYearsOneTo9999() {
         // The snapshot's writer once trapped on a Unix time of 1e19, and on every restart after.
         #expect(InternetDate.timestamp(Date(timeIntervalSince1970: 1e19)) == "9999-12-31T23:59:59Z")
-        #expect(InternetDate.timestamp(Date(timeIntervalSince1970: -1e19)) == InternetDate.timestamp(Date(timeIntervalSince1970: -62_135_596_800)))
+        #expect(
+            InternetDate.timestamp(Date(timeIntervalSince1970: -1e19))
+                == InternetDate.timestamp(Date(timeIntervalSince1970: -62_135_596_800)))
         #expect(InternetDate.iso8601(Date(timeIntervalSince1970: 1e19)) == "9999-12-31T23:59:59Z")
-        #expect(InternetDate.iso8601(Date(timeIntervalSince1970: -1e300)) == InternetDate.iso8601(Date(timeIntervalSince1970: -62_135_596_800)))
+        #expect(
+            InternetDate.iso8601(Date(timeIntervalSince1970: -1e300)) == InternetDate.iso8601(Date(timeIntervalSince1970: -62_135_596_800)))
         for seconds in [Double.nan, .infinity, -.infinity, .greatestFiniteMagnitude, -.greatestFiniteMagnitude, 9.3e18, -9.3e18] {
             let date = Date(timeIntervalSince1970: seconds)
             #expect(InternetDate.timestamp(date).hasSuffix("Z"))
@@ -141,7 +145,8 @@ struct EdgeValueTests {
         for value in ["1e19", "-1e19", "1e308", "1e999999999", "-9223372036854775808", "253402300800"] {
             let item: WidgetValue = ["t": .number(WidgetNumber(value)!)]
             let error = #expect(throws: StageError.self) { try each.entries(for: [item], context: context) }
-            #expect(error?.message.contains("the date \(value) at $.t is outside the years 1 to 9999") == true, "\(String(describing: error))")
+            #expect(
+                error?.message.contains("the date \(value) at $.t is outside the years 1 to 9999") == true, "\(String(describing: error))")
         }
         // The last second of 9999 and tiny exponents are dates like any other.
         let edge = try each.entries(for: [["t": 253_402_300_799], ["t": .number(WidgetNumber("1e-999999999")!)]], context: context)
@@ -250,8 +255,12 @@ struct EdgeValueTests {
     }
 
     @Test func integerDivisionAndRemaindersStayExactPastInt64() throws {
-        #expect(try calc("100000000000000000000000000000000000000000000000001", "divided_by", "3").get() == "33333333333333333333333333333333333333333333333333")
-        #expect(try calc("-100000000000000000000000000000000000000000000000001", "divided_by", "3").get() == "-33333333333333333333333333333333333333333333333334")
+        #expect(
+            try calc("100000000000000000000000000000000000000000000000001", "divided_by", "3").get()
+                == "33333333333333333333333333333333333333333333333333")
+        #expect(
+            try calc("-100000000000000000000000000000000000000000000000001", "divided_by", "3").get()
+                == "-33333333333333333333333333333333333333333333333334")
         #expect(try calc("100000000000000000000000000000000000000000000000001", "modulo", "7").get() == "3")
         #expect(try calc("-9223372036854775808", "divided_by", "-1").get() == "9223372036854775808")
         #expect(try calc("-9223372036854775808", "modulo", "-1").get() == "0")

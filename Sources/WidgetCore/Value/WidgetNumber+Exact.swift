@@ -194,7 +194,8 @@ struct ExactDecimal {
 
     /// `⌊a / b⌋` when `|a| < |b|`: 0, or -1 when the signs differ.
     private static func floorOfSmall(_ a: ExactDecimal, _ b: ExactDecimal) -> ExactDecimal {
-        a.negative != b.negative ? ExactDecimal(negative: true, digits: [1], exponent: 0) : ExactDecimal(negative: false, digits: [], exponent: 0)
+        a.negative != b.negative
+            ? ExactDecimal(negative: true, digits: [1], exponent: 0) : ExactDecimal(negative: false, digits: [], exponent: 0)
     }
 
     /// Rounded to `places` decimals in `mode` (`.plain`, `.up`, `.down`; others as `.plain`).
