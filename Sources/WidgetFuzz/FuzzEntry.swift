@@ -137,19 +137,18 @@ private func fuzzHeaders(_ text: String) {
     }
 }
 
-/// The `each` timeline dating items by `$.t`, for case 7.
-private let fuzzTimeline: EachTimeline? = {
-    let stage = try? StageRegistry.builtIn.makeStage(.timeline, typeName: "each", options: ["date": "$.t"], decoder: OptionsDecoder())
-    return stage as? EachTimeline
-}()
-
 /// Case 7: `bytes` as an item's date, through the timeline, the writers of a snapshot's dates and the
 /// `date` filter.
 private func fuzzTimelineDate(_ bytes: Data) {
     let value = (try? JSONReader.read(bytes)) ?? .string(String(decoding: bytes, as: UTF8.self))
+    // Made for each input, not kept in globals: LeakSanitizer cannot follow Swift's tagged pointers there.
+    let options: WidgetValue = ["date": "$.t"]
+    let timeline =
+        (try? StageRegistry.builtIn.makeStage(.timeline, typeName: "each", options: options, decoder: OptionsDecoder()))
+        as? EachTimeline
     for zone in [TimeZone.gmt, TimeZone(identifier: "America/New_York") ?? .gmt] {
         let context = StageContext(widgetID: "fuzz", now: fuzzNow, timeZone: zone)
-        if let entries = try? fuzzTimeline?.entries(for: [["t": value]], context: context) {
+        if let entries = try? timeline?.entries(for: [["t": value]], context: context) {
             for entry in entries {
                 _ = InternetDate.timestamp(entry.date)
                 _ = InternetDate.timestamp(entry.date, milliseconds: true)
@@ -164,11 +163,10 @@ private func fuzzTimelineDate(_ bytes: Data) {
         _ = InternetDate.iso8601(date)
     }
     let scope = TemplateScope(globals: ["t": value], now: fuzzNow)
-    _ = try? fuzzDateTemplate?.renderString(scope)
+    let template = try? Template("{{ t | date: '%Y-%m-%dT%H:%M:%S.%L%z %s %j %U %a %b' }}{{ t | date: '%F' }}")
+    _ = try? template?.renderString(scope)
 }
 
-/// The `date` filter in every form a timeline date might be shown.
-private let fuzzDateTemplate = try? Template("{{ t | date: '%Y-%m-%dT%H:%M:%S.%L%z %s %j %U %a %b' }}{{ t | date: '%F' }}")
 #endif
 
 /// Two partials for templates that `render` or `include`: `card`, and `self`, which renders itself until
