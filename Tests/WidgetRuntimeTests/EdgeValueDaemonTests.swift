@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import WidgetCore
+import WidgetRuntime
 import WidgetTesting
 
 /// The built daemon against the two responses that once stopped it with a trap: `Cache-Control:
@@ -28,6 +29,27 @@ struct EdgeValueDaemonTests {
             "widgets.d/good.json",
             #"{"source": {"url": "\#(url("/json?size=2"))"}, "parser": "json", "schedule": {"every": "1s", "allowFrequent": true, "maxPerDay": 100000}}"#
         )
+    }
+
+    @Test func aStateHoldingFarDatesLoadsAndWritesWithoutATrap() throws {
+        var state = WidgetState()
+        state.lastGoodEntries = [1e19, -1e19, .nan, .infinity].map { TimelineEntry(date: Date(timeIntervalSince1970: $0), content: "far") }
+        state.fallbackItems = [["t": .number(WidgetNumber("1e19")!)], ["t": .number(WidgetNumber("-9223372036854775808")!)]]
+        state.nextDueAt = Date(timeIntervalSince1970: 1e300)
+        let saved = state.value
+        let dates = saved["lastGoodEntries"]?.array?.compactMap { $0["date"]?.string }
+        #expect(dates?.first == "9999-12-31T23:59:59Z")
+        #expect(saved["nextDueAt"] == "9999-12-31T23:59:59Z")
+        // What was written reads back; dates no reader takes (a year of five digits) are dropped, not fatal.
+        let loaded = WidgetState(value: try JSONReader.read(JSONWriter.string(saved)))
+        #expect(loaded.lastGoodEntries.count == 4)
+        #expect(loaded.fallbackItems == state.fallbackItems)
+        var odd = try #require(saved.object)
+        odd["lastGoodEntries"] = [["date": "+10000-01-01T00:00:00Z", "content": 1], ["date": .number(WidgetNumber("1e19")!)]]
+        odd["nextDueAt"] = .number(WidgetNumber("1e19")!)
+        let oddState = WidgetState(value: .object(odd))
+        #expect(oddState.lastGoodEntries.isEmpty)
+        #expect(oddState.nextDueAt == nil)
     }
 
     private static let farError = "the date 1e19 at $.t is outside the years 1 to 9999"
