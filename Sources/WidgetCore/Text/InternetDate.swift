@@ -28,21 +28,22 @@ public enum InternetDate {
         }
     }
 
-    /// The instants this reader reads and writes: 0001-01-01T00:00:00Z to 9999-12-31T23:59:59Z, in
-    /// seconds since 1970. A date from outside (a feed, a Unix time in an item) beyond them is an error
-    /// where it is read; the writers below clamp to them, so that no date can stop a snapshot or a state
-    /// from being written.
-    public static let secondsRange: ClosedRange<Double> = -62_135_596_800...253_402_300_799
+    /// The instants this reader reads and writes: 0001-01-01T00:00:00Z up to the end of
+    /// 9999-12-31T23:59:59Z, in seconds since 1970. A date from outside (a feed, a Unix time in an item)
+    /// beyond them is an error where it is read; the writers below clamp to them, so that no date can stop
+    /// a snapshot or a state from being written.
+    public static let secondsRange: Range<Double> = -62_135_596_800..<253_402_300_800
 
     /// Whether `seconds` since 1970 lie within ``secondsRange`` (`false` for NaN and infinities).
     public static func isWritable(_ seconds: Double) -> Bool {
         secondsRange.contains(seconds)
     }
 
-    /// `seconds` since 1970 moved into ``secondsRange``: NaN and +∞ to its end, −∞ to its start.
+    /// `seconds` since 1970 unchanged within ``secondsRange``; outside, its first second or its last
+    /// whole second (9999-12-31T23:59:59Z), NaN and +∞ the last, −∞ the first.
     static func clamped(_ seconds: Double) -> Double {
-        if seconds.isNaN { return secondsRange.upperBound }
-        return min(max(seconds, secondsRange.lowerBound), secondsRange.upperBound)
+        if secondsRange.contains(seconds) { return seconds }
+        return seconds < secondsRange.lowerBound ? secondsRange.lowerBound : secondsRange.upperBound - 1
     }
 
     /// `date` as `YYYY-MM-DDTHH:MM:SSZ` in UTC, with milliseconds when it has a fraction of a second.
