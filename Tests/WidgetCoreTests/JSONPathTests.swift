@@ -235,6 +235,7 @@ struct JSONPathTests {
             case 2: _ = try JSONPathFilter(text)
             case 3: _ = try Template(text)
             case 4, 5: break  // feeds and dates, some broken on purpose; the feed tests replay them
+            case 6, 7: break  // headers and timeline dates, extreme on purpose; EdgeValueTests replays them
             default: Issue.record("\(file.lastPathComponent) starts with an unknown selector byte.")
             }
         }

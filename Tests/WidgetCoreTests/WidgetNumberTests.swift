@@ -1,6 +1,7 @@
 import Foundation
 import Testing
-import WidgetCore
+
+@testable import WidgetCore
 
 struct WidgetNumberTests {
     @Test func decimalAdditionIsExact() {
@@ -40,10 +41,38 @@ struct WidgetNumberTests {
         #expect(WidgetNumber("1.5")!.int == nil)
         #expect(WidgetNumber("4.0")!.int == 4)
     }
+
+    @Test func arithmeticPastDecimalIsExact() {
+        let big = WidgetNumber("1e300")!
+        #expect(big.multiplied(by: big)?.text == "1e600")
+        #expect((big * big).text == "1e600")
+        #expect(WidgetNumber("1e30")!.adding(1)?.text == "1000000000000000000000000000001")
+        #expect(
+            WidgetNumber("123456789012345678901234567890")!.multiplied(by: WidgetNumber("1234567890")!)?.text
+                == "152415787517146788751714678875019052100")
+        #expect(WidgetNumber("0.1")!.adding(WidgetNumber("1e-40")!)?.text == "0.1000000000000000000000000000000000000001")
+        #expect(WidgetNumber("1e-300")!.divided(by: WidgetNumber("3")!)?.text == "3.3333333333333333333333333333333333333e-301")
+        #expect(WidgetNumber("-7")!.flooredQuotient(by: WidgetNumber("2")!)?.text == "-4")
+    }
+
+    @Test func arithmeticPastTheLimitsIsNilNotZeroOrInfinity() {
+        let huge = WidgetNumber("1e999999999")!
+        let tiny = WidgetNumber("1e-999999999")!
+        #expect(huge.adding(1) == nil)
+        #expect(huge.multiplied(by: 10) == nil)
+        #expect(tiny.multiplied(by: WidgetNumber("0.1")!) == nil)
+        #expect(huge.divided(by: WidgetNumber("0.1")!) == nil)
+        #expect(huge.flooredQuotient(by: 3) == nil)
+        #expect(huge.divided(by: 0) == nil)
+        #expect(huge.multiplied(by: 1) == huge)
+        // The operators never give 0 for an overflow: the limit, with the sign.
+        #expect((huge * 10).text == "1e999999999")
+        #expect((WidgetNumber("-1e999999999")! * 10).text == "-1e999999999")
+    }
 }
 
 /// Small decimals are computed in machine integers; each result must be the one `Decimal` gives, spelt
-/// the same way. Thousands of seeded random operands (integers, prices, tiny and 18-digit numbers,
+/// the same way, where `Decimal` is exact (38 digits); past it, the result must be exact. Thousands of seeded random operands (integers, prices, tiny and 18-digit numbers,
 /// negatives, trailing zeros) are checked against `Decimal` itself.
 struct SmallDecimalAgreementTests {
     private static func operand(_ random: inout SeededGenerator) -> String {
@@ -73,9 +102,19 @@ struct SmallDecimalAgreementTests {
             let b = Self.operand(&random)
             let x = WidgetNumber(a)!
             let y = WidgetNumber(b)!
-            #expect((x + y).text == WidgetNumber(Self.decimal(a) + Self.decimal(b))!.text, "\(a) + \(b)")
-            #expect((x - y).text == WidgetNumber(Self.decimal(a) - Self.decimal(b))!.text, "\(a) - \(b)")
-            #expect((x * y).text == WidgetNumber(Self.decimal(a) * Self.decimal(b))!.text, "\(a) * \(b)")
+            // Where the exact result needs more than Decimal's 38 digits, Decimal rounds and we do not: the
+            // result must then undo exactly instead.
+            func agrees(_ ours: WidgetNumber, _ decimal: Decimal, undo: WidgetNumber, _ what: String) {
+                if ours.canonical.digits.count > 38 {
+                    #expect(undo == x, "\(what) = \(ours) is not exact")
+                } else {
+                    #expect(ours.text == WidgetNumber(decimal)!.text, "\(what)")
+                }
+            }
+            agrees(x + y, Self.decimal(a) + Self.decimal(b), undo: (x + y) - y, "\(a) + \(b)")
+            agrees(x - y, Self.decimal(a) - Self.decimal(b), undo: (x - y) + y, "\(a) - \(b)")
+            let product = x * y
+            agrees(product, Self.decimal(a) * Self.decimal(b), undo: y == 0 ? x : (product / y) ?? 0, "\(a) * \(b)")
         }
     }
 

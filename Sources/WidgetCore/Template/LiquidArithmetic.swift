@@ -6,6 +6,15 @@ import Foundation
 /// exact when it has at most 16 significant digits, and otherwise the nearest binary double (what Liquid
 /// prints for `20 | divided_by: 7.0`).
 enum LiquidArithmetic {
+    /// The error for a result with no exact value: more digits than ``WidgetNumber/exactDigitLimit`` or
+    /// beyond 1e±``WidgetNumber/exponentLimit``. It names neither operand: a template may handle secrets.
+    static func inexact(context: FilterContext) -> ExpressionError {
+        context.error(
+            "the result would have more than \(WidgetNumber.exactDigitLimit) significant digits or lie beyond "
+                + "1e±\(WidgetNumber.exponentLimit), so it has no exact value",
+            hint: "round the operands first (round, floor) or keep numbers within 1e±308")
+    }
+
     static func divide(_ lhs: LiquidValue.Number, _ rhs: LiquidValue.Number, context: FilterContext)
         throws(ExpressionError) -> LiquidValue.Number
     {
@@ -18,10 +27,10 @@ enum LiquidArithmetic {
                 if (a % b != 0) && ((a < 0) != (b < 0)) { quotient -= 1 }
                 return LiquidValue.Number(WidgetNumber(quotient), isFloat: false)
             }
-            let quotient = (lhs.value / rhs.value) ?? WidgetNumber(0)
-            return LiquidValue.Number(rounded(quotient, places: 0, mode: .down), isFloat: false)
+            guard let quotient = lhs.value.flooredQuotient(by: rhs.value) else { throw inexact(context: context) }
+            return LiquidValue.Number(quotient, isFloat: false)
         }
-        var quotient = (lhs.value / rhs.value) ?? WidgetNumber(0)
+        guard var quotient = lhs.value.divided(by: rhs.value) else { throw inexact(context: context) }
         if quotient.canonical.digits.count > 16, let double = WidgetNumber(lhs.value.double / rhs.value.double) {
             quotient = double
         }
@@ -41,8 +50,10 @@ enum LiquidArithmetic {
             if remainder != 0, (remainder < 0) != (b < 0) { remainder += b }
             return LiquidValue.Number(WidgetNumber(remainder), isFloat: false)
         }
-        let quotient = rounded((lhs.value / rhs.value) ?? WidgetNumber(0), places: 0, mode: .down)
-        return LiquidValue.Number(lhs.value - rhs.value * quotient, isFloat: isFloat)
+        guard let quotient = lhs.value.flooredQuotient(by: rhs.value), let product = rhs.value.multiplied(by: quotient),
+            let remainder = lhs.value.subtracting(product)
+        else { throw inexact(context: context) }
+        return LiquidValue.Number(remainder, isFloat: isFloat)
     }
 
     /// Rounds to `places` decimal places (negative rounds to tens, hundreds, …); `.plain` rounds halves away
@@ -51,16 +62,9 @@ enum LiquidArithmetic {
         if mode == .plain, places >= 0, let small = SmallDecimal(number.text) {
             return small.rounded(places: places).number
         }
-        guard var decimal = number.decimal else {
-            let scale = pow(10, Double(places))
-            let value = number.double * scale
-            let result: Double =
-                switch mode {
-                case .up: value.rounded(.up)
-                case .down: value.rounded(.down)
-                default: value.rounded(.toNearestOrAwayFromZero)
-                }
-            return WidgetNumber(result / scale) ?? number
+        // Past Decimal's 38 digits or its exponents, rounded digit by digit: exact, never through a Double.
+        guard number.canonical.digits.count <= 38, var decimal = number.decimal else {
+            return number.exactlyRounded(places: places, mode: mode)
         }
         var result = Decimal()
         NSDecimalRound(&result, &decimal, max(-127, min(127, places)), mode)

@@ -69,12 +69,21 @@ enum LiquidValue {
         }
     }
 
-    /// Parses `-12`, `3.5` (after trimming whitespace); strings with a leading integer give that integer,
-    /// as Ruby's `to_i` does; other text gives `nil`.
+    /// Parses `-12`, `3.5`, `2e3` (after trimming whitespace); strings with a leading integer give that
+    /// integer, as Ruby's `to_i` does; other text gives `nil`.
+    ///
+    /// A number with an exponent converts with it, exactly (Ruby's `to_i` would read `"2e3"` as 2): `2e3`
+    /// is the integer 2000, `2.5e3` the float 2500.0, `1e-1` the float 0.1. `NaN`, `inf` and `Infinity`
+    /// are no JSON numbers: they convert by their leading integer, so to 0.
     static func number(parsing text: String) -> Number? {
         let trimmed = text.trimmingFoundationWhitespaceAndNewlines()
-        if let number = WidgetNumber(trimmed), !trimmed.contains("e"), !trimmed.contains("E") {
-            return Number(number)
+        if let number = WidgetNumber(trimmed) {
+            guard trimmed.utf8.contains(where: { $0 == UInt8(ascii: "e") || $0 == UInt8(ascii: "E") }) else {
+                return Number(number)
+            }
+            // Spelt plainly where that is short (`2000`), in exponent form past it (`1e999999999`).
+            let spelt = ExactDecimal(number).number
+            return Number(spelt, isFloat: trimmed.contains(".") || !number.isInteger)
         }
         if let leading = leadingInteger(trimmed) { return Number(WidgetNumber(leading), isFloat: false) }
         return nil

@@ -305,9 +305,21 @@ enum StandardFilters {
     // MARK: - Numbers
 
     static let numberFilters: [Entry] = [
-        Entry("plus", 1...1, { input, arguments, _ in arithmetic(input, arguments[0], +) }),
-        Entry("minus", 1...1, { input, arguments, _ in arithmetic(input, arguments[0], -) }),
-        Entry("times", 1...1, { input, arguments, _ in arithmetic(input, arguments[0], *) }),
+        Entry(
+            "plus", 1...1,
+            { input, arguments, context throws(ExpressionError) in
+                try arithmetic(input, arguments[0], context: context) { $0.adding($1) }
+            }),
+        Entry(
+            "minus", 1...1,
+            { input, arguments, context throws(ExpressionError) in
+                try arithmetic(input, arguments[0], context: context) { $0.subtracting($1) }
+            }),
+        Entry(
+            "times", 1...1,
+            { input, arguments, context throws(ExpressionError) in
+                try arithmetic(input, arguments[0], context: context) { $0.multiplied(by: $1) }
+            }),
         Entry(
             "divided_by", 1...1,
             { input, arguments, context throws(ExpressionError) in
@@ -364,11 +376,13 @@ enum StandardFilters {
     ]
 
     private static func arithmetic(
-        _ input: WidgetValue, _ operand: WidgetValue, _ operation: (WidgetNumber, WidgetNumber) -> WidgetNumber
-    ) -> WidgetValue {
+        _ input: WidgetValue, _ operand: WidgetValue, context: FilterContext,
+        _ operation: (WidgetNumber, WidgetNumber) -> WidgetNumber?
+    ) throws(ExpressionError) -> WidgetValue {
         let lhs = LiquidValue.number(input)
         let rhs = LiquidValue.number(operand)
-        return LiquidValue.Number(operation(lhs.value, rhs.value), isFloat: lhs.isFloat || rhs.isFloat).widgetValue
+        guard let result = operation(lhs.value, rhs.value) else { throw LiquidArithmetic.inexact(context: context) }
+        return LiquidValue.Number(result, isFloat: lhs.isFloat || rhs.isFloat).widgetValue
     }
 
     // MARK: - Lists
@@ -452,7 +466,8 @@ enum StandardFilters {
                         case .number, .string: LiquidValue.number(value)
                         default: .zero
                         }
-                    total = LiquidValue.Number(total.value + number.value, isFloat: total.isFloat || number.isFloat)
+                    guard let sum = total.value.adding(number.value) else { throw LiquidArithmetic.inexact(context: context) }
+                    total = LiquidValue.Number(sum, isFloat: total.isFloat || number.isFloat)
                 }
                 return total.widgetValue
             }),

@@ -28,30 +28,54 @@ public enum InternetDate {
         }
     }
 
+    /// The instants this reader reads and writes: 0001-01-01T00:00:00Z up to the end of
+    /// 9999-12-31T23:59:59Z, in seconds since 1970. A date from outside (a feed, a Unix time in an item)
+    /// beyond them is an error where it is read; the writers below clamp to them, so that no date can stop
+    /// a snapshot or a state from being written.
+    public static let secondsRange: Range<Double> = -62_135_596_800..<253_402_300_800
+
+    /// Whether `seconds` since 1970 lie within ``secondsRange`` (`false` for NaN and infinities).
+    public static func isWritable(_ seconds: Double) -> Bool {
+        secondsRange.contains(seconds)
+    }
+
+    /// `seconds` since 1970 unchanged within ``secondsRange``; outside, its first second or its last
+    /// whole second (9999-12-31T23:59:59Z), NaN and +∞ the last, −∞ the first.
+    static func clamped(_ seconds: Double) -> Double {
+        if secondsRange.contains(seconds) { return seconds }
+        return seconds < secondsRange.lowerBound ? secondsRange.lowerBound : secondsRange.upperBound - 1
+    }
+
     /// `date` as `YYYY-MM-DDTHH:MM:SSZ` in UTC, with milliseconds when it has a fraction of a second.
+    /// A date outside ``secondsRange`` is written as the nearest end of it.
     public static func iso8601(_ date: Date) -> String {
-        let interval = date.timeIntervalSince1970
+        let interval = clamped(date.timeIntervalSince1970)
         var seconds = Int64(interval.rounded(.down))
         var fraction = Int(((interval - Double(seconds)) * 1000).rounded())
         if fraction == 1000 {
             seconds += 1
             fraction = 0
         }
-        return utc(seconds: seconds, milliseconds: fraction != 0 ? fraction : nil) ?? ISO8601DateFormatter().string(from: date)
+        return utc(seconds: seconds, milliseconds: fraction != 0 ? fraction : nil)
+            ?? ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: interval))
     }
 
     /// `date` in UTC exactly as Foundation's ISO 8601 format style writes it: to the second
     /// (`2026-11-22T05:00:03Z`, the fraction dropped), or with `milliseconds` always
     /// (`2026-11-22T05:00:03.042Z`, truncated). Written directly from 1900 on (the style was a tenth of
-    /// writing a snapshot); before, the style itself writes it, in the Julian calendar before 1582.
+    /// writing a snapshot); before, the style itself writes it, in the Julian calendar before 1582. A date
+    /// outside ``secondsRange`` (a Unix time of `1e19` in an old state, say) is written as the nearest
+    /// end of it, never a trap.
     package static func timestamp(_ date: Date, milliseconds: Bool = false) -> String {
-        let interval = date.timeIntervalSince1970
-        if interval.isFinite, interval >= -2_208_988_800 {
+        let interval = clamped(date.timeIntervalSince1970)
+        if interval >= -2_208_988_800 {
             let whole = interval.rounded(.down)
             let fraction = milliseconds ? min(999, Int(((interval - whole) * 1000).rounded(.down))) : nil
             if let text = utc(seconds: Int64(whole), milliseconds: fraction) { return text }
         }
-        return milliseconds ? date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true)) : date.formatted(.iso8601)
+        let inRange = Date(timeIntervalSince1970: interval)
+        return milliseconds
+            ? inRange.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true)) : inRange.formatted(.iso8601)
     }
 
     /// `seconds` since 1970 as `YYYY-MM-DDTHH:MM:SSZ`, with `.mmm` before the `Z` when `milliseconds` is

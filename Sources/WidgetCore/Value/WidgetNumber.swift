@@ -209,44 +209,35 @@ extension WidgetNumber: Hashable, Comparable {
 // MARK: - Exact arithmetic
 
 extension WidgetNumber {
-    /// Adds exactly (decimal arithmetic, 38 significant digits).
+    /// Adds exactly (see ``adding(_:)``); past ``exactDigitLimit`` digits, rounded to the nearest `Double`,
+    /// and past 1e±``exponentLimit``, that limit with the sum's sign (never infinity or a wrong 0).
     public static func + (lhs: WidgetNumber, rhs: WidgetNumber) -> WidgetNumber {
-        if let a = SmallDecimal(lhs.text), let b = SmallDecimal(rhs.text), let sum = a.adding(b) { return sum.number }
-        return combine(lhs, rhs, decimal: +, double: +)
+        lhs.adding(rhs) ?? approximate(lhs.double + rhs.double)
     }
 
-    /// Subtracts exactly (decimal arithmetic, 38 significant digits).
+    /// Subtracts exactly (see ``subtracting(_:)``); past the limits, as ``+(_:_:)``.
     public static func - (lhs: WidgetNumber, rhs: WidgetNumber) -> WidgetNumber {
-        if let a = SmallDecimal(lhs.text), let b = SmallDecimal(rhs.text), let difference = a.adding(b.negated) {
-            return difference.number
-        }
-        return combine(lhs, rhs, decimal: -, double: -)
+        lhs.subtracting(rhs) ?? approximate(lhs.double - rhs.double)
     }
 
-    /// Multiplies exactly (decimal arithmetic, 38 significant digits).
+    /// Multiplies exactly (see ``multiplied(by:)``); past the limits, as ``+(_:_:)``.
     public static func * (lhs: WidgetNumber, rhs: WidgetNumber) -> WidgetNumber {
-        if let a = SmallDecimal(lhs.text), let b = SmallDecimal(rhs.text), let product = a.multiplied(by: b) {
-            return product.number
-        }
-        return combine(lhs, rhs, decimal: *, double: *)
+        lhs.multiplied(by: rhs) ?? approximate(lhs.double * rhs.double, sign: lhs.canonical.negative != rhs.canonical.negative)
     }
 
-    /// Divides; `nil` when `rhs` is zero. The quotient has up to 38 significant digits.
+    /// Divides; `nil` when `rhs` is zero. The quotient has up to 38 significant digits; beyond
+    /// 1e±``exponentLimit``, as ``+(_:_:)``.
     public static func / (lhs: WidgetNumber, rhs: WidgetNumber) -> WidgetNumber? {
         if rhs.canonical.digits.isEmpty { return nil }
-        return combine(lhs, rhs, decimal: /, double: /)
+        return lhs.divided(by: rhs) ?? approximate(lhs.double / rhs.double, sign: lhs.canonical.negative != rhs.canonical.negative)
     }
 
-    private static func combine(
-        _ lhs: WidgetNumber,
-        _ rhs: WidgetNumber,
-        decimal: (Decimal, Decimal) -> Decimal,
-        double: (Double, Double) -> Double
-    ) -> WidgetNumber {
-        if let a = lhs.decimal, let b = rhs.decimal, let result = WidgetNumber(decimal(a, b)) {
-            return result
-        }
-        return WidgetNumber(double(lhs.double, rhs.double)) ?? WidgetNumber(0)
+    /// `value` as a number: the nearest one when finite, otherwise (or when it underflowed to zero) the
+    /// limit 1e``exponentLimit`` with `value`'s sign (or `sign` when `value` is NaN).
+    private static func approximate(_ value: Double, sign negative: Bool? = nil) -> WidgetNumber {
+        if value.isFinite, value != 0, let number = WidgetNumber(value) { return number }
+        let minus = value.isNaN || value == 0 ? (negative ?? false) : value < 0
+        return WidgetNumber(unchecked: (minus ? "-" : "") + (value == 0 ? "1e-" : "1e") + String(exponentLimit))
     }
 }
 

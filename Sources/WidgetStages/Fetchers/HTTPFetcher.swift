@@ -268,20 +268,26 @@ public struct HTTPFetcher: Fetcher {
     }
 
     /// `Cache-Control: max-age` minus `Age`, in whole seconds, when positive; `nil` for `no-store`/`no-cache`.
-    static func freshness(_ response: HTTPResponse) -> Int? {
+    ///
+    /// Both are RFC 9111 delta-seconds, read by ``HTTPHeaders/deltaSeconds(_:)``: a value past 2³¹ is 2³¹, a
+    /// malformed or negative `max-age` (`-9223372036854775808`) gives no freshness, a malformed `Age`
+    /// counts as 0. Both lie within 0...2³¹, so the difference cannot overflow.
+    package static func freshness(_ response: HTTPResponse) -> Int? {
         guard let control = response.headers["Cache-Control"]?.lowercased() else { return nil }
         var maxAge: Int?
         for directive in control.split(separator: ",") {
             let parts = directive.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
-            switch parts[0] {
+            guard let name = parts.first else { continue }
+            switch name {
             case "no-store", "no-cache": return nil
-            case "max-age" where parts.count == 2: maxAge = Int(parts[1].trimmingCharacters(in: CharacterSet(charactersIn: "\"")))
+            case "max-age" where parts.count == 2:
+                maxAge = HTTPHeaders.deltaSeconds(parts[1].trimmingCharacters(in: CharacterSet(charactersIn: "\"")))
             default: break
             }
         }
         guard let maxAge else { return nil }
-        let age = response.headers["Age"].flatMap { Int($0.trimmingCharacters(in: .whitespaces)) } ?? 0
-        let remaining = maxAge - max(0, age)
+        let age = response.headers["Age"].flatMap(HTTPHeaders.deltaSeconds) ?? 0
+        let remaining = maxAge - age
         return remaining > 0 ? remaining : nil
     }
 

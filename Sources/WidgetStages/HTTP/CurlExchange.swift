@@ -353,7 +353,7 @@ final class CurlAttempt {
     }
 
     var announcedLength: Int64? {
-        headers["Content-Length"].flatMap { Int64(CurlAttempt.trimmed($0[...])) }
+        headers["Content-Length"].flatMap(HTTPHeaders.contentLength)
     }
 
     /// One line of the head; `false` stops the transfer.

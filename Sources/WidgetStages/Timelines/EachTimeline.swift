@@ -10,7 +10,8 @@ public import WidgetCore
 /// - `{"type": "each", "every": "1h"}`: item *i* is dated at the refresh time + *i* × the interval.
 /// - `{"type": "each", "date": "$.published"}`: each item is dated by the JSONPath's value in it (an ISO
 ///   8601 date or a Unix time in seconds; without a zone offset, in the widget's zone); items without a
-///   readable date are dropped, and entries are sorted by date.
+///   readable date are dropped, and entries are sorted by date. A date outside the years 1 to 9999
+///   (a Unix time of `1e19`) fails the refresh with an error that names it.
 ///
 /// A value that is not a list is one item.
 public struct EachTimeline: TimelineBuilder {
@@ -99,14 +100,28 @@ public struct EachTimeline: TimelineBuilder {
                 return TimelineEntry(date: date, content: item)
             }
         case .every(let interval):
-            return items.enumerated().map { index, item in
-                TimelineEntry(date: context.now.addingTimeInterval(Double(index) * interval.timeInterval), content: item)
+            var entries: [TimelineEntry] = []
+            for (index, item) in items.enumerated() {
+                let date = context.now.addingTimeInterval(Double(index) * interval.timeInterval)
+                guard InternetDate.isWritable(date.timeIntervalSince1970) else {
+                    throw StageError(
+                        "item \(index) of an \"every\" timeline would be dated after the year 9999; "
+                            + "shorten \"every\" or limit the list", option: "every")
+                }
+                entries.append(TimelineEntry(date: date, content: item))
             }
+            return entries
         case .date(let path):
-            let dated = items.compactMap { item -> TimelineEntry? in
+            var dated: [TimelineEntry] = []
+            for item in items {
                 guard let found = path.select(item).first, let date = EachTimeline.date(from: found, timeZone: context.timeZone)
-                else { return nil }
-                return TimelineEntry(date: date, content: item)
+                else { continue }
+                guard InternetDate.isWritable(date.timeIntervalSince1970) else {
+                    throw StageError(
+                        "the date \(JSONWriter.string(found)) at \(path) is outside the years 1 to 9999; "
+                            + "dates must be ISO 8601 strings or Unix times in seconds between -62135596800 and 253402300799")
+                }
+                dated.append(TimelineEntry(date: date, content: item))
             }
             if dated.isEmpty, !items.isEmpty {
                 throw StageError("no item has a readable date at \(path); dates must be ISO 8601 strings or Unix times in seconds")
