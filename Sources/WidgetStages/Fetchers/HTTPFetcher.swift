@@ -10,8 +10,8 @@ import FoundationNetworking
 /// `url`, `headers` and `body` are templates that may read `inputs`, `params`, `now`, `widget` and — here
 /// only — `env` (the process environment) and `secret` (files in the secrets folder), for secrets.
 /// Secrets never appear in errors, which name the host alone. A `body` that is an object or array is sent as JSON. A status of 400 or more fails the
-/// fetch with the status and the start of a text body in the message (``HTTPResponse/bodyExcerpt``, secrets
-/// masked); 429 and 503 pass the server's `Retry-After` to the scheduler.
+/// fetch with the status and the start of a text body in the message (``HTTPResponse/bodyExcerpt(masking:)``, secrets
+/// masked before it is cut); 429 and 503 pass the server's `Retry-After` to the scheduler.
 ///
 /// With `handshake`, a response with the given status (Transmission's 409) is answered by copying the
 /// named response header into the request and sending it once more.
@@ -144,6 +144,14 @@ public struct HTTPFetcher: Fetcher {
     /// The `env` and `secret` reads of the url, header and body templates: their values are masked in
     /// every error.
     let secretUses: [Template.SecretUse]
+    /// Whether a template of the body reads `env` or `secret`: a redirect may then not carry the body to
+    /// another origin (``HTTPRequest/bodyIsSecret``).
+    let bodyReadsSecret: Bool
+
+    /// Whether `template` reads `env` or `secret`, by any name.
+    static func readsSecret(_ template: Template) -> Bool {
+        !template.secretUses.uses.isEmpty || SecretStore.Namespace.allCases.contains { template.variables.contains($0.rawValue) }
+    }
 
     public init(options: Options) throws {
         url = options.url
@@ -167,7 +175,9 @@ public struct HTTPFetcher: Fetcher {
             case .object(let members): for member in members { collect(member.value) }
             }
         }
+        let count = templates.count
         if let body = options.body { collect(body) }
+        bodyReadsSecret = templates[count...].contains(where: Self.readsSecret)
         secretUses = Array(Set(templates.flatMap(\.secretUses.uses)))
         guard timeout > 0, connectTimeout > 0 else {
             throw StageError("\"timeout\" and \"connectTimeout\" must be above 0s", option: "timeout")
@@ -203,7 +213,13 @@ public struct HTTPFetcher: Fetcher {
     /// `text` with the value of every secret the templates read replaced by `***`, whatever its length
     /// (see ``SecretStore/mask(_:uses:params:)``).
     func masked(_ text: String, context: StageContext) -> String {
-        context.secrets.mask(text, uses: secretUses, params: context.params)
+        secretMask(context: context).apply(text)
+    }
+
+    /// The mask of ``masked(_:context:)``: to cut a text that may hold a secret, use its
+    /// ``SecretMask/excerpt(_:limit:)``.
+    func secretMask(context: StageContext) -> SecretMask {
+        context.secrets.mask(uses: secretUses, params: context.params)
     }
 
     private func exchange(context: StageContext, item: WidgetValue?, fingerprint: String?) async throws -> Payload {
@@ -239,8 +255,10 @@ public struct HTTPFetcher: Fetcher {
             let reason = HTTPURLResponse.localizedString(forStatusCode: response.status).capitalized
             let retryAfter = [429, 503].contains(response.status) ? response.retryAfter(now: context.now) : nil
             // What the server said about it, as curl shows it: an API's 400 explains itself.
-            let said = response.bodyExcerpt.map { ": \($0)" } ?? ""
-            throw StageError("\(request.hostDescription) answered \(response.status) \(reason)\(said)", retryAfter: retryAfter)
+            let said = response.bodyExcerpt(masking: secretMask(context: context)).map { ": \($0)" } ?? ""
+            throw StageError(
+                "\(request.hostDescription) answered \(response.status) \(reason)\(said)\(Self.withheldNote(request, finalURL: response.finalURL))",
+                retryAfter: retryAfter)
         }
         var validators = FetchValidators(etag: response.headers["ETag"], lastModified: response.headers["Last-Modified"])
         if !validators.isEmpty { validators.request = fingerprint }
@@ -254,6 +272,21 @@ public struct HTTPFetcher: Fetcher {
             maxAge: HTTPFetcher.freshness(response).map(Double.init),
             request: requestLine(request, context: context)
         )
+    }
+
+    /// Why a failed response may be the redirect's doing: `; it came from another origin, …, which was not
+    /// sent Authorization, X-Key (…)`, when `request` was redirected to another origin and headers were
+    /// left out for it; empty otherwise.
+    static func withheldNote(_ request: HTTPRequest, finalURL: URL) -> String {
+        guard !HTTPRequest.isSameOrigin(request.url, finalURL) else { return "" }
+        var names: [String] = []
+        for field in request.headers where field.isSecret || HTTPRequest.credentialFields.contains(field.name.lowercased()) {
+            if !names.contains(field.name) { names.append(field.name) }
+        }
+        guard !names.isEmpty else { return "" }
+        let origin = "\(finalURL.scheme?.lowercased() ?? "http")://\(HTTPRequest.hostDescription(of: finalURL))"
+        return "; it came from another origin, \(origin), after a redirect, and was not sent \(names.joined(separator: ", ")) "
+            + "(secrets go only to the origin they were written for: write \(origin)'s address in the url if it is meant to have them)"
     }
 
     /// The method and the whole URL (query included) of `request`, with every secret the templates read
@@ -344,7 +377,13 @@ public struct HTTPFetcher: Fetcher {
             url: target, method: method, timeout: timeout, connectTimeout: connectTimeout, maxBytes: maxBytes,
             maxRedirects: maxRedirects
         )
-        for header in headers { request.headers.add(name: header.name, value: try rendered(header.value, "\(header.name) header")) }
+        for header in headers {
+            // Known by construction, not by name: a field whose template reads `env` or `secret` never
+            // follows a redirect to another origin.
+            request.headers.add(
+                name: header.name, value: try rendered(header.value, "\(header.name) header"), isSecret: Self.readsSecret(header.value))
+        }
+        request.bodyIsSecret = bodyReadsSecret
         if let body {
             let value: WidgetValue
             do {

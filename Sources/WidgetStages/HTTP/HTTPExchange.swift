@@ -162,10 +162,17 @@ final class HTTPExchange: Sendable {
             return .stop
         }
         var next = next
-        if let from = response.url?.host?.lowercased(), next.url?.host?.lowercased() != from {
-            // Credentials meant for one host are not handed to another.
-            next.setValue(nil, forHTTPHeaderField: "Authorization")
-            next.setValue(nil, forHTTPHeaderField: "Cookie")
+        guard let from = response.url, let to = next.url else { return .follow(next) }
+        let keepsBody = [307, 308].contains(response.statusCode) || next.httpBody != nil || next.httpBodyStream != nil
+        if let failure = request.secretBodyRedirectFailure(from: from, to: to, keepsBody: keepsBody) {
+            finish(.failure(failure), cancelTransfer: false)
+            return .stop
+        }
+        if !HTTPRequest.isSameOrigin(from, to) {
+            // Secrets and credentials meant for one origin are not handed to another.
+            // By name: URLRequest keeps no more than that, so a name that one secret field has goes whole.
+            let withheld = Set(request.headers.filter(\.isSecret).map { $0.name.lowercased() }).union(HTTPRequest.credentialFields)
+            for name in withheld { next.setValue(nil, forHTTPHeaderField: name) }
         }
         return .follow(next)
     }
