@@ -23,6 +23,10 @@ import FoundationNetworking
 ///  "handshake": {"status": 409, "header": "X-Transmission-Session-Id"},
 ///  "timeout": "10s", "maxBytes": 1048576}
 /// ```
+///
+/// A response that brings less than `minimumRate` in a window once it has begun (default 1 KiB in any
+/// 10 s, never a window shorter than `connectTimeout`) fails with what it sent, so a server that trickles
+/// frees its place for other widgets long before the `timeout`.
 public struct HTTPFetcher: Fetcher {
     public struct Options: Decodable, Sendable, DescribedOptions {
         /// The `http` or `https` URL, a template that may read secrets (`env`, `secret`).
@@ -43,9 +47,11 @@ public struct HTTPFetcher: Fetcher {
         public var maxRedirects: Int?
         /// A status that asks for a response header to be echoed and the request sent once more; none by default.
         public var handshake: Handshake?
+        /// The least the response must bring in a window once it has begun; default 1 KiB in any 10 s.
+        public var minimumRate: MinimumRate?
 
         public enum CodingKeys: String, DescribedKey {
-            case url, method, headers, body, timeout, connectTimeout, maxBytes, maxRedirects, handshake
+            case url, method, headers, body, timeout, connectTimeout, maxBytes, maxRedirects, handshake, minimumRate
 
             public var keyDescription: KeyDescription {
                 switch self {
@@ -86,6 +92,11 @@ public struct HTTPFetcher: Fetcher {
                         "A status that asks for a response header to be echoed in the request, sent once more (Transmission's 409 and X-Transmission-Session-Id).",
                         .object(Handshake.shape)
                     )
+                case .minimumRate:
+                    KeyDescription(
+                        "The least the response must bring once it has begun: fewer bytes in a window fail the fetch and free its place for other widgets (a window never shorter than connectTimeout). Default {\"bytes\": 1024, \"within\": \"10s\"}; {\"bytes\": 0} turns it off.",
+                        .object(MinimumRate.shape)
+                    )
                 }
             }
         }
@@ -105,6 +116,28 @@ public struct HTTPFetcher: Fetcher {
                 switch self {
                 case .status: KeyDescription("The status that asks for the header, e.g. 409.", .integer(), required: true)
                 case .header: KeyDescription("The response header to copy into the request.", .string(), required: true)
+                }
+            }
+        }
+    }
+
+    /// The least a response must bring in a window: `{"bytes": 1024, "within": "10s"}`.
+    public struct MinimumRate: Decodable, Sendable, Hashable, DescribedOptions {
+        /// The fewest bytes (head and body) in any window; 0 turns the check off.
+        public var bytes: Int
+        /// The window; default 10 s.
+        public var within: WidgetDuration?
+
+        public enum CodingKeys: String, DescribedKey {
+            case bytes, within
+
+            public var keyDescription: KeyDescription {
+                switch self {
+                case .bytes: KeyDescription("The fewest bytes in any window; 0 turns the check off.", .integer(minimum: 0), required: true)
+                case .within:
+                    KeyDescription(
+                        "The window.", .duration,
+                        default: .string(WidgetDuration(seconds: Int(HTTPRequest.defaultMinimumRate.seconds)).description))
                 }
             }
         }
@@ -141,6 +174,8 @@ public struct HTTPFetcher: Fetcher {
     public let maxRedirects: Int
     /// The status and header to echo back once, or `nil`.
     public let handshake: Handshake?
+    /// The least the response must bring in a window once it has begun.
+    public let minimumRate: HTTPRequest.MinimumRate
     /// The `env` and `secret` reads of the url, header and body templates: their values are masked in
     /// every error.
     let secretUses: [Template.SecretUse]
@@ -166,6 +201,17 @@ public struct HTTPFetcher: Fetcher {
         maxBytes = options.maxBytes ?? HTTPRequest.defaultMaxBytes
         maxRedirects = options.maxRedirects ?? HTTPRequest.defaultMaxRedirects
         handshake = options.handshake
+        if let rate = options.minimumRate {
+            let seconds = rate.within.map { Double($0.seconds) } ?? HTTPRequest.defaultMinimumRate.seconds
+            guard rate.bytes >= 0, seconds > 0 else {
+                throw StageError(
+                    "\"minimumRate\" needs \"bytes\" of 0 or more and a \"within\" above 0s; write e.g. {\"bytes\": 1024, \"within\": \"10s\"}",
+                    option: "minimumRate")
+            }
+            minimumRate = HTTPRequest.MinimumRate(bytes: rate.bytes, seconds: seconds)
+        } else {
+            minimumRate = HTTPRequest.defaultMinimumRate
+        }
         var templates = [options.url] + (options.headers ?? [:]).values
         func collect(_ tree: TemplateTree) {
             switch tree {
@@ -375,7 +421,7 @@ public struct HTTPFetcher: Fetcher {
         }
         var request = HTTPRequest(
             url: target, method: method, timeout: timeout, connectTimeout: connectTimeout, maxBytes: maxBytes,
-            maxRedirects: maxRedirects
+            maxRedirects: maxRedirects, minimumRate: minimumRate
         )
         for header in headers {
             // Known by construction, not by name: a field whose template reads `env` or `secret` never
@@ -408,11 +454,12 @@ extension HTTPFetcher.Options: DirectOptions {
     package static func direct(_ members: DirectMembers) throws(DirectMembers.NotDirect) -> Self {
         try members.only(CodingKeys.self)
         // A handshake is rare: its options are left to the decoder.
-        guard members.object["handshake"] == nil else { throw DirectMembers.NotDirect() }
+        guard members.object["handshake"] == nil, members.object["minimumRate"] == nil else { throw DirectMembers.NotDirect() }
         return Self(
             url: try members.template("url"), method: try members.optionalString("method"),
             headers: try members.optionalTemplateMap("headers"), body: try members.optionalTemplateTree("body"),
             timeout: try members.optionalDuration("timeout"), connectTimeout: try members.optionalDuration("connectTimeout"),
-            maxBytes: try members.optionalInteger("maxBytes"), maxRedirects: try members.optionalInteger("maxRedirects"), handshake: nil)
+            maxBytes: try members.optionalInteger("maxBytes"), maxRedirects: try members.optionalInteger("maxRedirects"), handshake: nil,
+            minimumRate: nil)
     }
 }
