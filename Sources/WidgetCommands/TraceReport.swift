@@ -103,7 +103,9 @@ struct TraceReport {
         switch value {
         case .array(let items) where !items.isEmpty:
             let shown = shownCount(items.count, limit: textItems)
-            for (index, item) in items.prefix(shown).enumerated() { lines.append(cut("    [\(index)] \(compact(item, mask: mask))", mask: mask)) }
+            for (index, item) in items.prefix(shown).enumerated() {
+                lines.append(cut("    [\(index)] \(compact(item, mask: mask))", mask: mask))
+            }
             if items.count > shown { lines.append("    … \(counted(items.count - shown, "more item", "more items"))") }
         case .object(let object) where !object.isEmpty:
             let shown = shownCount(object.count, limit: textMembers)

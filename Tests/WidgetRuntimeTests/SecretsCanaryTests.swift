@@ -211,7 +211,8 @@ struct SecretsCanaryTests {
         let out = folder.file("out")
         let split = try OutputFolder.snapshot("split-196", in: out)["error"]?.string
         #expect(
-            split == "source: 127.0.0.1:\(server.port) answered 400 Bad Request: \(String(repeating: "a", count: 196))***-…", "\(split ?? "")")
+            split == "source: 127.0.0.1:\(server.port) answered 400 Bad Request: \(String(repeating: "a", count: 196))***-…",
+            "\(split ?? "")")
         // The other origin got the request without the secret's headers, and with the plain one.
         let echo = try OutputFolder.snapshot("redirected", in: out)
         #expect(echo["status"] == "fresh", "\(echo["error"] ?? .null)")

@@ -175,13 +175,14 @@ struct HTTPClientTests {
     }
 
     /// A server that trickles gives the transfer's place back after one window of the minimum rate,
-    /// long before the deadline; the window is never shorter than the silence limit (here 2 s).
-    @Test func aTricklingResponseFailsAfterOneWindowOfTheMinimumRate() async throws {
+    /// long before the deadline.
+    @Test(arguments: [HTTPClient.Transport.automatic, .urlSession])
+    func aTricklingResponseFailsAfterOneWindowOfTheMinimumRate(_ transport: HTTPClient.Transport) async throws {
         let server = try TestHTTPServer()
         let request = HTTPRequest(
             url: server.url("/trickle?bytes=1000&interval=0.2"), timeout: 60, connectTimeout: 2,
-            minimumRate: HTTPRequest.MinimumRate(bytes: 100, seconds: 1))
-        let error = try #require(await failure(of: request))
+            minimumRate: HTTPRequest.MinimumRate(bytes: 100, seconds: 2))
+        let error = try #require(await failure(of: request, client: HTTPClient(transport: transport)))
         #expect(error.kind == .timedOut)
         #expect(error.message.hasPrefix("127.0.0.1:\(server.port) sent "), "\(error.message)")
         #expect(
@@ -195,7 +196,8 @@ struct HTTPClientTests {
     @Test func aSteadyResponseAboveTheMinimumRateIsReceivedWhole() async throws {
         let server = try TestHTTPServer()
         let steady = HTTPRequest(
-            url: server.url("/huge?bytes=30000&rate=20000"), connectTimeout: 1, minimumRate: HTTPRequest.MinimumRate(bytes: 100, seconds: 1))
+            url: server.url("/huge?bytes=30000&rate=20000"), connectTimeout: 1, minimumRate: HTTPRequest.MinimumRate(bytes: 100, seconds: 1)
+        )
         #expect(try await HTTPClient().send(steady).body.count == 30000)
         let unchecked = HTTPRequest(
             url: server.url("/trickle?bytes=40&interval=0.2"), timeout: 1.5, connectTimeout: 2,

@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// The secrets to keep out of a text, and the one way to shorten a text that may hold them: mask first,
 /// then cut, then drop what the cut left of a secret.

@@ -25,7 +25,7 @@ import FoundationNetworking
 /// ```
 ///
 /// A response that brings less than `minimumRate` in a window once it has begun (default 1 KiB in any
-/// 10 s, never a window shorter than `connectTimeout`) fails with what it sent, so a server that trickles
+/// 5 s, or `connectTimeout` when that is over 10 s) fails with what it sent, so a server that trickles
 /// frees its place for other widgets long before the `timeout`.
 public struct HTTPFetcher: Fetcher {
     public struct Options: Decodable, Sendable, DescribedOptions {
@@ -47,7 +47,7 @@ public struct HTTPFetcher: Fetcher {
         public var maxRedirects: Int?
         /// A status that asks for a response header to be echoed and the request sent once more; none by default.
         public var handshake: Handshake?
-        /// The least the response must bring in a window once it has begun; default 1 KiB in any 10 s.
+        /// The least the response must bring in a window once it has begun; default 1 KiB in any 5 s.
         public var minimumRate: MinimumRate?
 
         public enum CodingKeys: String, DescribedKey {
@@ -94,7 +94,7 @@ public struct HTTPFetcher: Fetcher {
                     )
                 case .minimumRate:
                     KeyDescription(
-                        "The least the response must bring once it has begun: fewer bytes in a window fail the fetch and free its place for other widgets (a window never shorter than connectTimeout). Default {\"bytes\": 1024, \"within\": \"10s\"}; {\"bytes\": 0} turns it off.",
+                        "The least the response must bring once it has begun: fewer bytes in a window fail the fetch and free its place for other widgets (a connectTimeout over 10s widens the window to it). Default {\"bytes\": 1024, \"within\": \"5s\"}; {\"bytes\": 0} turns it off.",
                         .object(MinimumRate.shape)
                     )
                 }
@@ -121,11 +121,11 @@ public struct HTTPFetcher: Fetcher {
         }
     }
 
-    /// The least a response must bring in a window: `{"bytes": 1024, "within": "10s"}`.
+    /// The least a response must bring in a window: `{"bytes": 1024, "within": "5s"}`.
     public struct MinimumRate: Decodable, Sendable, Hashable, DescribedOptions {
         /// The fewest bytes (head and body) in any window; 0 turns the check off.
         public var bytes: Int
-        /// The window; default 10 s.
+        /// The window; default 5 s.
         public var within: WidgetDuration?
 
         public enum CodingKeys: String, DescribedKey {
@@ -205,7 +205,7 @@ public struct HTTPFetcher: Fetcher {
             let seconds = rate.within.map { Double($0.seconds) } ?? HTTPRequest.defaultMinimumRate.seconds
             guard rate.bytes >= 0, seconds > 0 else {
                 throw StageError(
-                    "\"minimumRate\" needs \"bytes\" of 0 or more and a \"within\" above 0s; write e.g. {\"bytes\": 1024, \"within\": \"10s\"}",
+                    "\"minimumRate\" needs \"bytes\" of 0 or more and a \"within\" above 0s; write e.g. {\"bytes\": 1024, \"within\": \"5s\"}",
                     option: "minimumRate")
             }
             minimumRate = HTTPRequest.MinimumRate(bytes: rate.bytes, seconds: seconds)

@@ -11,7 +11,7 @@ public import Foundation
 /// - ``maxBytes`` caps the body: the exchange fails as soon as more arrives, or at once when the
 ///   server announces a larger `Content-Length`.
 /// - ``minimumRate`` is the least the response must bring in a window once it has begun (1 KiB in any
-///   10 s by default): a server that trickles fails then, rather than at the deadline.
+///   5 s by default): a server that trickles fails then, rather than at the deadline.
 ///
 /// ```swift
 /// let request = HTTPRequest(
@@ -29,8 +29,8 @@ public struct HTTPRequest: Sendable, Hashable {
     public static let defaultMaxBytes = 10 * 1024 * 1024
     /// The default ``maxRedirects``.
     public static let defaultMaxRedirects = 5
-    /// The default ``minimumRate``: 1 KiB in any 10 s once the response has begun.
-    public static let defaultMinimumRate = MinimumRate(bytes: 1024, seconds: 10)
+    /// The default ``minimumRate``: 1 KiB in any 5 s once the response has begun.
+    public static let defaultMinimumRate = MinimumRate(bytes: 1024, seconds: 5)
 
     /// The least a response must bring in a window of time once it has begun: a transfer that brings
     /// less gives its place back and fails (``HTTPClientError/Kind/timedOut``), so a server that
@@ -38,8 +38,9 @@ public struct HTTPRequest: Sendable, Hashable {
     public struct MinimumRate: Sendable, Hashable {
         /// The fewest bytes (head and body) that must arrive in any window; 0 turns the check off.
         public var bytes: Int
-        /// The window's length, in seconds. The check never counts a window shorter than the request's
-        /// ``HTTPRequest/connectTimeout``, the silence a server is allowed anyway.
+        /// The window's length, in seconds. Once the response has begun, a pause longer than the window
+        /// must follow enough bytes within it, whatever the default ``HTTPRequest/connectTimeout`` allows;
+        /// a request that allows a longer silence than the default gets a window that long.
         public var seconds: TimeInterval
 
         /// At least `bytes` in any `seconds`.
@@ -72,7 +73,7 @@ public struct HTTPRequest: Sendable, Hashable {
     public var minimumRate: MinimumRate
 
     /// Creates a request; every limit left out takes its default (30 s, 10 s, 10 MiB, 5 redirects, 1 KiB
-    /// in any 10 s).
+    /// in any 5 s).
     public init(
         url: URL,
         method: String = "GET",
@@ -97,10 +98,12 @@ public struct HTTPRequest: Sendable, Hashable {
         self.minimumRate = minimumRate
     }
 
-    /// The window ``minimumRate`` is counted over, in seconds: its own, or the silence limit when that is
-    /// longer.
+    /// The window ``minimumRate`` is counted over, in seconds: its own, or, when ``connectTimeout``
+    /// allows a longer silence than the default, that silence when longer (a server said to pause that
+    /// long may).
     var minimumRateWindow: TimeInterval {
-        max(minimumRate.seconds, HTTPExchange.silenceLimit(connectTimeout))
+        guard connectTimeout > Self.defaultConnectTimeout else { return minimumRate.seconds }
+        return max(minimumRate.seconds, HTTPExchange.silenceLimit(connectTimeout))
     }
 
     /// The host and, when the URL names one, the port (`127.0.0.1:8123`, `api.example.com`): safe to show,
