@@ -329,7 +329,7 @@ public final class WidgetDaemon: Sendable {
             recorded += 1
             if refresh.outcome.snapshot.status == .fresh { fresh += 1 }
         }
-        for id in running.takeWaitingSlow() { book.schedule.dueAt[id] = configuration.clock.now() }
+        for id in running.takeWaitingSlow() where book.widgets[id] != nil { book.schedule.dueAt[id] = configuration.clock.now() }
         guard recorded > 0 else { return }
         let ended = configuration.clock.now()
         book.daemon?.lastWaveAt = ended
