@@ -2,7 +2,7 @@ import Foundation
 public import WidgetCore
 
 extension HTTPResponse {
-    /// How many characters of a body ``bodyExcerpt`` keeps.
+    /// How many characters of a body ``bodyExcerpt(masking:)`` keeps.
     public static let excerptLength = 200
 
     /// The first characters of a text body on one line, for an error message: what an API says when it
@@ -17,7 +17,7 @@ extension HTTPResponse {
     ///
     /// The body may hold what the request sent (a server that repeats a bad API key), so the request's
     /// secrets are masked before each cut, and an ending a cut left that could be the start of a secret
-    /// is dropped (``SecretMask/excerpt(_:limit:)``): no piece of a secret is quoted, wherever the cut
+    /// is dropped (`SecretMask.excerpt(_:limit:)`): no piece of a secret is quoted, wherever the cut
     /// falls.
     public func bodyExcerpt(masking mask: SecretMask) -> String? {
         guard !body.isEmpty, Self.isText(contentType) ?? true else { return nil }
