@@ -85,7 +85,9 @@ public struct PreviewCommand: WidgetCommand {
         let outcome = await environment.refresher(log: { environment.printError($0.message) }).refresh(
             widget, state: WidgetState(), now: now, respectBudget: false, trace: recorder)
         if let recorder {
-            let report = TraceReport(widget: id, at: now, steps: recorder.steps, snapshot: outcome.snapshot, error: outcome.error)
+            let report = TraceReport(
+                widget: id, at: now, steps: recorder.steps, snapshot: outcome.snapshot, error: outcome.error,
+                mask: widget.definition.secretMask(secrets: environment.secrets))
             let text = json ? JSONWriter.string(report.json, style: .pretty) : report.text
             // Values come from the sources; a server that repeats a request's secret must not show it here.
             environment.print(widget.definition.redact(text, secrets: environment.secrets))

@@ -26,6 +26,9 @@ struct TraceReport {
     var snapshot: Snapshot
     /// Why the refresh failed, secrets masked, when it did.
     var error: PipelineError?
+    /// The widget's secrets: masked in every value before it is cut (a server may repeat what it was
+    /// sent), so that no cut splits one.
+    var mask = SecretMask()
 
     /// How many items or members, and how many characters a line, the text shows.
     private static let textItems = 3
@@ -39,7 +42,7 @@ struct TraceReport {
         var lines = ["trace of \(widget) at \(Timestamp.string(at))"]
         for step in steps {
             lines.append("")
-            lines += Self.lines(of: step, failure: step.outcome == .failed ? error.map(\.message) : nil)
+            lines += Self.lines(of: step, failure: step.outcome == .failed ? error.map(\.message) : nil, mask: mask)
         }
         lines.append("")
         lines.append(summary)
@@ -54,7 +57,7 @@ struct TraceReport {
         return text
     }
 
-    private static func lines(of step: PipelineTrace.Step, failure: String?) -> [String] {
+    private static func lines(of step: PipelineTrace.Step, failure: String?, mask: SecretMask) -> [String] {
         // A transform's name says its type already: `transforms[1] (filter)`.
         var name = "\(step.stage)"
         if case .transform = step.stage {} else { name += " (\(step.type))" }
@@ -71,8 +74,8 @@ struct TraceReport {
             if let fetch = step.fetch { lines += fetchLines(fetch) }
             if step.outcome == .reused { lines.append("  not run: the source did not change, so the last parsed value stands") }
             if let warning = step.warning { lines.append("  ! emptied: \(warning.message)") }
-            if let value = step.value { lines += valueLines(value) }
-            if let entries = step.entries { lines += entryLines(entries) }
+            if let value = step.value { lines += valueLines(value, mask: mask) }
+            if let entries = step.entries { lines += entryLines(entries, mask: mask) }
             return lines
         }
     }
@@ -95,41 +98,43 @@ struct TraceReport {
         return lines
     }
 
-    private static func valueLines(_ value: WidgetValue) -> [String] {
+    private static func valueLines(_ value: WidgetValue, mask: SecretMask) -> [String] {
         var lines = ["  " + value.shapeDescription]
         switch value {
         case .array(let items) where !items.isEmpty:
             let shown = shownCount(items.count, limit: textItems)
-            for (index, item) in items.prefix(shown).enumerated() { lines.append(cut("    [\(index)] \(compact(item))")) }
+            for (index, item) in items.prefix(shown).enumerated() {
+                lines.append(cut("    [\(index)] \(compact(item, mask: mask))", mask: mask))
+            }
             if items.count > shown { lines.append("    … \(counted(items.count - shown, "more item", "more items"))") }
         case .object(let object) where !object.isEmpty:
             let shown = shownCount(object.count, limit: textMembers)
-            for (key, member) in object.prefix(shown) { lines.append(cut("    \(key): \(compact(member))")) }
+            for (key, member) in object.prefix(shown) { lines.append(cut("    \(key): \(compact(member, mask: mask))", mask: mask)) }
             if object.count > shown { lines.append("    … \(counted(object.count - shown, "more member", "more members"))") }
         case .string, .number, .bool:
-            lines.append(cut("    \(compact(value))"))
+            lines.append(cut("    \(compact(value, mask: mask))", mask: mask))
         default:
             break
         }
         return lines
     }
 
-    private static func entryLines(_ entries: [TimelineEntry]) -> [String] {
+    private static func entryLines(_ entries: [TimelineEntry], mask: SecretMask) -> [String] {
         var lines = ["  " + counted(entries.count, "entry", "entries")]
         let shown = shownCount(entries.count, limit: textItems)
         for entry in entries.prefix(shown) {
-            var line = "    \(Timestamp.string(entry.date))  \(compact(entry.content))"
+            var line = "    \(Timestamp.string(entry.date))  \(compact(entry.content, mask: mask))"
             if let relevance = entry.relevance { line += "  relevance \(relevance.text)" }
             if let url = entry.url { line += "  url \(url)" }
-            lines.append(cut(line))
+            lines.append(cut(line, mask: mask))
         }
         if entries.count > shown { lines.append("    … \(counted(entries.count - shown, "more entry", "more entries"))") }
         return lines
     }
 
     /// `value` as compact JSON, shortened as the text shows it.
-    private static func compact(_ value: WidgetValue) -> String {
-        JSONWriter.string(shortened(value, items: textItems, members: textMembers, characters: 60, depth: 3))
+    private static func compact(_ value: WidgetValue, mask: SecretMask) -> String {
+        JSONWriter.string(shortened(value, items: textItems, members: textMembers, characters: 60, depth: 3, mask: mask))
     }
 
     /// How many of `count` lines to show with at most `limit`: all of them when only one would be left,
@@ -138,9 +143,9 @@ struct TraceReport {
         count == limit + 1 ? count : min(count, limit)
     }
 
-    /// `line` cut at ``lineWidth`` characters, with `…` where it was cut.
-    private static func cut(_ line: String) -> String {
-        line.count > lineWidth ? String(line.prefix(lineWidth - 1)) + "…" : line
+    /// `line` masked, then cut at ``lineWidth`` characters, with `…` where it was cut.
+    private static func cut(_ line: String, mask: SecretMask) -> String {
+        line.count > lineWidth ? mask.excerpt(line, limit: lineWidth - 1) : mask.apply(line)
     }
 
     // MARK: - JSON
@@ -163,14 +168,14 @@ struct TraceReport {
             }
             if let value = step.value {
                 object["shape"] = .string(value.shapeDescription)
-                object["value"] = Self.shortened(value, items: 5, members: 20, characters: 200, depth: 4)
+                object["value"] = Self.shortened(value, items: 5, members: 20, characters: 200, depth: 4, mask: mask)
             }
             if let entries = step.entries {
                 object["count"] = .number(WidgetNumber(entries.count))
                 object["entries"] = .array(
                     entries.prefix(5).map { entry in
                         var shortened = entry
-                        shortened.content = Self.shortened(entry.content, items: 5, members: 20, characters: 200, depth: 4)
+                        shortened.content = Self.shortened(entry.content, items: 5, members: 20, characters: 200, depth: 4, mask: mask)
                         return Snapshot.entryValue(shortened)
                     })
             }
@@ -186,21 +191,26 @@ struct TraceReport {
     // MARK: - Shortening
 
     /// `value` with lists cut to their first `items`, objects to their first `members`, strings to their
-    /// first `characters` (then `…`), and lists or objects deeper than `depth` given as their shape.
-    static func shortened(_ value: WidgetValue, items: Int, members: Int, characters: Int, depth: Int) -> WidgetValue {
+    /// first `characters` (then `…`), and lists or objects deeper than `depth` given as their shape; strings
+    /// are masked with `mask` before they are cut.
+    static func shortened(
+        _ value: WidgetValue, items: Int, members: Int, characters: Int, depth: Int, mask: SecretMask
+    ) -> WidgetValue {
         switch value {
-        case .string(let text) where text.count > characters:
-            return .string(String(text.prefix(characters)) + "…")
+        case .string(let text):
+            return .string(mask.excerpt(text, limit: characters))
         case .array(let elements) where !elements.isEmpty:
             guard depth > 0 else { return .string(value.shapeDescription) }
             return .array(
-                elements.prefix(items).map { shortened($0, items: items, members: members, characters: characters, depth: depth - 1) })
+                elements.prefix(items).map {
+                    shortened($0, items: items, members: members, characters: characters, depth: depth - 1, mask: mask)
+                })
         case .object(let object) where !object.isEmpty:
             guard depth > 0 else { return .string(value.shapeDescription) }
             return .object(
                 WidgetObject(
                     object.prefix(members).map { key, member in
-                        (key, shortened(member, items: items, members: members, characters: characters, depth: depth - 1))
+                        (key, shortened(member, items: items, members: members, characters: characters, depth: depth - 1, mask: mask))
                     }))
         default:
             return value

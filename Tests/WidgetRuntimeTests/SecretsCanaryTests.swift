@@ -156,6 +156,86 @@ struct SecretsCanaryTests {
         )
     }
 
+    /// A secret of letters no output has by chance, so that any piece of 4 characters that shows is a leak.
+    static let splitCanary = "ZQXJ-KVWQ-PXMY"
+
+    /// Every piece of `secret` of 4 characters or more.
+    static func pieces(of secret: String) -> [String] {
+        let characters = Array(secret)
+        var pieces: [String] = []
+        for start in 0...(characters.count - 4) {
+            for end in (start + 4)...characters.count { pieces.append(String(characters[start..<end])) }
+        }
+        return pieces
+    }
+
+    /// A server that repeats the secret in an error body, placed so that the 200-character cut of the
+    /// error's excerpt falls inside it, and a redirect to another origin of a request whose headers hold
+    /// the secret: no piece of it reaches a snapshot, the state, the log, `status` or a trace.
+    @Test func aSecretSplitByACutOrRedirectedToAnotherOriginReachesNothing() async throws {
+        let server = try TestHTTPServer()
+        let other = try TestHTTPServer()
+        let folder = try TemporaryFolder()
+        let base = server.baseURL.absoluteString
+        var ids: [String] = []
+        for padding in [190, 193, 196, 198, 199] {
+            let id = "split-\(padding)"
+            ids.append(id)
+            let body = String(repeating: "a", count: padding) + "{{ env.WIDGETD_SPLIT }}-said-the-server"
+            try folder.write(
+                "widgets.d/\(id).json",
+                #"{"source": {"url": "\#(base)content?status=400&type=text/plain&body=\#(body)"}, "parser": "json"}"#)
+        }
+        let target = other.url("/echo").absoluteString.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+        try folder.write(
+            "widgets.d/redirected.json",
+            #"""
+            {"source": {"url": "\#(base)goto?status=307&to=\#(target)",
+              "headers": {"X-Api-Key": "{{ env.WIDGETD_SPLIT }}", "X-Plain": "plain", "Authorization": "Bearer {{ env.WIDGETD_SPLIT | base64_encode }}"}},
+             "parser": "json"}
+            """#)
+        try folder.write(
+            "widgets.d/posted.json",
+            #"""
+            {"source": {"url": "\#(base)goto?status=308&to=\#(target)", "body": {"key": "{{ env.WIDGETD_SPLIT }}"}}, "parser": "json"}
+            """#)
+        ids += ["redirected", "posted"]
+        let variables = ["WIDGETD_SPLIT": Self.splitCanary]
+        var outputs: [(String, Widgetd.Output)] = []
+        for arguments in [["run", "--config", "widgets.d", "--out", "out", "--once"], ["status", "--out", "out"]]
+            + ids.map({ ["preview", $0, "--config", "widgets.d", "--trace"] }) + ids.map({ ["preview", $0, "--config", "widgets.d"] })
+        {
+            outputs.append((arguments.joined(separator: " "), try await Widgetd.run(arguments, in: folder.url, variables: variables)))
+        }
+
+        let out = folder.file("out")
+        let split = try OutputFolder.snapshot("split-196", in: out)["error"]?.string
+        #expect(
+            split == "source: 127.0.0.1:\(server.port) answered 400 Bad Request: \(String(repeating: "a", count: 196))***-…",
+            "\(split ?? "")")
+        // The other origin got the request without the secret's headers, and with the plain one.
+        let echo = try OutputFolder.snapshot("redirected", in: out)
+        #expect(echo["status"] == "fresh", "\(echo["error"] ?? .null)")
+        #expect(echo["entries"]?[0]?["content"]?["headers"]?["x-plain"] == "plain")
+        #expect(echo["entries"]?[0]?["content"]?["headers"]?["x-api-key"] == nil)
+        #expect(echo["entries"]?[0]?["content"]?["headers"]?["authorization"] == nil)
+        let posted = try OutputFolder.snapshot("posted", in: out)["error"]?.string
+        #expect(posted?.contains("redirected the request to another origin, http://127.0.0.1:\(other.port)") == true, "\(posted ?? "")")
+
+        var leaks: [String] = []
+        let pieces = Self.pieces(of: Self.splitCanary)
+        for (command, output) in outputs {
+            for piece in pieces where output.stdout.contains(piece) || output.stderr.contains(piece) {
+                leaks.append("\(piece) in widgetd \(command)")
+            }
+        }
+        for name in OutputFolder.files(in: out) {
+            let text = String(decoding: try Data(contentsOf: out.appendingPathComponent(name)), as: UTF8.self)
+            for piece in pieces where text.contains(piece) { leaks.append("\(piece) in \(name)") }
+        }
+        #expect(leaks == [])
+    }
+
     @Test func validateNamesAMissingSecretFileAndWhereItLooked() async throws {
         let folder = try TemporaryFolder()
         try folder.write("widgets.d/w.json", #"{"source": {"url": "https://example.com/?k={{ secret.api_key }}"}}"#)

@@ -61,7 +61,13 @@ public struct WidgetDefinition: Sendable {
     /// length and in the forms the secret-keeping filters give it: the one place where a refresh's error
     /// loses its secrets, before it reaches a snapshot, a log line or `status`.
     public func redact(_ text: String, secrets: SecretStore) -> String {
-        secretUses.isEmpty ? text : secrets.mask(text, uses: secretUses, params: params)
+        secretUses.isEmpty ? text : secretMask(secrets: secrets).apply(text)
+    }
+
+    /// The mask of ``redact(_:secrets:)``: the secrets this widget's sources read. A text that may hold
+    /// them is shortened with its ``SecretMask/excerpt(_:limit:)``, which masks before it cuts.
+    public func secretMask(secrets: SecretStore) -> SecretMask {
+        secretUses.isEmpty ? SecretMask() : secrets.mask(uses: secretUses, params: params)
     }
 
     /// Creates a definition from its parts; what is left out takes the default a definition file gets

@@ -151,32 +151,25 @@ public struct SecretStore: Sendable {
     /// whole environment, whose short values — `SHLVL=1` — would garble any message; a stage that knows
     /// its secrets uses ``mask(_:uses:params:)``, which masks them whatever their length.)
     public func redact(_ text: String) -> String {
-        Self.mask(text, values: values.values.flatMap(\.values).filter { $0.count >= 4 })
+        redactionMask.apply(text)
+    }
+
+    /// The mask of ``redact(_:)``: every value of the store of 4 characters or more.
+    public var redactionMask: SecretMask {
+        SecretMask(values: values.values.flatMap(\.values).filter { $0.count >= 4 })
     }
 
     /// `text` with the secrets `uses` read (names from `params` where a use takes its name from them)
-    /// replaced by `***`.
+    /// replaced by `***`, whatever their length, as written and in the forms the secret-keeping filters
+    /// give them (URL-encoded, base64, HTML-escaped).
     public func mask(_ text: String, uses: [Template.SecretUse], params: WidgetObject = [:]) -> String {
-        Self.mask(text, values: uses.compactMap { use in use.name.resolved(with: params).flatMap { self[use.namespace, $0] } })
+        mask(uses: uses, params: params).apply(text)
     }
 
-    /// `text` with each of `values` replaced by `***` wherever it occurs, whatever its length, as written
-    /// and in the forms the secret-keeping filters give it (URL-encoded, base64, HTML-escaped).
-    private static func mask(_ text: String, values: [String]) -> String {
-        var forms: Set<String> = []
-        for value in values where !value.isEmpty {
-            forms.insert(value)
-            forms.insert(URLText.encode(value))
-            forms.insert(HTMLText.escape(value))
-            forms.insert(Data(value.utf8).base64EncodedString())
-            forms.insert(Data(value.utf8).base64EncodedString().replacing("+", with: "-").replacing("/", with: "_"))
-        }
-        var result = text
-        // Longest first, so that a secret inside another is not masked half.
-        for form in forms.sorted(by: { $0.count > $1.count }) where result.contains(form) {
-            result = result.replacingOccurrences(of: form, with: "***")
-        }
-        return result
+    /// The mask of the secrets `uses` read (see ``mask(_:uses:params:)``): to cut a text that may hold
+    /// them, use its ``SecretMask/excerpt(_:limit:)``.
+    public func mask(uses: [Template.SecretUse], params: WidgetObject = [:]) -> SecretMask {
+        SecretMask(values: uses.compactMap { use in use.name.resolved(with: params).flatMap { self[use.namespace, $0] } })
     }
 
     /// The environment variables as a template variable, keyed by name.

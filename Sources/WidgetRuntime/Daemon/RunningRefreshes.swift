@@ -8,9 +8,49 @@ extension WidgetDaemon {
         private var starts = 0
         /// Widgets that became due again while their refresh was under way.
         var again: Set<String> = []
+        /// Widgets whose last refresh took ``WidgetDaemon/slowRefreshSeconds`` or more (a server that
+        /// stalls or trickles): at most ``slowLimit`` of their refreshes run at once, so that however many
+        /// slow hosts there are, the other widgets always have places left.
+        private(set) var slowWidgets: Set<String> = []
+        /// The slow widgets under way.
+        private var slowRunning: Set<String> = []
+        /// Slow widgets that were due while ``slowLimit`` of them ran, in order: due again as soon as one
+        /// of those ends (not before, so the loop does not wake for them meanwhile).
+        private var waitingSlow: [String] = []
 
         init(limit: Int) {
             self.limit = limit
+        }
+
+        /// How many slow widgets may refresh at once: half the places (at least one).
+        var slowLimit: Int { max(1, limit / 2) }
+
+        /// Whether `id` is a slow widget that must wait because ``slowLimit`` of them are under way; it
+        /// is then kept waiting until one ends (see ``takeWaitingSlow()``).
+        mutating func mustWait(_ id: String) -> Bool {
+            guard slowWidgets.contains(id), slowRunning.count >= slowLimit else { return false }
+            if !waitingSlow.contains(id) { waitingSlow.append(id) }
+            return true
+        }
+
+        /// Whether `id` counts as slow: its last refresh took that long.
+        func isSlow(_ id: String) -> Bool { slowWidgets.contains(id) }
+
+        /// Notes how long the refresh of `id` took: it counts as slow from now on when that was
+        /// ``WidgetDaemon/slowRefreshSeconds`` or more, and as fast again when it was less.
+        mutating func noteDuration(of id: String, seconds: Double) {
+            if seconds >= WidgetDaemon.slowRefreshSeconds {
+                slowWidgets.insert(id)
+            } else {
+                slowWidgets.remove(id)
+            }
+        }
+
+        /// The slow widgets kept waiting, when a place for one is free: they are due again.
+        mutating func takeWaitingSlow() -> [String] {
+            guard slowRunning.count < slowLimit, !waitingSlow.isEmpty else { return [] }
+            defer { waitingSlow.removeAll() }
+            return waitingSlow
         }
 
         var isEmpty: Bool { tasks.isEmpty }
@@ -27,12 +67,14 @@ extension WidgetDaemon {
 
         mutating func add(_ id: String, start: Int, task: Task<Void, Never>) {
             tasks[id] = (start, task)
+            if slowWidgets.contains(id) { slowRunning.insert(id) }
         }
 
         /// Whether `start` is the refresh of `id` under way; it is then no longer under way.
         mutating func finish(_ id: String, start: Int) -> Bool {
             guard tasks[id]?.start == start else { return false }
             tasks[id] = nil
+            slowRunning.remove(id)
             return true
         }
 
@@ -40,6 +82,7 @@ extension WidgetDaemon {
         mutating func abandon(_ id: String) {
             tasks.removeValue(forKey: id)?.task.cancel()
             again.remove(id)
+            slowRunning.remove(id)
         }
     }
 }

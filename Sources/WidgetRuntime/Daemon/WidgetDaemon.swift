@@ -113,6 +113,11 @@ public final class WidgetDaemon: Sendable {
             bufferingPolicy: configuration.keepsEveryRefreshReport ? .unbounded : .bufferingNewest(1))
     }
 
+    /// A refresh that takes this many seconds or more makes its widget slow (a server that stalls or
+    /// trickles until its transfer fails): slow widgets take at most half the places for refreshes, so
+    /// the others always find one, however many slow hosts there are.
+    public static let slowRefreshSeconds: Double = 5
+
     /// `widgetd reload` requests for a widget that arrive within this many seconds after a manual
     /// refresh of it started are merged into that refresh.
     public static let reloadCoalescingInterval: Double = 1
@@ -265,8 +270,10 @@ public final class WidgetDaemon: Sendable {
     /// whose refresh is still under way refreshes again once it is done.
     private func startDue(_ book: inout Book, running: inout RunningRefreshes) {
         let now = configuration.clock.now()
-        var due = book.due(at: now)
-        guard !due.isEmpty else { return }
+        // Widgets whose refreshes are fast first: a slow one may have to wait for a place of its own.
+        let popped = book.due(at: now)
+        guard !popped.isEmpty else { return }
+        var due = popped.filter { !running.isSlow($0.id) } + popped.filter { running.isSlow($0.id) }
         // Identical requests of the refreshes started together share one fetch.
         var refresher = configuration.refresher
         refresher.resources.insert(FetchCoalescer())
@@ -276,21 +283,27 @@ public final class WidgetDaemon: Sendable {
                 running.again.insert(widget.id)
                 continue
             }
+            // Slow hosts take at most half the places; this one waits for one of theirs to end.
+            if running.mustWait(widget.id) { continue }
             let kept = book.states[widget.id] ?? WidgetState()
             let onDisk = book.states.cachedOnDisk.contains(widget.id)
             let start = running.nextStart()
             let mailbox = mailbox
             let store = configuration.store
             let check = configuration.outputCheck
+            let clock = configuration.clock
             let task = Task { [refresher] in
                 let started = ContinuousClock.now
+                let startedAt = clock.now()
                 let state = onDisk ? await WidgetDaemon.savedState(widget.id, kept: kept, store: store) : kept
                 let outcome = await refresher.refresh(widget, state: state, now: now, respectBudget: true)
                 let duration = ContinuousClock.now - started
                 // A refresh abandoned (its widget removed, or the daemon stopping) writes nothing.
                 let written =
                     Task.isCancelled ? .skipped : await WidgetDaemon.write(outcome, definition: widget.definition, to: store, check: check)
-                await mailbox.post(FinishedRefresh(id: widget.id, start: start, outcome: outcome, duration: duration, written: written))
+                let elapsed = clock.now().timeIntervalSince(startedAt)
+                await mailbox.post(
+                    FinishedRefresh(id: widget.id, start: start, outcome: outcome, duration: duration, elapsed: elapsed, written: written))
             }
             running.add(widget.id, start: start, task: task)
         }
@@ -344,11 +357,13 @@ public final class WidgetDaemon: Sendable {
                 continue
             }
             book.record(refresh.outcome, for: widget, duration: refresh.duration, written: refresh.written, log: configuration.log)
+            running.noteDuration(of: refresh.id, seconds: refresh.elapsed)
             refreshContinuation.yield(RefreshReport(id: refresh.id, snapshot: refresh.outcome.snapshot, error: refresh.outcome.error))
             if running.again.remove(refresh.id) != nil { book.schedule.dueAt[refresh.id] = configuration.clock.now() }
             recorded += 1
             if refresh.outcome.snapshot.status == .fresh { fresh += 1 }
         }
+        for id in running.takeWaitingSlow() where book.widgets[id] != nil { book.schedule.dueAt[id] = configuration.clock.now() }
         guard recorded > 0 else { return }
         let ended = configuration.clock.now()
         book.daemon?.lastWaveAt = ended

@@ -88,5 +88,8 @@ struct FinishedRefresh: Sendable {
     var start: Int
     var outcome: WidgetRefresher.Outcome
     var duration: Duration
+    /// How long the refresh took by the daemon's clock (what makes a widget slow, see
+    /// ``WidgetDaemon/slowRefreshSeconds``).
+    var elapsed: TimeInterval
     var written: WidgetDaemon.Written
 }

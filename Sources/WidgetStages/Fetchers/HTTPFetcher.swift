@@ -10,8 +10,8 @@ import FoundationNetworking
 /// `url`, `headers` and `body` are templates that may read `inputs`, `params`, `now`, `widget` and — here
 /// only — `env` (the process environment) and `secret` (files in the secrets folder), for secrets.
 /// Secrets never appear in errors, which name the host alone. A `body` that is an object or array is sent as JSON. A status of 400 or more fails the
-/// fetch with the status and the start of a text body in the message (``HTTPResponse/bodyExcerpt``, secrets
-/// masked); 429 and 503 pass the server's `Retry-After` to the scheduler.
+/// fetch with the status and the start of a text body in the message (``HTTPResponse/bodyExcerpt(masking:)``, secrets
+/// masked before it is cut); 429 and 503 pass the server's `Retry-After` to the scheduler.
 ///
 /// With `handshake`, a response with the given status (Transmission's 409) is answered by copying the
 /// named response header into the request and sending it once more.
@@ -23,6 +23,10 @@ import FoundationNetworking
 ///  "handshake": {"status": 409, "header": "X-Transmission-Session-Id"},
 ///  "timeout": "10s", "maxBytes": 1048576}
 /// ```
+///
+/// A response that brings less than `minimumRate` in a window once it has begun (default 1 KiB in any
+/// 5 s, or `connectTimeout` when that is over 10 s) fails with what it sent, so a server that trickles
+/// frees its place for other widgets long before the `timeout`.
 public struct HTTPFetcher: Fetcher {
     public struct Options: Decodable, Sendable, DescribedOptions {
         /// The `http` or `https` URL, a template that may read secrets (`env`, `secret`).
@@ -43,9 +47,11 @@ public struct HTTPFetcher: Fetcher {
         public var maxRedirects: Int?
         /// A status that asks for a response header to be echoed and the request sent once more; none by default.
         public var handshake: Handshake?
+        /// The least the response must bring in a window once it has begun; default 1 KiB in any 5 s.
+        public var minimumRate: MinimumRate?
 
         public enum CodingKeys: String, DescribedKey {
-            case url, method, headers, body, timeout, connectTimeout, maxBytes, maxRedirects, handshake
+            case url, method, headers, body, timeout, connectTimeout, maxBytes, maxRedirects, handshake, minimumRate
 
             public var keyDescription: KeyDescription {
                 switch self {
@@ -86,6 +92,11 @@ public struct HTTPFetcher: Fetcher {
                         "A status that asks for a response header to be echoed in the request, sent once more (Transmission's 409 and X-Transmission-Session-Id).",
                         .object(Handshake.shape)
                     )
+                case .minimumRate:
+                    KeyDescription(
+                        "The least the response must bring once it has begun: fewer bytes in a window fail the fetch and free its place for other widgets (a connectTimeout over 10s widens the window to it). Default {\"bytes\": 1024, \"within\": \"5s\"}; {\"bytes\": 0} turns it off.",
+                        .object(MinimumRate.shape)
+                    )
                 }
             }
         }
@@ -105,6 +116,28 @@ public struct HTTPFetcher: Fetcher {
                 switch self {
                 case .status: KeyDescription("The status that asks for the header, e.g. 409.", .integer(), required: true)
                 case .header: KeyDescription("The response header to copy into the request.", .string(), required: true)
+                }
+            }
+        }
+    }
+
+    /// The least a response must bring in a window: `{"bytes": 1024, "within": "5s"}`.
+    public struct MinimumRate: Decodable, Sendable, Hashable, DescribedOptions {
+        /// The fewest bytes (head and body) in any window; 0 turns the check off.
+        public var bytes: Int
+        /// The window; default 5 s.
+        public var within: WidgetDuration?
+
+        public enum CodingKeys: String, DescribedKey {
+            case bytes, within
+
+            public var keyDescription: KeyDescription {
+                switch self {
+                case .bytes: KeyDescription("The fewest bytes in any window; 0 turns the check off.", .integer(minimum: 0), required: true)
+                case .within:
+                    KeyDescription(
+                        "The window.", .duration,
+                        default: .string(WidgetDuration(seconds: Int(HTTPRequest.defaultMinimumRate.seconds)).description))
                 }
             }
         }
@@ -141,9 +174,19 @@ public struct HTTPFetcher: Fetcher {
     public let maxRedirects: Int
     /// The status and header to echo back once, or `nil`.
     public let handshake: Handshake?
+    /// The least the response must bring in a window once it has begun.
+    public let minimumRate: HTTPRequest.MinimumRate
     /// The `env` and `secret` reads of the url, header and body templates: their values are masked in
     /// every error.
     let secretUses: [Template.SecretUse]
+    /// Whether a template of the body reads `env` or `secret`: a redirect may then not carry the body to
+    /// another origin (``HTTPRequest/bodyIsSecret``).
+    let bodyReadsSecret: Bool
+
+    /// Whether `template` reads `env` or `secret`, by any name.
+    static func readsSecret(_ template: Template) -> Bool {
+        !template.secretUses.uses.isEmpty || SecretStore.Namespace.allCases.contains { template.variables.contains($0.rawValue) }
+    }
 
     public init(options: Options) throws {
         url = options.url
@@ -158,6 +201,17 @@ public struct HTTPFetcher: Fetcher {
         maxBytes = options.maxBytes ?? HTTPRequest.defaultMaxBytes
         maxRedirects = options.maxRedirects ?? HTTPRequest.defaultMaxRedirects
         handshake = options.handshake
+        if let rate = options.minimumRate {
+            let seconds = rate.within.map { Double($0.seconds) } ?? HTTPRequest.defaultMinimumRate.seconds
+            guard rate.bytes >= 0, seconds > 0 else {
+                throw StageError(
+                    "\"minimumRate\" needs \"bytes\" of 0 or more and a \"within\" above 0s; write e.g. {\"bytes\": 1024, \"within\": \"5s\"}",
+                    option: "minimumRate")
+            }
+            minimumRate = HTTPRequest.MinimumRate(bytes: rate.bytes, seconds: seconds)
+        } else {
+            minimumRate = HTTPRequest.defaultMinimumRate
+        }
         var templates = [options.url] + (options.headers ?? [:]).values
         func collect(_ tree: TemplateTree) {
             switch tree {
@@ -167,7 +221,9 @@ public struct HTTPFetcher: Fetcher {
             case .object(let members): for member in members { collect(member.value) }
             }
         }
+        let count = templates.count
         if let body = options.body { collect(body) }
+        bodyReadsSecret = templates[count...].contains(where: Self.readsSecret)
         secretUses = Array(Set(templates.flatMap(\.secretUses.uses)))
         guard timeout > 0, connectTimeout > 0 else {
             throw StageError("\"timeout\" and \"connectTimeout\" must be above 0s", option: "timeout")
@@ -203,7 +259,13 @@ public struct HTTPFetcher: Fetcher {
     /// `text` with the value of every secret the templates read replaced by `***`, whatever its length
     /// (see ``SecretStore/mask(_:uses:params:)``).
     func masked(_ text: String, context: StageContext) -> String {
-        context.secrets.mask(text, uses: secretUses, params: context.params)
+        secretMask(context: context).apply(text)
+    }
+
+    /// The mask of ``masked(_:context:)``: to cut a text that may hold a secret, use its
+    /// ``SecretMask/excerpt(_:limit:)``.
+    func secretMask(context: StageContext) -> SecretMask {
+        context.secrets.mask(uses: secretUses, params: context.params)
     }
 
     private func exchange(context: StageContext, item: WidgetValue?, fingerprint: String?) async throws -> Payload {
@@ -239,8 +301,10 @@ public struct HTTPFetcher: Fetcher {
             let reason = HTTPURLResponse.localizedString(forStatusCode: response.status).capitalized
             let retryAfter = [429, 503].contains(response.status) ? response.retryAfter(now: context.now) : nil
             // What the server said about it, as curl shows it: an API's 400 explains itself.
-            let said = response.bodyExcerpt.map { ": \($0)" } ?? ""
-            throw StageError("\(request.hostDescription) answered \(response.status) \(reason)\(said)", retryAfter: retryAfter)
+            let said = response.bodyExcerpt(masking: secretMask(context: context)).map { ": \($0)" } ?? ""
+            throw StageError(
+                "\(request.hostDescription) answered \(response.status) \(reason)\(said)\(Self.withheldNote(request, finalURL: response.finalURL))",
+                retryAfter: retryAfter)
         }
         var validators = FetchValidators(etag: response.headers["ETag"], lastModified: response.headers["Last-Modified"])
         if !validators.isEmpty { validators.request = fingerprint }
@@ -254,6 +318,21 @@ public struct HTTPFetcher: Fetcher {
             maxAge: HTTPFetcher.freshness(response).map(Double.init),
             request: requestLine(request, context: context)
         )
+    }
+
+    /// Why a failed response may be the redirect's doing: `; it came from another origin, …, which was not
+    /// sent Authorization, X-Key (…)`, when `request` was redirected to another origin and headers were
+    /// left out for it; empty otherwise.
+    static func withheldNote(_ request: HTTPRequest, finalURL: URL) -> String {
+        guard !HTTPRequest.isSameOrigin(request.url, finalURL) else { return "" }
+        var names: [String] = []
+        for field in request.headers where field.isSecret || HTTPRequest.credentialFields.contains(field.name.lowercased()) {
+            if !names.contains(field.name) { names.append(field.name) }
+        }
+        guard !names.isEmpty else { return "" }
+        let origin = "\(finalURL.scheme?.lowercased() ?? "http")://\(HTTPRequest.hostDescription(of: finalURL))"
+        return "; it came from another origin, \(origin), after a redirect, and was not sent \(names.joined(separator: ", ")) "
+            + "(secrets go only to the origin they were written for: write \(origin)'s address in the url if it is meant to have them)"
     }
 
     /// The method and the whole URL (query included) of `request`, with every secret the templates read
@@ -348,9 +427,15 @@ public struct HTTPFetcher: Fetcher {
         }
         var request = HTTPRequest(
             url: target, method: method, timeout: timeout, connectTimeout: connectTimeout, maxBytes: maxBytes,
-            maxRedirects: maxRedirects
+            maxRedirects: maxRedirects, minimumRate: minimumRate
         )
-        for header in headers { request.headers.add(name: header.name, value: try rendered(header.value, "\(header.name) header")) }
+        for header in headers {
+            // Known by construction, not by name: a field whose template reads `env` or `secret` never
+            // follows a redirect to another origin.
+            request.headers.add(
+                name: header.name, value: try rendered(header.value, "\(header.name) header"), isSecret: Self.readsSecret(header.value))
+        }
+        request.bodyIsSecret = bodyReadsSecret
         if let body {
             let value: WidgetValue
             do {
@@ -375,11 +460,12 @@ extension HTTPFetcher.Options: DirectOptions {
     package static func direct(_ members: DirectMembers) throws(DirectMembers.NotDirect) -> Self {
         try members.only(CodingKeys.self)
         // A handshake is rare: its options are left to the decoder.
-        guard members.object["handshake"] == nil else { throw DirectMembers.NotDirect() }
+        guard members.object["handshake"] == nil, members.object["minimumRate"] == nil else { throw DirectMembers.NotDirect() }
         return Self(
             url: try members.template("url"), method: try members.optionalString("method"),
             headers: try members.optionalTemplateMap("headers"), body: try members.optionalTemplateTree("body"),
             timeout: try members.optionalDuration("timeout"), connectTimeout: try members.optionalDuration("connectTimeout"),
-            maxBytes: try members.optionalInteger("maxBytes"), maxRedirects: try members.optionalInteger("maxRedirects"), handshake: nil)
+            maxBytes: try members.optionalInteger("maxBytes"), maxRedirects: try members.optionalInteger("maxRedirects"), handshake: nil,
+            minimumRate: nil)
     }
 }

@@ -105,9 +105,17 @@ final class CurlExchange: Sendable {
         var target = Target(url: request.url, method: request.method, headers: request.headers, body: request.body)
         var redirects = 0
         while true {
-            let attempt = CurlAttempt(exchange: self, maxBytes: request.maxBytes, isHead: target.method.uppercased() == "HEAD")
+            let attempt = CurlAttempt(
+                exchange: self, maxBytes: request.maxBytes, isHead: target.method.uppercased() == "HEAD",
+                progress: TransferProgress(request))
             let code = perform(target, attempt: attempt, until: deadline)
             if code == CurlExchange.timedOut { return .failure(.timedOut(host, seconds: request.timeout)) }
+            if code == CurlExchange.tooSlow {
+                return .failure(
+                    .tooSlow(
+                        host, received: attempt.progress.receivedInWindow, seconds: attempt.progress.windowSeconds,
+                        minimum: attempt.progress.minimum))
+            }
             if isEnded { return .failure(.cancelled(host)) }
             switch attempt.stop {
             case .tooLarge(let announced?):
@@ -125,7 +133,9 @@ final class CurlExchange: Sendable {
                 else {
                     return .failure(.invalidRedirect(host))
                 }
-                target.follow(to: next, status: attempt.status)
+                if let failure = target.follow(to: next, status: attempt.status, request: request) {
+                    return .failure(failure)
+                }
                 continue
             case nil:
                 break
@@ -139,6 +149,9 @@ final class CurlExchange: Sendable {
 
     /// What ``perform(_:attempt:until:)`` returns when the deadline passed (not one of libcurl's codes).
     private static let timedOut: Int32 = -1
+    /// What ``perform(_:attempt:until:)`` returns when the response brought less than
+    /// ``HTTPRequest/minimumRate`` in a window (not one of libcurl's codes).
+    private static let tooSlow: Int32 = -2
 
     /// Runs one transfer to its end, until the exchange ends or until `deadline`, and returns libcurl's
     /// result code, or ``timedOut``.
@@ -180,6 +193,11 @@ final class CurlExchange: Sendable {
                 let now = DispatchTime.now().uptimeNanoseconds
                 guard now < deadline else {
                     code = CurlExchange.timedOut
+                    break
+                }
+                // A trickle gives its place back (the loop comes here at least once a second).
+                guard attempt.progress.isFastEnough(received: attempt.received, at: now) else {
+                    code = CurlExchange.tooSlow
                     break
                 }
                 // Wake at the deadline at the latest (rounded up to a whole millisecond), and at least
@@ -311,8 +329,10 @@ final class CurlExchange: Sendable {
         var body: Data?
 
         /// Moves to the next hop of a redirect, the way browsers and URLSession do: 303 (and 301 or 302
-        /// after a POST) continue with a GET without a body; credentials stay with the host they were for.
-        mutating func follow(to next: URL, status: Int) {
+        /// after a POST) continue with a GET without a body. Secrets and credentials stay with the origin
+        /// they were written for (see ``HTTPRequest/headers(_:redirectedFrom:to:)``); a redirect that
+        /// would carry a body holding a secret to another origin returns the failure instead.
+        mutating func follow(to next: URL, status: Int, request: HTTPRequest) -> HTTPClientError? {
             let method = method.uppercased()
             if status == 303 && method != "HEAD" || (status == 301 || status == 302) && method == "POST" {
                 self.method = "GET"
@@ -320,11 +340,10 @@ final class CurlExchange: Sendable {
                 headers.remove(name: "Content-Type")
                 headers.remove(name: "Content-Length")
             }
-            if next.host?.lowercased() != url.host?.lowercased() {
-                headers.remove(name: "Authorization")
-                headers.remove(name: "Cookie")
-            }
+            if let failure = request.secretBodyRedirectFailure(from: url, to: next, keepsBody: body != nil) { return failure }
+            headers = HTTPRequest.headers(headers, redirectedFrom: url, to: next)
             url = next
+            return nil
         }
     }
 }
@@ -345,11 +364,16 @@ final class CurlAttempt {
     var stop: Stop?
     /// libcurl's own message for a failure (its error buffer).
     var said = ""
+    /// The bytes of the head and body received so far, as they arrived (before any decoding).
+    var received = 0
+    /// The check of ``HTTPRequest/minimumRate``.
+    var progress: TransferProgress
 
-    init(exchange: CurlExchange, maxBytes: Int, isHead: Bool) {
+    init(exchange: CurlExchange, maxBytes: Int, isHead: Bool, progress: TransferProgress) {
         self.exchange = exchange
         self.maxBytes = maxBytes
         self.isHead = isHead
+        self.progress = progress
     }
 
     var announcedLength: Int64? {
@@ -431,6 +455,7 @@ private func curlReceiveBody(
     let attempt = Unmanaged<CurlAttempt>.fromOpaque(context).takeUnretainedValue()
     let length = size * count
     guard length > 0, let data else { return length }
+    attempt.received += length
     return attempt.receiveBody(UnsafeRawBufferPointer(start: data, count: length)) ? length : 0
 }
 
@@ -442,6 +467,7 @@ private func curlReceiveHeader(
     let attempt = Unmanaged<CurlAttempt>.fromOpaque(context).takeUnretainedValue()
     let length = size * count
     guard let data else { return length }
+    attempt.received += length
     var end = length
     while end > 0, data[end - 1] == 0x0A || data[end - 1] == 0x0D { end -= 1 }
     let line = String(decoding: UnsafeRawBufferPointer(start: data, count: end), as: UTF8.self)

@@ -16,6 +16,11 @@ import FoundationNetworking
 /// - The body is streamed: the exchange stops as soon as it exceeds ``HTTPRequest/maxBytes`` (or at once
 ///   when `Content-Length` announces more), and when ``HTTPRequest/timeout`` passes, however slowly the
 ///   server is still sending.
+/// - A response that brings less than ``HTTPRequest/minimumRate`` in a window once it has begun fails
+///   then (`timedOut`), so a server that trickles gives its transfer back long before the deadline.
+/// - A redirect to another origin (scheme, host, port) is followed without `Authorization`, `Cookie`,
+///   `Proxy-Authorization` and every header field marked ``HTTPHeaders/Field/isSecret``; a 307 or 308
+///   that would carry a body marked ``HTTPRequest/bodyIsSecret`` there fails instead.
 /// - Nothing is cached and no cookies are kept: every request goes to the server.
 /// - Cancelling the calling task cancels the request.
 /// - On Linux the client drives libcurl itself, one transfer per thread (see ``Transport``): the first

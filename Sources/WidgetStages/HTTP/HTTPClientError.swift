@@ -1,3 +1,5 @@
+import Foundation
+
 /// Why ``HTTPClient/send(_:)`` produced no response.
 ///
 /// The ``message`` is one sentence that names the host (and the port when the URL has one), never the
@@ -54,6 +56,13 @@ public struct HTTPClientError: Error, Sendable, Hashable, CustomStringConvertibl
 extension HTTPClientError {
     static func timedOut(_ host: String, seconds: Double) -> Self {
         Self(.timedOut, host: host, message: "\(host) did not answer within \(formatSeconds(seconds)) s")
+    }
+
+    static func tooSlow(_ host: String, received: Int, seconds: Double, minimum: Int) -> Self {
+        Self(
+            .timedOut, host: host,
+            message: "\(host) sent \(received) bytes in \(formatSeconds(seconds)) s, less than the minimum of \(minimum) bytes in "
+                + "\(formatSeconds(seconds)) s; if the server is that slow, lower or turn off \"minimumRate\" ({\"bytes\": 0})")
     }
 
     static func tooLarge(_ host: String, limit: Int) -> Self {
@@ -113,6 +122,18 @@ extension HTTPClientError {
             .invalidResponse,
             host: host,
             message: "\(host) redirected to a location that is not an http:// or https:// URL"
+        )
+    }
+
+    static func secretBodyRedirected(_ host: String, to next: URL) -> Self {
+        let scheme = next.scheme?.lowercased() ?? "http"
+        let target = "\(scheme)://\(HTTPRequest.hostDescription(of: next))"
+        return Self(
+            .invalidResponse,
+            host: host,
+            message:
+                "\(host) redirected the request to another origin, \(target), which would have been sent the body and the secret in it; "
+                + "a secret goes only to the origin it was written for: if \(target) is meant to have it, write its address in the url"
         )
     }
 

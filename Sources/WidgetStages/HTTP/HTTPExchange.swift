@@ -22,11 +22,16 @@ final class HTTPExchange: Sendable {
         var body = Data()
         var redirects = 0
         var deadline: (any DispatchSourceTimer)?
+        /// Checks ``HTTPRequest/minimumRate`` once a second.
+        var rateCheck: (any DispatchSourceTimer)?
+        /// The bytes of the response received so far (the head counts as one once it arrived).
+        var received = 0
+        var progress: TransferProgress
     }
 
     let request: HTTPRequest
     let host: String
-    private let state = Mutex(State())
+    private let state: Mutex<State>
     /// The session's serial delegate queue. Transfers are cancelled from it: on Linux, cancelling a task
     /// while its redirect callback is pending crashes, and running every cancel and every callback on
     /// this one queue rules that out (see ``redirect(to:from:)``).
@@ -36,6 +41,7 @@ final class HTTPExchange: Sendable {
         self.request = request
         self.host = request.hostDescription
         self.delegateQueue = delegateQueue
+        state = Mutex(State(progress: TransferProgress(request)))
     }
 
     // MARK: - Life cycle
@@ -66,6 +72,13 @@ final class HTTPExchange: Sendable {
             state.deadline = HTTPExchange.deadline(after: seconds) { [weak self] in
                 self?.finish(.failure(.timedOut(host, seconds: seconds)))
             }
+            if request.minimumRate.bytes > 0 {
+                let timer = DispatchSource.makeTimerSource(queue: .global())
+                timer.schedule(deadline: .now() + .seconds(1), repeating: .seconds(1))
+                timer.setEventHandler { [weak self] in self?.checkRate() }
+                timer.resume()
+                state.rateCheck = timer
+            }
             return nil
         }
         if let early {
@@ -95,6 +108,8 @@ final class HTTPExchange: Sendable {
                 state.task = nil
                 let deadline = state.deadline
                 state.deadline = nil
+                state.rateCheck?.cancel()
+                state.rateCheck = nil
                 return (continuation, task, deadline)
             }
         guard let (continuation, task, deadline) = ended else { return }
@@ -107,6 +122,20 @@ final class HTTPExchange: Sendable {
             }
         }
         continuation?.resume(returning: outcome)
+    }
+
+    /// Fails the exchange when the response brought less than ``HTTPRequest/minimumRate`` in its last
+    /// window (see ``TransferProgress``).
+    private func checkRate() {
+        let slow: TransferProgress? = state.withLock { state in
+            guard !state.finished else { return nil }
+            let now = DispatchTime.now().uptimeNanoseconds
+            return state.progress.isFastEnough(received: state.received, at: now) ? nil : state.progress
+        }
+        guard let slow else { return }
+        finish(
+            .failure(.tooSlow(host, received: slow.receivedInWindow, seconds: slow.windowSeconds, minimum: slow.minimum)),
+            immediately: true)
     }
 
     // MARK: - Transport events
@@ -125,6 +154,7 @@ final class HTTPExchange: Sendable {
         return state.withLock { state in
             guard !state.finished else { return false }
             state.response = response
+            state.received += 1
             state.body = Data()
             if announced > 0 { state.body.reserveCapacity(Int(announced)) }
             return true
@@ -136,6 +166,7 @@ final class HTTPExchange: Sendable {
         let overflow = state.withLock { state in
             guard !state.finished else { return false }
             if state.body.count + data.count > request.maxBytes { return true }
+            state.received += data.count
             state.body.append(data)
             return false
         }
@@ -162,10 +193,17 @@ final class HTTPExchange: Sendable {
             return .stop
         }
         var next = next
-        if let from = response.url?.host?.lowercased(), next.url?.host?.lowercased() != from {
-            // Credentials meant for one host are not handed to another.
-            next.setValue(nil, forHTTPHeaderField: "Authorization")
-            next.setValue(nil, forHTTPHeaderField: "Cookie")
+        guard let from = response.url, let to = next.url else { return .follow(next) }
+        let keepsBody = [307, 308].contains(response.statusCode) || next.httpBody != nil || next.httpBodyStream != nil
+        if let failure = request.secretBodyRedirectFailure(from: from, to: to, keepsBody: keepsBody) {
+            finish(.failure(failure), cancelTransfer: false)
+            return .stop
+        }
+        if !HTTPRequest.isSameOrigin(from, to) {
+            // Secrets and credentials meant for one origin are not handed to another.
+            // By name: URLRequest keeps no more than that, so a name that one secret field has goes whole.
+            let withheld = Set(request.headers.filter(\.isSecret).map { $0.name.lowercased() }).union(HTTPRequest.credentialFields)
+            for name in withheld { next.setValue(nil, forHTTPHeaderField: name) }
         }
         return .follow(next)
     }

@@ -15,11 +15,15 @@ public struct HTTPHeaders: Sendable, Hashable, RandomAccessCollection, Expressib
         public var name: String
         /// The value as written.
         public var value: String
+        /// Whether the value came from a secret (a template that reads `env` or `secret`): such a field
+        /// goes only to the origin it was written for, never to another one a redirect points to.
+        public var isSecret: Bool
 
-        /// A field with `name` and `value`, kept as written.
-        public init(name: String, value: String) {
+        /// A field with `name` and `value`, kept as written; `isSecret` when the value came from a secret.
+        public init(name: String, value: String, isSecret: Bool = false) {
             self.name = name
             self.value = value
+            self.isSecret = isSecret
         }
     }
 
@@ -54,9 +58,10 @@ public struct HTTPHeaders: Sendable, Hashable, RandomAccessCollection, Expressib
 
     // MARK: - Changes
 
-    /// Appends a field, keeping any field of the same name.
-    public mutating func add(name: String, value: String) {
-        fields.append(Field(name: name, value: value))
+    /// Appends a field, keeping any field of the same name; `isSecret` when its value came from a secret
+    /// (see ``Field/isSecret``).
+    public mutating func add(name: String, value: String, isSecret: Bool = false) {
+        fields.append(Field(name: name, value: value, isSecret: isSecret))
     }
 
     /// Replaces every field called `name` (any case) by one field with `value`.
@@ -68,6 +73,11 @@ public struct HTTPHeaders: Sendable, Hashable, RandomAccessCollection, Expressib
     /// Removes every field called `name` (any case).
     public mutating func remove(name: String) {
         fields.removeAll { $0.name.caseInsensitiveEquals(name) }
+    }
+
+    /// Removes every field for which `shouldRemove` is true.
+    public mutating func removeAll(where shouldRemove: (Field) -> Bool) {
+        fields.removeAll(where: shouldRemove)
     }
 
     // MARK: - Collection

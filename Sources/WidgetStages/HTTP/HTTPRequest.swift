@@ -10,6 +10,8 @@ public import Foundation
 ///   opened or between two pieces of the response — before the exchange fails.
 /// - ``maxBytes`` caps the body: the exchange fails as soon as more arrives, or at once when the
 ///   server announces a larger `Content-Length`.
+/// - ``minimumRate`` is the least the response must bring in a window once it has begun (1 KiB in any
+///   5 s by default): a server that trickles fails then, rather than at the deadline.
 ///
 /// ```swift
 /// let request = HTTPRequest(
@@ -27,6 +29,26 @@ public struct HTTPRequest: Sendable, Hashable {
     public static let defaultMaxBytes = 10 * 1024 * 1024
     /// The default ``maxRedirects``.
     public static let defaultMaxRedirects = 5
+    /// The default ``minimumRate``: 1 KiB in any 5 s once the response has begun.
+    public static let defaultMinimumRate = MinimumRate(bytes: 1024, seconds: 5)
+
+    /// The least a response must bring in a window of time once it has begun: a transfer that brings
+    /// less gives its place back and fails (``HTTPClientError/Kind/timedOut``), so a server that
+    /// trickles a byte at a time cannot hold one of the daemon's transfers for the whole ``timeout``.
+    public struct MinimumRate: Sendable, Hashable {
+        /// The fewest bytes (head and body) that must arrive in any window; 0 turns the check off.
+        public var bytes: Int
+        /// The window's length, in seconds. Once the response has begun, a pause longer than the window
+        /// must follow enough bytes within it, whatever the default ``HTTPRequest/connectTimeout`` allows;
+        /// a request that allows a longer silence than the default gets a window that long.
+        public var seconds: TimeInterval
+
+        /// At least `bytes` in any `seconds`.
+        public init(bytes: Int, seconds: TimeInterval) {
+            self.bytes = bytes
+            self.seconds = seconds
+        }
+    }
 
     /// The URL, `http` or `https`.
     public var url: URL
@@ -36,6 +58,9 @@ public struct HTTPRequest: Sendable, Hashable {
     public var headers: HTTPHeaders
     /// The body to send, if any.
     public var body: Data?
+    /// Whether the body holds a secret (a template that reads `env` or `secret`): a redirect that would
+    /// send it to another origin (a 307 or 308, which keep the body) fails instead.
+    public var bodyIsSecret: Bool
     /// The deadline for the whole exchange, in seconds from when the request is sent.
     public var timeout: TimeInterval
     /// The longest silence allowed from the server, in seconds (whole seconds; rounded up).
@@ -44,26 +69,41 @@ public struct HTTPRequest: Sendable, Hashable {
     public var maxBytes: Int
     /// How many redirects are followed; one more fails the exchange.
     public var maxRedirects: Int
+    /// The least the response must bring in a window of time once it has begun.
+    public var minimumRate: MinimumRate
 
-    /// Creates a request; every limit left out takes its default (30 s, 10 s, 10 MiB, 5 redirects).
+    /// Creates a request; every limit left out takes its default (30 s, 10 s, 10 MiB, 5 redirects, 1 KiB
+    /// in any 5 s).
     public init(
         url: URL,
         method: String = "GET",
         headers: HTTPHeaders = [:],
         body: Data? = nil,
+        bodyIsSecret: Bool = false,
         timeout: TimeInterval = HTTPRequest.defaultTimeout,
         connectTimeout: TimeInterval = HTTPRequest.defaultConnectTimeout,
         maxBytes: Int = HTTPRequest.defaultMaxBytes,
-        maxRedirects: Int = HTTPRequest.defaultMaxRedirects
+        maxRedirects: Int = HTTPRequest.defaultMaxRedirects,
+        minimumRate: MinimumRate = HTTPRequest.defaultMinimumRate
     ) {
         self.url = url
         self.method = method
         self.headers = headers
         self.body = body
+        self.bodyIsSecret = bodyIsSecret
         self.timeout = timeout
         self.connectTimeout = connectTimeout
         self.maxBytes = maxBytes
         self.maxRedirects = maxRedirects
+        self.minimumRate = minimumRate
+    }
+
+    /// The window ``minimumRate`` is counted over, in seconds: its own, or, when ``connectTimeout``
+    /// allows a longer silence than the default, that silence when longer (a server said to pause that
+    /// long may).
+    var minimumRateWindow: TimeInterval {
+        guard connectTimeout > Self.defaultConnectTimeout else { return minimumRate.seconds }
+        return max(minimumRate.seconds, HTTPExchange.silenceLimit(connectTimeout))
     }
 
     /// The host and, when the URL names one, the port (`127.0.0.1:8123`, `api.example.com`): safe to show,

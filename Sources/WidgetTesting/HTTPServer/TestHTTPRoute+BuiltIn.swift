@@ -23,7 +23,7 @@ extension TestHTTPRoute {
     /// | `/cache-control?value=V&age=A` | `/json` with `Cache-Control: V` (default `max-age=60`) and, when given, `Age: A` |
     /// | `/truncated` | announces 100 bytes, sends 10 and closes the connection |
     /// | `/html-error` | 200 `text/html`: a proxy's error page |
-    /// | `/content?type=T&body=B` | 200 with `Content-Type: T` (default `text/plain`) and body B in UTF-8; `&latin1=1` in ISO-8859-1 |
+    /// | `/content?type=T&body=B&status=S` | S (default 200) with `Content-Type: T` (default `text/plain`) and body B in UTF-8; `&latin1=1` in ISO-8859-1 |
     /// | `/echo` | `{"method", "path", "query", "headers": {lowercased name: value}, "body"}` of the request |
     /// | `/handshake?token=T` | 409 with `X-Transmission-Session-Id: T` (default `abc`) unless the request carries it, then 200 `{"session": T}` |
     /// | `/file/<name>` | the file `<name>` of `root` (404 when missing or outside it) |
@@ -104,7 +104,9 @@ extension TestHTTPRoute {
                 let body =
                     request.query("latin1") == "1"
                     ? Data(text.unicodeScalars.map { $0.value < 256 ? UInt8($0.value) : UInt8(ascii: "?") }) : Data(text.utf8)
-                return .data(body, contentType: request.query("type") ?? "text/plain")
+                var response = TestHTTPResponse.data(body, contentType: request.query("type") ?? "text/plain")
+                response.status = try request.integer("status", default: 200)
+                return response
             },
             TestHTTPRoute(nil, "/echo") { request in
                 var headers = WidgetObject()

@@ -12,6 +12,7 @@ enum TestWidgets {
         var builder = StageRegistry.Builder.builtIn()
         builder.register(InMemoryFetcher.self)
         builder.register(HangingFetcher.self)
+        builder.register(SlowHostFetcher.self)
         builder.register(StubbornFetcher.self)
         do {
             return try builder.build()
