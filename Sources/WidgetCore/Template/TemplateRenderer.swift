@@ -70,8 +70,10 @@ extension Template {
     /// Renders `nodes` after `text`.
     func render(_ nodes: [TemplateNode], into text: inout String, state: TemplateRenderState) throws(ExpressionError) {
         let scope = state.scope
+        let steps = scope.steps
         for node in nodes {
             if state.interrupt != nil { return }
+            try steps?.spend()
             switch node {
             case .text(let literal):
                 text += literal
@@ -262,8 +264,10 @@ extension Template {
             state.loops.removeLast()
         }
         let count = slice.count
+        let steps = state.scope.steps
         for (index, item) in slice.enumerated() {
             if Task.isCancelled { throw Template.cancelled }
+            try Self.placed(loop.column) { () throws(ExpressionError) in try steps?.spend(TemplateSteps.loopIterationSteps) }
             var forloop = Self.loopCounters(index: index, count: count, name: loop.name)
             if let parent { forloop["parentloop"] = .object(parent) }
             state.loops[state.loops.count - 1] = forloop
@@ -295,8 +299,10 @@ extension Template {
         text += "<tr class=\"row1\">\n"
         state.frames.append([:])
         defer { state.frames.removeLast() }
+        let steps = state.scope.steps
         for (index, item) in slice.enumerated() {
             if Task.isCancelled { throw Template.cancelled }
+            try Self.placed(loop.column) { () throws(ExpressionError) in try steps?.spend(TemplateSteps.loopIterationSteps) }
             let column = index % perRow + 1
             let row = index / perRow + 1
             var loopObject = Self.loopCounters(index: index, count: count)
