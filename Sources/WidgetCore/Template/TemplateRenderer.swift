@@ -70,10 +70,10 @@ extension Template {
     /// Renders `nodes` after `text`.
     func render(_ nodes: [TemplateNode], into text: inout String, state: TemplateRenderState) throws(ExpressionError) {
         let scope = state.scope
-        let steps = scope.steps
+        // One step a tag or text, counted for the whole list at once.
+        try scope.steps?.spend(nodes.count)
         for node in nodes {
             if state.interrupt != nil { return }
-            try steps?.spend()
             switch node {
             case .text(let literal):
                 text += literal
@@ -267,7 +267,11 @@ extension Template {
         let steps = state.scope.steps
         for (index, item) in slice.enumerated() {
             if Task.isCancelled { throw Template.cancelled }
-            try Self.placed(loop.column) { () throws(ExpressionError) in try steps?.spend(TemplateSteps.loopIterationSteps) }
+            do {
+                try steps?.spend(TemplateSteps.loopIterationSteps)
+            } catch {
+                throw error.placed(at: loop.column)
+            }
             var forloop = Self.loopCounters(index: index, count: count, name: loop.name)
             if let parent { forloop["parentloop"] = .object(parent) }
             state.loops[state.loops.count - 1] = forloop
@@ -302,7 +306,11 @@ extension Template {
         let steps = state.scope.steps
         for (index, item) in slice.enumerated() {
             if Task.isCancelled { throw Template.cancelled }
-            try Self.placed(loop.column) { () throws(ExpressionError) in try steps?.spend(TemplateSteps.loopIterationSteps) }
+            do {
+                try steps?.spend(TemplateSteps.loopIterationSteps)
+            } catch {
+                throw error.placed(at: loop.column)
+            }
             let column = index % perRow + 1
             let row = index / perRow + 1
             var loopObject = Self.loopCounters(index: index, count: count)
