@@ -11,6 +11,7 @@ public struct PreviewCommand: WidgetCommand {
     public static let help = """
         Usage: widgetd preview ID [--config DIR] [--trace [--format text|json]] [--html FILE]
                                   [--allow-path DIR]… [--rewrite-origin FROM=TO]…
+                                  [--template-steps N]
 
         Runs the pipeline of widget ID now (fetch, parse, transforms, timeline) and prints the snapshot
         it would write to standard output. Nothing else is written and no state is used or changed, so
@@ -38,6 +39,10 @@ public struct PreviewCommand: WidgetCommand {
                          e.g. to try definitions against a local server with recorded payloads
           --allow-path DIR
                          let "path" sources read files in DIR too (repeatable)
+          --template-steps N
+                         the steps templates may take (tags, loop iterations, filter calls): in the
+                         refresh, the page, or while one definition file loads;
+                         default 10000000
         """
 
     /// The widget's id, the positional argument.
@@ -54,6 +59,8 @@ public struct PreviewCommand: WidgetCommand {
     public var json: Bool
     /// `--html`: where to write the widget's page, if anywhere.
     public var html: String?
+    /// `--template-steps`, when given.
+    public var templateSteps: Int?
 
     public init(arguments: inout Arguments) throws(UsageError) {
         config = try arguments.configFolder().path
@@ -69,13 +76,14 @@ public struct PreviewCommand: WidgetCommand {
             throw UsageError("--format takes 'text' or 'json', not '\(format ?? "")'")
         }
         json = format == "json"
+        templateSteps = try arguments.templateStepLimit()
         guard let id = arguments.positional() else { throw UsageError("preview needs the id of a widget") }
         self.id = id
     }
 
     public func run(_ environment: CommandEnvironment) async -> Int32 {
         guard let withSecrets = secrets.apply(to: environment) else { return 2 }
-        let environment = access.apply(to: withSecrets)
+        let environment = access.apply(to: withSecrets).limitingTemplateSteps(to: templateSteps)
         let result = DefinitionDirectory(path: config).load(reader: environment.reader)
         guard let widget = result.widgets.first(where: { $0.id == id }) else {
             return WidgetLookup.reportMissing(id, in: result, config: config, environment: environment)

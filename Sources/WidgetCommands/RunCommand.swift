@@ -10,6 +10,7 @@ public struct RunCommand: WidgetCommand {
     public static let help = """
         Usage: widgetd run [--config DIR] [--out DIR] [--once] [--shard K/N] [--log-format text|json]
                            [--log-level LEVEL] [--allow-path DIR]… [--rewrite-origin FROM=TO]…
+                           [--template-steps N]
 
         Runs every widget defined in DIR and keeps OUT/<id>.json, OUT/index.json and OUT/widgetd.prom
         current, with the gallery: OUT/index.html shows every widget (its view, or a generic card) and
@@ -39,6 +40,10 @@ public struct RunCommand: WidgetCommand {
           --allow-path DIR
                          let "path" sources read files in DIR too (repeatable); by default they
                          may read only inside the folder of their definition
+          --template-steps N
+                         the steps templates may take (tags, loop iterations, filter calls): in
+                         one refresh, one gallery card, or while one definition file loads;
+                         default 10000000
 
         One process writes to OUT at a time (a lock on OUT/.state/daemon.lock, released when the
         process ends, however it ends): a second daemon, or --once while a daemon runs, exits 1.
@@ -71,6 +76,8 @@ public struct RunCommand: WidgetCommand {
     public var shard: Shard?
     /// `--log-format` and `--log-level`.
     public var logFormat: LogFormat
+    /// `--template-steps`, when given.
+    public var templateSteps: Int?
 
     public init(arguments: inout Arguments) throws(UsageError) {
         (config, configOrigin) = try arguments.configFolder()
@@ -79,6 +86,7 @@ public struct RunCommand: WidgetCommand {
         out = try arguments.outputFolder().path
         once = arguments.flag("--once")
         logFormat = try arguments.logFormat()
+        templateSteps = try arguments.templateStepLimit()
         do {
             shard = try arguments.option("--shard").map { text throws(ShardError) in try Shard(parsing: text) }
         } catch {
@@ -92,7 +100,7 @@ public struct RunCommand: WidgetCommand {
             return 2
         }
         guard let withSecrets = secrets.apply(to: environment) else { return 2 }
-        let environment = access.apply(to: withSecrets)
+        let environment = access.apply(to: withSecrets).limitingTemplateSteps(to: templateSteps)
         let notifier = ServiceNotifier(variables: environment.variables)
         let store = SnapshotStore(directory: URL(fileURLWithPath: out, isDirectory: true))
         let format = logFormat

@@ -7,7 +7,7 @@ public struct ValidateCommand: WidgetCommand {
     public static let name = "validate"
     public static let summary = "Check every definition file and report each problem with its place and a fix."
     public static let help = """
-        Usage: widgetd validate [--config DIR] [--format text|json]
+        Usage: widgetd validate [--config DIR] [--format text|json] [--template-steps N]
 
         Checks every *.json file in DIR: JSON syntax, unknown keys, durations, ids, schedules, stage
         names and options, JSONPaths and templates, instances and their overrides, the secrets
@@ -29,6 +29,9 @@ public struct ValidateCommand: WidgetCommand {
                            $CREDENTIALS_DIRECTORY (systemd's LoadCredential=)
           --format FORMAT  text (default) or json (an array of {file, line, column, path, message};
                            a warning also has "severity": "warning")
+          --template-steps N
+                           the steps the templates rendered while one file is checked (titles,
+                           placeholders, templates that read no data) may take; default 10000000
 
         Exit code 1 when any problem is found; warnings alone exit 0.
         """
@@ -39,15 +42,18 @@ public struct ValidateCommand: WidgetCommand {
     public var secrets: SecretsOption
     /// Whether `--format json` was given; `text` otherwise.
     public var json: Bool
+    /// `--template-steps`, when given.
+    public var templateSteps: Int?
 
     public init(arguments: inout Arguments) throws(UsageError) {
         config = try arguments.configFolder().path
         secrets = try SecretsOption(arguments: &arguments)
         json = try arguments.choice("--format", among: ["text", "json"], default: "text") == "json"
+        templateSteps = try arguments.templateStepLimit()
     }
 
     public func run(_ environment: CommandEnvironment) async -> Int32 {
-        guard let environment = secrets.apply(to: environment) else { return 2 }
+        guard let environment = secrets.apply(to: environment)?.limitingTemplateSteps(to: templateSteps) else { return 2 }
         var reader = environment.reader
         // The files stages need are looked up as the daemon will, started in this environment.
         reader.localFiles = LocalFileCheck(searchPath: environment.variables["PATH"])

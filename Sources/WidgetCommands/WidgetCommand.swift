@@ -49,6 +49,9 @@ public struct CommandEnvironment: Sendable {
     public var print: @Sendable (String) -> Void
     /// Prints to standard error.
     public var printError: @Sendable (String) -> Void
+    /// The steps templates may take (see ``TemplateSteps``): ``TemplateSteps/defaultLimit`` unless
+    /// `--template-steps` sets it.
+    public var templateStepLimit = TemplateSteps.defaultLimit
 
     /// An environment with `registry`; by default the standard filters, the system clock, the process
     /// environment as `env` and no secret files, no resources, a build with no known commit, the process's
@@ -77,7 +80,9 @@ public struct CommandEnvironment: Sendable {
 
     /// A definition reader for this environment.
     public var reader: DefinitionReader {
-        DefinitionReader(registry: registry, filters: filters, environment: secrets)
+        var reader = DefinitionReader(registry: registry, filters: filters, environment: secrets)
+        reader.templateStepLimit = templateStepLimit
+        return reader
     }
 
     /// This environment with HTTP sources' URLs rewritten by `rules` (`FROM=TO`).

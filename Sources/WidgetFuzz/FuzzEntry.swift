@@ -77,6 +77,7 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
             var scope = TemplateScope(
                 globals: fuzzDocument.object ?? [:], item: fuzzDocument["store"], now: Date(timeIntervalSince1970: 1_800_000_000))
             scope.partials = FuzzPartials()
+            scope.steps = TemplateSteps(limit: 1_000_000, for: "one fuzz input")
             _ = try? template.render(scope)
             scope.escapesHTML = true
             _ = try? template.renderString(scope)

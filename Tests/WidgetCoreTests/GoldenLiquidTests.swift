@@ -50,17 +50,31 @@ struct GoldenLiquidTests {
     }
 
     /// What rendering a case gives: the text, or the error's description.
-    static func outcome(of testCase: Case) -> Result<String, ExpressionError> {
+    static func outcome(of testCase: Case, steps: TemplateSteps = TemplateSteps()) -> Result<String, ExpressionError> {
         var scope = TemplateScope(
             globals: testCase.data, now: Date(timeIntervalSince1970: 1_779_000_000),
             timeZone: TimeZone(identifier: "UTC")!)
         scope.partials = Partials(sources: testCase.partials)
+        // Every case renders within the default step budget a refresh has.
+        scope.steps = steps
         do {
             let template = try Template(testCase.template)
             return .success(try template.renderString(scope))
         } catch {
             return .failure(error)
         }
+    }
+
+    @Test func theLargestCaseTakesUnderAThousandthOfTheDefaultSteps() throws {
+        var largest = (steps: 0, name: "")
+        for testCase in try Self.applicableCases() {
+            let steps = TemplateSteps()
+            _ = Self.outcome(of: testCase, steps: steps)
+            if steps.spent > largest.steps { largest = (steps.spent, testCase.name) }
+        }
+        #expect(largest.steps > 0)
+        #expect(largest.steps < TemplateSteps.defaultLimit / 1_000, "\(largest.name): \(largest.steps) steps")
+        print("Golden Liquid: the largest case, \(largest.name), takes \(largest.steps) steps")
     }
 
     @Test func wholeSuiteMatchesRubyLiquid() throws {

@@ -97,7 +97,10 @@ struct HostileServerTests {
             """)
         // JSON log lines: their times have milliseconds, and the schedule is measured by them, not by when
         // the test got to read them.
-        let daemon = try RunningWidgetd(["run", "--config", "widgets.d", "--out", "out", "--log-format", "json"], in: folder.url)
+        // The busy templates would spend their step budget in well under their deadline: with a budget a
+        // thousand times larger, they run until the deadline stops them.
+        let daemon = try RunningWidgetd(
+            ["run", "--config", "widgets.d", "--out", "out", "--log-format", "json", "--template-steps", "10000000000"], in: folder.url)
         _ = try #require(await daemon.line(containing: "widgetd running"), "\(daemon.log)")
 
         // Ten refreshes of the good widget after its first: on schedule they take ten seconds. Were refreshes

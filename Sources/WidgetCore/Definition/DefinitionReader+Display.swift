@@ -122,6 +122,8 @@ extension DefinitionReader.Session {
             )
             return nil
         }
+        // Once a template of the file spent the steps (and was reported), the others are not run.
+        guard !templateSteps.isSpent else { return nil }
         let owner = instance.map { " for the instance \"\($0.id)\"" } ?? ""
         var scope = TemplateScope(
             globals: ["params": .object(definition.params), "widget": widget], now: Self.probeMoments[0], timeZone: definition.timeZone)
@@ -130,6 +132,7 @@ extension DefinitionReader.Session {
         for moment in Self.probeMoments {
             scope.now = moment
             scope.budget = RenderBudget()
+            scope.steps = templateSteps
             do {
                 results.append(asText ? .string(try template.renderString(scope)) : try template.render(scope))
             } catch {

@@ -82,6 +82,12 @@ public struct DefinitionReader: Sendable {
     /// appears later is simply read by the next refresh.
     public var localFiles: LocalFileCheck?
 
+    /// The steps templates may take (see ``TemplateSteps``): those rendered while one file is checked
+    /// (titles, placeholders, templates that read no data) together, and, through each definition's
+    /// ``WidgetDefinition/templateStepLimit``, those of one refresh and of one gallery card.
+    /// ``TemplateSteps/defaultLimit`` unless set; `--template-steps` sets it.
+    public var templateStepLimit = TemplateSteps.defaultLimit
+
     /// The templates already compiled by this reader's other reads of the same load, when it shares them
     /// (see ``sharingTemplates()``).
     private var templateLibrary: TemplateLibrary?
@@ -223,11 +229,16 @@ extension DefinitionReader {
         var transformSecretOptions: [Int: Set<String>] = [:]
         /// Where every key and value starts, read from `source` when the first problem is reported.
         private var locations: SourceMap?
+        /// The steps the templates rendered while the file is checked (titles, placeholders, constant
+        /// templates) may take together: a file that loops forever is reported, once, instead of
+        /// keeping its loader busy.
+        let templateSteps: TemplateSteps
 
         init(file: String, reader: DefinitionReader, source: Data) {
             self.file = file
             self.reader = reader
             templates = TemplateCache(filters: reader.filters, library: reader.templateLibrary)
+            templateSteps = TemplateSteps(limit: reader.templateStepLimit, for: "checking one definition file")
             self.source = source
         }
 
@@ -345,6 +356,7 @@ extension DefinitionReader {
                 fingerprint: ""
             )
             base.secretUses = secretUses.sorted { $0.display < $1.display }
+            base.templateStepLimit = reader.templateStepLimit
             var partials: [Template] = []
             if var view = document.view {
                 let folder = TemplatePartialFolder(ViewDefinition.partialsFolder(forDefinitionFile: file), filters: reader.filters)
@@ -490,11 +502,17 @@ extension DefinitionReader {
         /// exceeds a limit (`{{ (1..99999) | join | replace: ' ', '…' }}`) would fail every refresh, and is
         /// reported instead. Templates that read data are bounded when they run (see ``RenderBudget``).
         mutating func checkConstant(_ template: Template, at path: ValuePath) {
+            // Once a template of the file spent the steps (and was reported), the others are not run.
+            guard !templateSteps.isSpent else { return }
             var scope = TemplateScope(now: Date(timeIntervalSince1970: 0))
             scope.budget = RenderBudget()
+            scope.steps = templateSteps
             do {
                 _ = try template.render(scope)
-            } catch  where error.reason.contains("would make a text of") || error.reason.contains("the range (") {
+            } catch
+                where error.reason.contains("would make a text of") || error.reason.contains("the range (")
+                || TemplateSteps.isExhaustion(error)
+            {
                 report(path, "this template can never render: \(error)")
             } catch {
                 // Other failures of a constant template (a date it cannot read, say) are left to the

@@ -56,6 +56,10 @@ public struct WidgetDefinition: Sendable {
     /// The secrets (`{{ env.NAME }}`, `{{ secret.NAME }}`) its sources read, names from `params` included:
     /// their values are masked in every error of its refreshes (``redact(_:secrets:)``).
     public var secretUses: [Template.SecretUse] = []
+    /// The steps its templates may take (see ``TemplateSteps``): all those of one refresh together, and
+    /// the views of one gallery card together. The reader that made it sets it
+    /// (``DefinitionReader/templateStepLimit``, `--template-steps`).
+    public var templateStepLimit = TemplateSteps.defaultLimit
 
     /// `text` with the value of every secret this widget's sources read replaced by `***`, whatever its
     /// length and in the forms the secret-keeping filters give it: the one place where a refresh's error

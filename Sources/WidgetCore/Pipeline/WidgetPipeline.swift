@@ -576,6 +576,7 @@ extension StageContext {
         ]
         var scope = TemplateScope(globals: globals, item: item, now: now, timeZone: timeZone)
         scope.budget = renderBudget
+        scope.steps = templateSteps
         scope.strictVariables = true
         if let partials { scope.partials = partials }
         if secrets { self.secrets.install(in: &scope, masked: false) }

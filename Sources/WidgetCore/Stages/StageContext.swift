@@ -46,11 +46,15 @@ public struct StageContext: Sendable {
     /// What the templates of this refresh may produce together (see ``RenderBudget``); every scope made
     /// by ``templateScope(item:secrets:)`` shares it. A new context has a new budget.
     public var renderBudget = RenderBudget()
+    /// The steps the templates of this refresh may take together (see ``TemplateSteps``); every scope made
+    /// by ``templateScope(item:secrets:)`` shares it. A new context has a new budget.
+    public var templateSteps = TemplateSteps()
 
     /// Creates the context of one refresh of `widgetID` at `now`.
     ///
     /// Everything else has a default: the machine's zone, no inputs, params, secrets, folders or resources,
-    /// and a log that drops its lines. ``validators`` start empty and ``renderBudget`` is new.
+    /// and a log that drops its lines. ``validators`` start empty and ``renderBudget`` and ``templateSteps`` are
+    /// new.
     public init(
         widgetID: String,
         widgetTitle: String? = nil,

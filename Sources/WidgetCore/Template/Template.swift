@@ -259,6 +259,7 @@ public struct Template: Sendable, Hashable, CustomStringConvertible {
             }
             var keywords = WidgetObject()
             for keyword in calls[index].keywords { keywords[keyword.name] = try keyword.value.evaluate(in: scope, state: state) }
+            try scope.steps?.spend(TemplateSteps.cost(of: value))
             let context = FilterContext(
                 filterName: calls[index].name,
                 keywordArguments: keywords,

@@ -76,6 +76,7 @@ extension TemplateExpression {
                 throw ExpressionError(
                     "the range (\(start)..\(end)) has more than \(TemplateExpression.maximumRangeCount) numbers")
             }
+            try scope.steps?.spend(span + 1)
             return .array((start...end).map { .number(WidgetNumber($0)) })
         case .path(let root, let segments):
             let strict = scope.strictVariables && !guarded

@@ -70,6 +70,8 @@ extension Template {
     /// Renders `nodes` after `text`.
     func render(_ nodes: [TemplateNode], into text: inout String, state: TemplateRenderState) throws(ExpressionError) {
         let scope = state.scope
+        // One step a tag or text, counted for the whole list at once.
+        try scope.steps?.spend(nodes.count)
         for node in nodes {
             if state.interrupt != nil { return }
             switch node {
@@ -262,8 +264,14 @@ extension Template {
             state.loops.removeLast()
         }
         let count = slice.count
+        let steps = state.scope.steps
         for (index, item) in slice.enumerated() {
             if Task.isCancelled { throw Template.cancelled }
+            do {
+                try steps?.spend(TemplateSteps.loopIterationSteps)
+            } catch {
+                throw error.placed(at: loop.column)
+            }
             var forloop = Self.loopCounters(index: index, count: count, name: loop.name)
             if let parent { forloop["parentloop"] = .object(parent) }
             state.loops[state.loops.count - 1] = forloop
@@ -295,8 +303,14 @@ extension Template {
         text += "<tr class=\"row1\">\n"
         state.frames.append([:])
         defer { state.frames.removeLast() }
+        let steps = state.scope.steps
         for (index, item) in slice.enumerated() {
             if Task.isCancelled { throw Template.cancelled }
+            do {
+                try steps?.spend(TemplateSteps.loopIterationSteps)
+            } catch {
+                throw error.placed(at: loop.column)
+            }
             let column = index % perRow + 1
             let row = index / perRow + 1
             var loopObject = Self.loopCounters(index: index, count: count)

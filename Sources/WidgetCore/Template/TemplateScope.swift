@@ -22,6 +22,9 @@ public struct TemplateScope: Sendable {
     /// The bytes all templates rendered with this scope (and its copies) may produce together; `nil` limits
     /// only each text, to ``RenderBudget/maximumTextBytes``.
     public var budget: RenderBudget?
+    /// The steps all templates rendered with this scope (and its copies) may take together (see
+    /// ``TemplateSteps``); `nil` counts none.
+    public var steps: TemplateSteps?
     /// Where `{% render %}` and `{% include %}` find partials; `nil` when there are none.
     public var partials: (any TemplatePartials)?
     /// Whether a variable or member that does not exist is an error rather than `nil`.

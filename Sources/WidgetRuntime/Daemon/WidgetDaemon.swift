@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 public import WidgetCore
 import WidgetStages
@@ -152,7 +153,7 @@ public final class WidgetDaemon: Sendable {
     /// - Throws: ``StoreError`` when the output folder cannot be prepared.
     public func runOnce() async throws -> OnceReport {
         try configuration.store.prepare()
-        let loaded = loadDefinitions()
+        let loaded = await loadDefinitionsOffThePool()
         recordProblems(loaded.diagnostics)
         var book = Book(store: configuration.store)
         configuration.store.indexStates()
@@ -175,7 +176,7 @@ public final class WidgetDaemon: Sendable {
         let store = configuration.store
         try store.prepare()
         var book = Book(store: store)
-        reload(into: &book, startup: true)
+        apply(await loadDefinitionsOffThePool(), into: &book, startup: true)
         book.daemon = DaemonRecord(
             pid: Int(ProcessInfo.processInfo.processIdentifier), startedAt: configuration.clock.now(),
             widgets: book.widgets.count, shard: configuration.shard?.description)
@@ -190,6 +191,10 @@ public final class WidgetDaemon: Sendable {
         // The output folder removed or replaced under the daemon: it stops rather than write beside
         // whatever writes to the new one.
         var outputLost: (any Error)?
+        // A reload reads the definitions beside the loop (see `startReload`): one at a time, and one more
+        // when asked again meanwhile.
+        var reloading = false
+        var reloadAgain = false
         while !Task.isCancelled {
             if let lost = checkOutput() {
                 outputLost = lost
@@ -197,24 +202,34 @@ public final class WidgetDaemon: Sendable {
             }
             startDue(&book, running: &running)
             await markStale(&book, running: running)
-            // With refreshes under way the loop waits for them too: it is not idle.
+            // With refreshes or a reload under way the loop waits for them too: it is not idle.
             let wakeAt = book.schedule.wakeTime(refreshesCanStart: !running.isFull)
-            let mail = await mailbox.wait(until: wakeAt, clock: configuration.clock, busy: !running.isEmpty)
+            let mail = await mailbox.wait(until: wakeAt, clock: configuration.clock, busy: !running.isEmpty || reloading)
             if Task.isCancelled { break }
             if let lost = checkOutput() {
                 outputLost = lost
                 break
             }
             if !mail.finished.isEmpty { record(mail.finished, in: &book, running: &running) }
+            if let loaded = mail.loaded {
+                apply(loaded, into: &book, startup: false)
+                for id in running.ids where book.widgets[id] == nil { running.abandon(id) }
+                book.writeIndexAndMetrics(now: configuration.clock.now(), log: configuration.log)
+                ProcessMemory.returnFreePages()
+                configuration.lifecycle(.reloaded(widgets: book.widgets.count))
+                reloading = reloadAgain
+                reloadAgain = false
+                if reloading { startReload() }
+            }
             for event in mail.events {
                 switch event {
                 case .reloadDefinitions:
-                    configuration.lifecycle(.reloading)
-                    reload(into: &book, startup: false)
-                    for id in running.ids where book.widgets[id] == nil { running.abandon(id) }
-                    book.writeIndexAndMetrics(now: configuration.clock.now(), log: configuration.log)
-                    ProcessMemory.returnFreePages()
-                    configuration.lifecycle(.reloaded(widgets: book.widgets.count))
+                    if reloading {
+                        reloadAgain = true
+                    } else {
+                        reloading = true
+                        startReload()
+                    }
                 case .reloadRequested:
                     let now = configuration.clock.now()
                     for id in takeReloadRequests() {
@@ -387,11 +402,33 @@ public final class WidgetDaemon: Sendable {
                 ]))
     }
 
-    /// Loads the definitions into `book`, keeping the last valid version of widgets whose file broke,
-    /// and logs what changed.
-    private func reload(into book: inout Book, startup: Bool) {
+    /// Starts reading the definitions beside the loop, which goes on starting and recording refreshes
+    /// meanwhile; the result arrives in the mailbox.
+    ///
+    /// A definition's templates are rendered as it loads (its title, placeholder and constant templates):
+    /// each file's are bounded by a ``TemplateSteps`` budget, and the whole read runs on a thread of its
+    /// own, so a folder of slow definitions delays only the reload, never a refresh.
+    private func startReload() {
+        configuration.lifecycle(.reloading)
+        Task { [self] in
+            await mailbox.post(await loadDefinitionsOffThePool())
+        }
+    }
+
+    /// Reads the definitions (see ``loadDefinitions()``) on a thread of its own, not on the few threads
+    /// Swift's tasks share.
+    private func loadDefinitionsOffThePool() async -> DefinitionDirectory.LoadResult {
+        await withCheckedContinuation { continuation in
+            DispatchQueue(label: "widgetd.load").async { [self] in
+                continuation.resume(returning: loadDefinitions())
+            }
+        }
+    }
+
+    /// Applies the definitions `loaded` to `book`, keeping the last valid version of widgets whose file
+    /// broke, and logs what changed.
+    private func apply(_ loaded: DefinitionDirectory.LoadResult, into book: inout Book, startup: Bool) {
         let log = configuration.log
-        let loaded = loadDefinitions()
         for diagnostic in loaded.diagnostics {
             log(LogRecord(.warning, "definition-invalid", "invalid definition: \(diagnostic)", error: "\(diagnostic)"))
         }

@@ -58,9 +58,12 @@ public struct GalleryCard: Sendable, Hashable {
             html += "<section class=\"entry entry-empty\"><p class=\"muted\">No data yet.</p></section>"
         }
         let current = currentIndex(of: snapshot.entries, at: now)
+        // Every entry's view spends from one budget: a view that loops forever costs the card a bounded
+        // time, however many entries it has.
+        let steps = WidgetViewRenderer.cardSteps(limit: definition?.templateStepLimit ?? TemplateSteps.defaultLimit)
         for (index, entry) in snapshot.entries.enumerated() {
             html += "<section class=\"entry\" data-date=\"\(Timestamp.string(entry.date))\"\(index == current ? "" : " hidden")>"
-            html += WidgetViewRenderer.render(entry, of: snapshot, definition: definition, now: now)
+            html += WidgetViewRenderer.render(entry, of: snapshot, definition: definition, now: now, steps: steps)
             html += "</section>"
         }
         html += "</div><footer>"

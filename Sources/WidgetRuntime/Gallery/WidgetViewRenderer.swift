@@ -8,7 +8,8 @@ public import WidgetCore
 /// `stale` or `placeholder`), `error`, `entry` (`date`, `content`, `relevance`, `url`) and `now`. Their
 /// `{{ }}` outputs are HTML-escaped unless the last filter is `safe`; the result then passes
 /// ``ViewMarkup/sanitize(_:)``. A view that fails to render (a filter's error) shows the error in its
-/// place, and the other cards are not affected.
+/// place, and the other cards are not affected. The views of one card share one ``TemplateSteps``, so a view
+/// that loops forever stops with an error naming the limit, and the card is still written.
 ///
 /// The generic card shows the entry's content as it is: an image (a member named `image`, `thumbnail`,
 /// `picture`, `photo`, `cover`, `avatar` or `icon`, or any string under `assets/`), a heading (`title`,
@@ -18,26 +19,42 @@ public import WidgetCore
 public enum WidgetViewRenderer {
     /// The fragment for `entry` of `snapshot`: one `<div class="view">` per family the definition's view
     /// distinguishes (one for all when it has one template or none).
-    public static func render(_ entry: TimelineEntry, of snapshot: Snapshot, definition: WidgetDefinition?, now: Date) -> String {
+    ///
+    /// - Parameter steps: The steps its templates may take, shared by the entries of one card; by default
+    ///   a budget of its own, of the definition's ``WidgetDefinition/templateStepLimit``.
+    public static func render(
+        _ entry: TimelineEntry, of snapshot: Snapshot, definition: WidgetDefinition?, now: Date, steps: TemplateSteps? = nil
+    ) -> String {
         guard let view = definition?.view, let definition else {
             // The generic card needs no sanitizing: its markup is ours, every text in it is escaped and
             // every address passed `ViewMarkup.isSafeURL` (the tests check that sanitizing leaves it as is).
             return "<div class=\"view view-generic\" data-family=\"all\">\(generic(entry.content))</div>"
         }
+        let steps = steps ?? cardSteps(limit: definition.templateStepLimit)
         let distinct = Set(ViewDefinition.Family.allCases.compactMap { view.template(for: $0) })
         if distinct.count <= 1, let template = distinct.first {
-            return viewHTML(template, family: "all", entry: entry, snapshot: snapshot, definition: definition, now: now)
+            return viewHTML(template, family: "all", entry: entry, snapshot: snapshot, definition: definition, now: now, steps: steps)
         }
         var html = ""
         for family in ViewDefinition.Family.allCases {
             guard let template = view.template(for: family) else { continue }
-            html += viewHTML(template, family: family.rawValue, entry: entry, snapshot: snapshot, definition: definition, now: now)
+            html += viewHTML(
+                template, family: family.rawValue, entry: entry, snapshot: snapshot, definition: definition, now: now, steps: steps)
         }
         return html
     }
 
-    /// The scope a view renders with.
-    public static func scope(for entry: TimelineEntry, of snapshot: Snapshot, definition: WidgetDefinition, now: Date) -> TemplateScope {
+    /// The steps the views of one card may take together: `limit`, the definition's
+    /// ``WidgetDefinition/templateStepLimit``.
+    public static func cardSteps(limit: Int = TemplateSteps.defaultLimit) -> TemplateSteps {
+        TemplateSteps(limit: limit, for: "the views of one card")
+    }
+
+    /// The scope a view renders with; its templates spend `steps`, by default a budget of their own, of
+    /// the definition's ``WidgetDefinition/templateStepLimit``.
+    public static func scope(
+        for entry: TimelineEntry, of snapshot: Snapshot, definition: WidgetDefinition, now: Date, steps: TemplateSteps? = nil
+    ) -> TemplateScope {
         var entryValue: WidgetObject = ["date": .string(Timestamp.string(entry.date)), "content": entry.content]
         entryValue["relevance"] = entry.relevance.map(WidgetValue.number) ?? .null
         entryValue["url"] = entry.url.map(WidgetValue.string) ?? .null
@@ -58,15 +75,18 @@ public enum WidgetViewRenderer {
         scope.escapesHTML = true
         scope.partials = definition.view?.partials
         scope.budget = RenderBudget()
+        scope.steps = steps ?? cardSteps(limit: definition.templateStepLimit)
         return scope
     }
 
     static func viewHTML(
-        _ template: Template, family: String, entry: TimelineEntry, snapshot: Snapshot, definition: WidgetDefinition, now: Date
+        _ template: Template, family: String, entry: TimelineEntry, snapshot: Snapshot, definition: WidgetDefinition, now: Date,
+        steps: TemplateSteps
     ) -> String {
         let body: String
         do {
-            body = ViewMarkup.sanitize(try template.renderString(scope(for: entry, of: snapshot, definition: definition, now: now)))
+            body = ViewMarkup.sanitize(
+                try template.renderString(scope(for: entry, of: snapshot, definition: definition, now: now, steps: steps)))
         } catch {
             body = "<p class=\"view-error\">view: \(HTMLText.escape("\(error)"))</p>"
         }

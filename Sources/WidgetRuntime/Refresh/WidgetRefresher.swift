@@ -53,7 +53,7 @@ public struct WidgetRefresher: Sendable {
     public func context(for pipeline: WidgetPipeline, now: Date) -> StageContext {
         let definition = pipeline.definition
         let base = definition.file.isEmpty ? nil : WidgetRefresher.folder(of: definition.file)
-        return StageContext(
+        var context = StageContext(
             widgetID: definition.id,
             widgetTitle: definition.title,
             now: now,
@@ -67,6 +67,8 @@ public struct WidgetRefresher: Sendable {
                 log(LogRecord(.warning, "stage", "\(definition.id): \(message)", widget: definition.id))
             }
         )
+        context.templateSteps = TemplateSteps(limit: definition.templateStepLimit)
+        return context
     }
 
     /// The folder that holds the definition file at `path`, as a URL: made once for each folder, as the

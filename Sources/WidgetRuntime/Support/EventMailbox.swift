@@ -9,12 +9,14 @@ enum DaemonEvent: Sendable, Hashable {
     case reloadRequested
 }
 
-/// Where signals and watchers post events, refreshes post what they finished, and where the daemon's
+/// Where signals and watchers post events, refreshes post what they finished, a reload posts the
+/// definitions it read, and where the daemon's
 /// loop waits for the first of them or a deadline, whichever comes first. Waiting costs nothing: no
 /// polling.
 actor EventMailbox {
     private var pending: [DaemonEvent] = []
     private var finished: [FinishedRefresh] = []
+    private var loaded: DefinitionDirectory.LoadResult?
     private var waiter: CheckedContinuation<Mail, Never>?
     private var timer: Task<Void, Never>?
 
@@ -26,6 +28,12 @@ actor EventMailbox {
     /// Hands a finished refresh to the loop.
     func post(_ refresh: FinishedRefresh) {
         finished.append(refresh)
+        wake()
+    }
+
+    /// Hands the definitions a reload read to the loop.
+    func post(_ loaded: DefinitionDirectory.LoadResult) {
+        self.loaded = loaded
         wake()
     }
 
@@ -64,14 +72,15 @@ actor EventMailbox {
         }
     }
 
-    private var hasMail: Bool { !pending.isEmpty || !finished.isEmpty }
+    private var hasMail: Bool { !pending.isEmpty || !finished.isEmpty || loaded != nil }
 
     private func take() -> Mail {
         defer {
             pending.removeAll()
             finished.removeAll()
+            loaded = nil
         }
-        return Mail(events: pending, finished: finished)
+        return Mail(events: pending, finished: finished, loaded: loaded)
     }
 }
 
@@ -79,6 +88,8 @@ actor EventMailbox {
 struct Mail: Sendable {
     var events: [DaemonEvent]
     var finished: [FinishedRefresh]
+    /// The definitions a reload read, once it is done.
+    var loaded: DefinitionDirectory.LoadResult?
 }
 
 /// A refresh the daemon started, done: which start it was (a widget removed or restarted meanwhile has
