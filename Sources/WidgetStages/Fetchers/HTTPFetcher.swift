@@ -233,6 +233,7 @@ public struct HTTPFetcher: Fetcher {
         if response.status == 304, sentValidators {
             var payload = Payload.notModified(origin: origin(of: request, context: context, item: item), status: 304)
             payload.request = requestLine(request, context: context)
+            payload.maxBytes = request.maxBytes
             return payload
         }
         guard response.isSuccess else {
@@ -252,7 +253,8 @@ public struct HTTPFetcher: Fetcher {
             status: response.status,
             validators: validators,
             maxAge: HTTPFetcher.freshness(response).map(Double.init),
-            request: requestLine(request, context: context)
+            request: requestLine(request, context: context),
+            maxBytes: request.maxBytes
         )
     }
 
