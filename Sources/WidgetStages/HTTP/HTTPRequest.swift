@@ -27,6 +27,9 @@ public struct HTTPRequest: Sendable, Hashable {
     public static let defaultMaxBytes = 10 * 1024 * 1024
     /// The default ``maxRedirects``.
     public static let defaultMaxRedirects = 5
+    /// The most bytes of header and trailer fields one response may send (each redirect's response
+    /// counts apart): 256 KiB. Past it the exchange fails; no option raises it.
+    public static let maximumHeaderBytes = 256 * 1024
 
     /// The URL, `http` or `https`.
     public var url: URL
