@@ -58,7 +58,13 @@ public struct GalleryCard: Sendable, Hashable {
             html += "<section class=\"entry entry-empty\"><p class=\"muted\">No data yet.</p></section>"
         }
         let current = currentIndex(of: snapshot.entries, at: now)
+        let limits = definition?.valueLimits ?? ValueLimits()
         for (index, entry) in snapshot.entries.enumerated() {
+            // A page stops at its limit: the entries after are left out, and it says so.
+            if html.utf8.count > limits.maximumPageBytes {
+                html += "<section class=\"entry\"><p class=\"view-error\">\(HTMLText.escape(limits.pageTooLargeMessage()))</p></section>"
+                break
+            }
             html += "<section class=\"entry\" data-date=\"\(Timestamp.string(entry.date))\"\(index == current ? "" : " hidden")>"
             html += WidgetViewRenderer.render(entry, of: snapshot, definition: definition, now: now)
             html += "</section>"
