@@ -90,6 +90,27 @@ struct BoundedMemoryTests {
         #expect(try Data(contentsOf: folder.file("out/big.json")).count < 100_000)
     }
 
+    /// A widget's gallery page stops adding entries at its limit (4 times the source's `maxBytes`, at
+    /// least 1 MiB) and says so.
+    @Test func aPagePastItsLimitLeavesOutTheLaterEntriesAndSaysSo() throws {
+        let widget = try TestWidgets.pipeline(
+            #"{"source": {"path": "data.json", "maxBytes": 1000}, "parser": "json", "timeline": "single"}"#)
+        let start = Date(timeIntervalSince1970: 1_800_000_000)
+        let text = WidgetValue.string(String(repeating: "w", count: 1_000))
+        let entries = (0..<2_000).map { TimelineEntry(date: start.addingTimeInterval(Double($0) * 60), content: ["text": text]) }
+        let snapshot = Snapshot(
+            id: "x", title: nil, status: .fresh, generatedAt: start, lastSuccessAt: start, nextRefreshAt: nil, entries: entries,
+            error: nil)
+        let card = GalleryCard.render(snapshot, definition: widget.definition, now: start)
+        #expect(card.html.utf8.count < 1_100_000)
+        #expect(card.html.contains("the page reached its limit of 1048576 bytes"))
+        #expect(card.html.contains("raise the source&#39;s &quot;maxBytes&quot;") || card.html.contains("raise the source's"), "\(card.html.suffix(400))")
+        let smaller = Snapshot(
+            id: "x", title: nil, status: .fresh, generatedAt: start, lastSuccessAt: start, nextRefreshAt: nil,
+            entries: Array(entries.prefix(100)), error: nil)
+        #expect(!GalleryCard.render(smaller, definition: widget.definition, now: start).html.contains("page reached its limit"))
+    }
+
     // MARK: - The daemon's peak
 
     /// The peak resident memory the daemon may reach beside the servers below, which all fail at once:
