@@ -104,7 +104,9 @@ struct BoundedMemoryTests {
         let card = GalleryCard.render(snapshot, definition: widget.definition, now: start)
         #expect(card.html.utf8.count < 1_100_000)
         #expect(card.html.contains("the page reached its limit of 1048576 bytes"))
-        #expect(card.html.contains("raise the source&#39;s &quot;maxBytes&quot;") || card.html.contains("raise the source's"), "\(card.html.suffix(400))")
+        #expect(
+            card.html.contains("raise the source&#39;s &quot;maxBytes&quot;") || card.html.contains("raise the source's"),
+            "\(card.html.suffix(400))")
         let smaller = Snapshot(
             id: "x", title: nil, status: .fresh, generatedAt: start, lastSuccessAt: start, nextRefreshAt: nil,
             entries: Array(entries.prefix(100)), error: nil)
@@ -124,7 +126,8 @@ struct BoundedMemoryTests {
         let deepXML = Data((String(repeating: "<a>", count: 50_000) + String(repeating: "</a>", count: 50_000)).utf8)
         let feed = Data(("<rss><channel>" + String(repeating: "<item/>", count: 1_400_000) + "</channel></rss>").utf8)
         let jsonFeed = Data(
-            (#"{"version": "https://jsonfeed.org/version/1.1", "items": ["# + Array(repeating: "{}", count: 3_000_000).joined(separator: ",")
+            (#"{"version": "https://jsonfeed.org/version/1.1", "items": ["#
+                + Array(repeating: "{}", count: 3_000_000).joined(separator: ",")
                 + "]}").utf8)
         let server = try TestHTTPServer(
             routes: TestHTTPRoute.builtIn() + [

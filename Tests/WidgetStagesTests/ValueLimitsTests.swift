@@ -77,7 +77,8 @@ struct ValueLimitsTests {
     }
 
     @Test func deeplyNestedFeedMarkupIsRefused() throws {
-        let feed = Data(("<rss><channel><item><title>" + String(repeating: "<b>", count: 1000)).utf8)
+        let feed =
+            Data(("<rss><channel><item><title>" + String(repeating: "<b>", count: 1000)).utf8)
             + Data((String(repeating: "</b>", count: 1000) + "</title></item></channel></rss>").utf8)
         let message = try #require(failure { try FeedParser().parse(payload(feed), context: context) })
         #expect(message.hasPrefix("the feed from api.example (line 1, column "), "\(message)")
@@ -87,7 +88,8 @@ struct ValueLimitsTests {
     // MARK: - Size
 
     @Test func aFeedOfAMillionEmptyItemsIsRefusedWithTheLimitAndItsFix() throws {
-        let feed = Data("<rss><channel>".utf8)
+        let feed =
+            Data("<rss><channel>".utf8)
             + Data(String(repeating: "<item/>", count: 1_000_000).utf8) + Data("</channel></rss>".utf8)
         let message = try #require(failure { try FeedParser().parse(payload(feed), context: context) })
         #expect(

@@ -104,7 +104,9 @@ public struct SnapshotStore: Sendable {
     /// The widget's snapshot as last written; nil when there is none, or the file cannot be read or is
     /// not a snapshot of this schema.
     public func snapshot(for id: String) -> Snapshot? {
-        guard let data = FileManager.default.contents(atPath: snapshotPath(for: id)), let value = try? JSONReader.read(data, maximumDepth: JSONReader.savedFileDepth) else {
+        guard let data = FileManager.default.contents(atPath: snapshotPath(for: id)),
+            let value = try? JSONReader.read(data, maximumDepth: JSONReader.savedFileDepth)
+        else {
             return nil
         }
         return Snapshot(value: value)
@@ -216,7 +218,9 @@ public struct SnapshotStore: Sendable {
         for id in ids {
             if let value = journal[id] {
                 states[id] = WidgetState(value: value)
-            } else if let data = try? Data(contentsOf: stateFile(for: id)), let value = try? JSONReader.read(data, maximumDepth: JSONReader.savedFileDepth) {
+            } else if let data = try? Data(contentsOf: stateFile(for: id)),
+                let value = try? JSONReader.read(data, maximumDepth: JSONReader.savedFileDepth)
+            {
                 states[id] = WidgetState(value: value)
             }
         }
@@ -234,7 +238,9 @@ public struct SnapshotStore: Sendable {
     /// for a refresh that starts from it; `nil` when none is saved.
     public func savedState(for id: String) -> WidgetState? {
         if let value = StateJournal.latest(id: id, path: journalPath) { return WidgetState(value: value) }
-        guard let data = try? Data(contentsOf: stateFile(for: id)), let value = try? JSONReader.read(data, maximumDepth: JSONReader.savedFileDepth) else { return nil }
+        guard let data = try? Data(contentsOf: stateFile(for: id)),
+            let value = try? JSONReader.read(data, maximumDepth: JSONReader.savedFileDepth)
+        else { return nil }
         return WidgetState(value: value)
     }
 

@@ -199,7 +199,8 @@ enum StateJournal {
 
     /// The state in a journal line, when it is whole and belongs to `id`.
     private static func parse(_ line: Data, id: String) -> WidgetValue? {
-        guard let value = try? JSONReader.read(line, maximumDepth: JSONReader.savedFileDepth), value["id"]?.string == id, let state = value["state"],
+        guard let value = try? JSONReader.read(line, maximumDepth: JSONReader.savedFileDepth), value["id"]?.string == id,
+            let state = value["state"],
             case .object = state
         else { return nil }
         return state
