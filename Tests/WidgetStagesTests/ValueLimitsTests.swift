@@ -125,6 +125,39 @@ struct ValueLimitsTests {
         #expect(xmlMessage.contains("the XML from api.example holds more than 65536 values"), "\(xmlMessage)")
     }
 
+    /// A fan-out's answers together are one value: they hold no more values than one answer may.
+    @Test func theAnswersOfAFetchTogetherKeepToOneAnswersLimit() async throws {
+        let server = try TestHTTPServer()
+        // Each answer: 3,000 items of 7 values, about 21,000 values in 220 KB; four pass 65,536.
+        let fetch = try FetchTransform(
+            options: OptionsDecoder().decode(
+                FetchTransform.Options.self,
+                from: [
+                    "url": .string("http://127.0.0.1:\(server.port)/json?size=3000&n={{ item }}"), "maxBytes": 524_288,
+                    "concurrency": 1,
+                ]))
+        var resources = StageResources()
+        resources.insert(HTTPClient())
+        let context = StageContext(widgetID: "x", now: Date(), resources: resources)
+        let three = try await fetch.transform([1, 2, 3], context: context)
+        #expect(three.array?.count == 3)
+        do {
+            _ = try await fetch.transform([1, 2, 3, 4], context: context)
+            Issue.record("four answers were kept")
+        } catch let error as StageError {
+            #expect(
+                error.message.hasPrefix("the value the answers of the fetch make together holds more than 65536 values"), "\(error.message)"
+            )
+        }
+    }
+
+    @Test func countingStopsPastItsLimit() {
+        let value: WidgetValue = ["a": [1, 2, [3, 4]], "b": "c"]
+        #expect(ValueLimits.count(of: value) == 8)
+        #expect(ValueLimits.count(of: value, upTo: 3) == 4)
+        #expect(ValueLimits.count(of: .null) == 1)
+    }
+
     // MARK: - HTTP
 
     #if canImport(FoundationNetworking)

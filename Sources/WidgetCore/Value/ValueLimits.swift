@@ -118,6 +118,23 @@ public struct ValueLimits: Sendable, Hashable {
 
     // MARK: - Measuring
 
+    /// The number of values `value` holds: itself, and every item, member and scalar inside it. Walks the
+    /// value without recursion, and stops once past `limit`, returning `limit + 1`.
+    public static func count(of value: WidgetValue, upTo limit: Int = .max) -> Int {
+        var total = 0
+        var pending: [WidgetValue] = [value]
+        while let next = pending.popLast() {
+            total += 1
+            if total > limit { return limit &+ 1 }
+            switch next {
+            case .array(let elements): pending.append(contentsOf: elements)
+            case .object(let object): pending.append(contentsOf: object.values)
+            default: break
+            }
+        }
+        return total
+    }
+
     /// The depth of `value`: 0 for a scalar, 1 + the deepest member or element for a list or an object.
     /// Walks the value without recursion, and stops once past `limit`, returning `limit + 1`.
     public static func depth(of value: WidgetValue, upTo limit: Int = maximumDepth) -> Int {
