@@ -127,7 +127,7 @@ struct BoundedMemoryTests {
         let feed = Data(("<rss><channel>" + String(repeating: "<item/>", count: 1_400_000) + "</channel></rss>").utf8)
         let jsonFeed = Data(
             (#"{"version": "https://jsonfeed.org/version/1.1", "items": ["#
-                + Array(repeating: "{}", count: 3_000_000).joined(separator: ",")
+                + String(repeating: "{},", count: 2_999_999) + "{}"
                 + "]}").utf8)
         let server = try TestHTTPServer(
             routes: TestHTTPRoute.builtIn() + [
