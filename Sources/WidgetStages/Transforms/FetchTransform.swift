@@ -23,7 +23,7 @@ public import WidgetCore
 ///   `concurrency` (default 4) are in flight at once, and never more than the per-host limit to one host.
 /// - Conditional requests per URL: each request sends the `ETag` and `Last-Modified` its URL earned at
 ///   the last refresh, and a `304 Not Modified` reuses the value parsed then (kept in `FetchCache`).
-/// - The answers together hold at most as many values as one answer may (``ValueLimits``, scaled from
+/// - The answers together hold at most as many values as one answer may (`ValueLimits`, scaled from
 ///   `maxBytes`): past that, the refresh fails.
 /// - `onError` says what an item whose fetch or parse fails does: `fail` (the default) fails the refresh,
 ///   naming the item; `drop` leaves the item out, logs why, and keeps the others.
