@@ -182,7 +182,7 @@ public struct Template: Sendable, Hashable, CustomStringConvertible {
         if nodes.count == 1, case .output(let output) = nodes[0] {
             let value = try evaluate(output, in: scope, state: nil)
             if case .string(let text) = value { try scope.budget?.charge(text.utf8.count) }
-            // A list or object a filter made is kept with the result; one read as it is was counted already.
+            // A list or object a filter made is kept with the result; one read as it is belongs to the data.
             if !output.calls.isEmpty, let count = RenderBudget.itemCount(value) { try scope.budget?.chargeItems(count) }
             return value
         }

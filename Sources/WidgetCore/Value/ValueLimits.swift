@@ -8,7 +8,7 @@ public import Foundation
 ///   state) is read back with room for the few levels its own files add (``fileDepthAllowance``): a value
 ///   that could be written can always be read back, so a widget's last good data is never lost to depth.
 /// - **Size**: a parsed value holds at most ``maximumValues`` values (items, members and scalars
-///   together): one for every ``bodyBytesPerValue`` bytes of the source's body cap (its `maxBytes`,
+///   together): one for every ``bodyCapBytesPerValue`` bytes of the source's body cap (its `maxBytes`,
 ///   10 MiB by default: 1,310,720 values, roughly 8 times the cap in memory). A snapshot may take at most
 ///   ``maximumSnapshotBytes`` and a widget's gallery page ``maximumPageBytes`` (each 4 times the cap).
 ///   Raising the source's `maxBytes` raises them all. Templates have their own budget (``RenderBudget``).
@@ -47,7 +47,7 @@ public struct ValueLimits: Sendable, Hashable {
     public var maximumValues: Int { max(Self.minimumValues, bodyCap / Self.bodyCapBytesPerValue) }
     /// The largest snapshot file, in bytes.
     public var maximumSnapshotBytes: Int { max(Self.minimumFileBytes, Self.scaled(bodyCap, by: Self.fileBytesPerBodyByte)) }
-    /// The largest gallery page of one widget, in bytes.
+    /// The size of one widget's gallery page, in bytes, past which it adds no more entries.
     public var maximumPageBytes: Int { maximumSnapshotBytes }
 
     /// `value` times `factor`, saturating.
