@@ -4,8 +4,12 @@ extension JSONWriter {
     /// The number of bytes ``data(_:style:)`` would write for `value`, counted without writing them; once
     /// the count passes `limit`, it stops and returns what it has counted (more than `limit`).
     ///
-    /// - Parameter indent: The level `value` is written at inside a larger document (its lines are
-    ///   indented by two spaces a level in the pretty style).
+    /// - Parameters:
+    ///   - value: The value to measure.
+    ///   - style: The layout it would be written in.
+    ///   - indent: The level `value` is written at inside a larger document (its lines are indented by two
+    ///     spaces a level in the pretty style).
+    ///   - limit: The count past which counting stops.
     ///
     /// ```swift
     /// JSONWriter.size(of: ["a": [1, 2]], style: .compact) // 11, as {"a":[1,2]}

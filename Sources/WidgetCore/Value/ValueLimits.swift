@@ -93,7 +93,9 @@ public struct ValueLimits: Sendable, Hashable {
 
     /// Reads a JSON payload within these limits.
     ///
-    /// - Parameter what: The document, for messages: `the feed from https://…`.
+    /// - Parameters:
+    ///   - data: The payload's bytes.
+    ///   - what: The document, for messages: `the feed from https://…`.
     /// - Throws: A ``StageError`` naming the limit and its fix when the document passes one;
     ///   ``JSONSyntaxError`` when it is not valid JSON.
     public func readJSON(_ data: Data, _ what: @autoclosure () -> String) throws -> WidgetValue {
