@@ -83,11 +83,20 @@ extension JSONReader {
         var countedOffset = 0
         var countedLine = 1
         var countedColumn = 1
+        /// The deepest nesting accepted (``JSONReader/maximumDepth``, or more for widgetd's own files).
+        let maximumDepth: Int
+        /// How many more values may be read before the document passes its limit.
+        var valuesLeft: Int
+        /// The most values the document may hold, for the message.
+        let maximumValues: Int
 
-        init(base: UnsafePointer<UInt8>, count: Int, tracking: Bool) {
+        init(base: UnsafePointer<UInt8>, count: Int, tracking: Bool, maximumDepth: Int, maximumValues: Int) {
             self.base = base
             self.count = count
             self.tracking = tracking
+            self.maximumDepth = maximumDepth
+            self.maximumValues = maximumValues
+            valuesLeft = maximumValues
         }
 
         // MARK: Errors and locations
@@ -143,10 +152,20 @@ extension JSONReader {
                 : error("invalid literal; expected '\(word)'", at: offset)
         }
 
-        /// The error for an array or object nested deeper than ``JSONReader/maximumDepth``.
+        /// The error for an array or object nested deeper than ``maximumDepth``.
         @inline(never)
         func tooDeep() -> JSONSyntaxError {
-            error("arrays and objects are nested deeper than \(JSONReader.maximumDepth) levels")
+            var error = error("arrays and objects are nested deeper than \(maximumDepth) levels")
+            error.exceededLimit = .depth
+            return error
+        }
+
+        /// The error for a document that holds more than ``maximumValues`` values.
+        @inline(never)
+        func tooManyValues() -> JSONSyntaxError {
+            var error = error("the document holds more than \(maximumValues) values")
+            error.exceededLimit = .values
+            return error
         }
 
         func describe(_ byte: UInt8) -> String {
@@ -248,6 +267,8 @@ extension JSONReader {
         @inline(__always)
         mutating func readValue(depth: Int) throws(JSONSyntaxError) -> WidgetValue {
             guard position < count else { throw error("unexpected end of the document; expected a value") }
+            valuesLeft &-= 1
+            if valuesLeft < 0 { throw tooManyValues() }
             if tracking { map.recordValue(location(at: position), for: ValuePath(components: path)) }
             switch base[position] {
             case UInt8(ascii: "\""):
@@ -292,7 +313,7 @@ extension JSONReader {
         }
 
         mutating func readArray(depth: Int) throws(JSONSyntaxError) -> WidgetValue {
-            guard depth <= JSONReader.maximumDepth else {
+            guard depth <= maximumDepth else {
                 throw tooDeep()
             }
             position += 1
@@ -323,7 +344,7 @@ extension JSONReader {
         }
 
         mutating func readObject(depth: Int) throws(JSONSyntaxError) -> WidgetValue {
-            guard depth <= JSONReader.maximumDepth else {
+            guard depth <= maximumDepth else {
                 throw tooDeep()
             }
             position += 1

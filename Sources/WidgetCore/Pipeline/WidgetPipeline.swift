@@ -264,6 +264,7 @@ public struct WidgetPipeline: Sendable {
                 result.fetchBytes += fetched.bytes
             }
             value = step.value
+            try Self.checkDepth(of: value, stage: stage, kind: .transformer, made: "the value it made")
             let warning = PipelineWarning.emptied(input, into: value, by: stage, widget: id)
             if let warning { result.warnings.append(warning) }
             if !value.isEmptyResult {
@@ -322,6 +323,7 @@ public struct WidgetPipeline: Sendable {
             try parser.parse(payload, context: fetchContext)
         }
         let value = parsed.value
+        try Self.checkDepth(of: value, stage: stage.parsing, kind: .parser, made: "the value parsed from \(payload.origin)")
         trace?.append(.init(stage: stage.parsing, kind: .parser, type: parserType, seconds: parsed.seconds, value: value))
         var validators = payload.validators
         if !validators.isEmpty {
@@ -329,6 +331,14 @@ public struct WidgetPipeline: Sendable {
             result.cache[key] = CachedFetch(validators: validators, value: value)
         }
         return value
+    }
+
+    /// Fails `stage` when `value` nests deeper than ``ValueLimits/maximumDepth``: such a value could be
+    /// written to the state but not read back. The built-in parsers stop at the limit themselves; this
+    /// catches the parsers of plugins and the transforms, which may add levels (`map`).
+    static func checkDepth(of value: WidgetValue, stage: PipelineStage, kind: StageKind, made: String) throws(PipelineError) {
+        guard ValueLimits.depth(of: value) > ValueLimits.maximumDepth else { return }
+        throw PipelineError(stage: stage, kind: kind, underlying: StageError(ValueLimits.tooDeepMessage(made)))
     }
 
     /// `duration` in seconds.

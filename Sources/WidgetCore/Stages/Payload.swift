@@ -23,9 +23,15 @@ public struct Payload: Sendable, Hashable {
     /// The request as `preview --trace` shows it, with every secret masked:
     /// `GET https://api.example.com/v1/items?q=berlin&key=***`; nil when the source does not say.
     public var request: String?
+    /// The body cap the source applied (its `maxBytes`), from which the limits on the value parsed from
+    /// the payload scale (``ValueLimits``); nil when the source has none, and the default applies.
+    public var maxBytes: Int?
+
+    /// The limits a parser keeps to when it reads this payload: scaled from ``maxBytes``.
+    public var valueLimits: ValueLimits { ValueLimits(bodyCap: maxBytes) }
 
     /// Creates a payload from its parts; by default a body with no declared type, charset, status,
-    /// validators, `max-age` or request.
+    /// validators, `max-age`, request or body cap.
     public init(
         data: Data,
         contentType: String? = nil,
@@ -35,7 +41,8 @@ public struct Payload: Sendable, Hashable {
         validators: FetchValidators = FetchValidators(),
         notModified: Bool = false,
         maxAge: Double? = nil,
-        request: String? = nil
+        request: String? = nil,
+        maxBytes: Int? = nil
     ) {
         self.data = data
         self.contentType = contentType
@@ -46,6 +53,7 @@ public struct Payload: Sendable, Hashable {
         self.notModified = notModified
         self.maxAge = maxAge
         self.request = request
+        self.maxBytes = maxBytes
     }
 
     /// A source's answer that nothing changed since the validators it was given.

@@ -68,6 +68,11 @@ public protocol Fetcher: Stage {
 }
 
 /// Turns a payload into a ``WidgetValue``.
+///
+/// A parser keeps to the payload's ``Payload/valueLimits``: it reads JSON with
+/// ``ValueLimits/readJSON(_:_:)`` and stops, with the limit's message, once what it builds holds more
+/// than ``ValueLimits/maximumValues`` values or nests deeper than ``ValueLimits/maximumDepth`` (the
+/// pipeline fails a deeper value whoever made it).
 public protocol Parser: Stage {
     /// Parses `payload`.
     ///

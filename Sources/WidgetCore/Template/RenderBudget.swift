@@ -51,3 +51,54 @@ public final class RenderBudget: Sendable {
         )
     }
 }
+
+// MARK: - Lists and objects
+
+extension RenderBudget {
+    /// The most items one list (or members one object) a template value may have: 1,048,576.
+    ///
+    /// Filters cannot make a list larger than what they read, except `concat`, which is checked before it
+    /// builds its result; every other filter's list or object is checked after.
+    public static let maximumItems = 1 << 20
+    /// The bytes each item of a list or object that a template keeps counts for in the refresh's budget:
+    /// its slot (the items themselves are shared with the data they came from).
+    public static let bytesPerItem = 16
+
+    /// Counts a list or object of `count` items that a template keeps (its result), or throws when that
+    /// passes the budget, shared with the text the templates produce.
+    public func chargeItems(_ count: Int) throws(ExpressionError) {
+        let (cost, overflow) = count.multipliedReportingOverflow(by: Self.bytesPerItem)
+        let total = used.withLock { used in
+            let (sum, past) = used.addingReportingOverflow(cost)
+            used = overflow || past ? .max : sum
+            return used
+        }
+        if total > bytes {
+            throw ExpressionError(
+                "the templates of this refresh produced text and lists of more than \(bytes) bytes together (each item of a "
+                    + "list or object counts \(Self.bytesPerItem)), the limit for one refresh",
+                hint: "keep fewer items (slice, first, limit, where)"
+            )
+        }
+    }
+
+    /// Throws unless a list or object of `count` items is within ``maximumItems``; `what` names the
+    /// producer.
+    static func checkItems(_ count: Int, producedBy what: String, column: Int? = nil) throws(ExpressionError) {
+        guard count > maximumItems else { return }
+        throw ExpressionError(
+            "\(what) would make a list of \(count) items, more than the \(maximumItems) one template value may have",
+            column: column,
+            hint: "keep fewer items first (slice, first, where, uniq)"
+        )
+    }
+
+    /// The number of items of a list or members of an object; `nil` for any other value.
+    static func itemCount(_ value: WidgetValue) -> Int? {
+        switch value {
+        case .array(let elements): elements.count
+        case .object(let object): object.count
+        default: nil
+        }
+    }
+}

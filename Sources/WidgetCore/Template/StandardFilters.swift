@@ -416,7 +416,10 @@ enum StandardFilters {
                 guard case .array(let extra) = arguments[0] else {
                     throw context.error("expects a list, not \(LiquidValue.describe(arguments[0]))")
                 }
-                return .array(LiquidValue.list(input) + extra)
+                let list = LiquidValue.list(input)
+                // The one filter whose list can outgrow what it reads: checked before it is built.
+                try RenderBudget.checkItems(list.count + extra.count, producedBy: "concat", column: context.column)
+                return .array(list + extra)
             }),
         Entry(
             "compact", 0...1,

@@ -182,6 +182,8 @@ public struct Template: Sendable, Hashable, CustomStringConvertible {
         if nodes.count == 1, case .output(let output) = nodes[0] {
             let value = try evaluate(output, in: scope, state: nil)
             if case .string(let text) = value { try scope.budget?.charge(text.utf8.count) }
+            // A list or object a filter made is kept with the result; one read as it is belongs to the data.
+            if !output.calls.isEmpty, let count = RenderBudget.itemCount(value) { try scope.budget?.chargeItems(count) }
             return value
         }
         if isOutputOnly { return .string(try renderString(scope)) }
@@ -191,7 +193,10 @@ public struct Template: Sendable, Hashable, CustomStringConvertible {
         var text = ""
         try render(nodes, into: &text, state: state)
         try scope.budget?.charge(text.utf8.count)
-        if state.outputCount == 1, let last = state.lastOutput, last.text == text { return last.value }
+        if state.outputCount == 1, let last = state.lastOutput, last.text == text {
+            if let count = RenderBudget.itemCount(last.value) { try scope.budget?.chargeItems(count) }
+            return last.value
+        }
         return .string(text)
     }
 
@@ -270,6 +275,8 @@ public struct Template: Sendable, Hashable, CustomStringConvertible {
             value = try calls[index].body(value, arguments, context)
             if case .string(let text) = value {
                 try RenderBudget.check(text.utf8.count, producedBy: calls[index].name, column: calls[index].column)
+            } else if let count = RenderBudget.itemCount(value) {
+                try RenderBudget.checkItems(count, producedBy: calls[index].name, column: calls[index].column)
             }
         }
         return value

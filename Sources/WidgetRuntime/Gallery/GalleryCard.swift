@@ -61,7 +61,13 @@ public struct GalleryCard: Sendable, Hashable {
         // Every entry's view spends from one budget: a view that loops forever costs the card a bounded
         // time, however many entries it has.
         let steps = WidgetViewRenderer.cardSteps(limit: definition?.templateStepLimit ?? TemplateSteps.defaultLimit)
+        let limits = definition?.valueLimits ?? ValueLimits()
         for (index, entry) in snapshot.entries.enumerated() {
+            // A page stops at its limit: the entries after are left out, and it says so.
+            if html.utf8.count > limits.maximumPageBytes {
+                html += "<section class=\"entry\"><p class=\"view-error\">\(HTMLText.escape(limits.pageTooLargeMessage()))</p></section>"
+                break
+            }
             html += "<section class=\"entry\" data-date=\"\(Timestamp.string(entry.date))\"\(index == current ? "" : " hidden")>"
             html += WidgetViewRenderer.render(entry, of: snapshot, definition: definition, now: now, steps: steps)
             html += "</section>"

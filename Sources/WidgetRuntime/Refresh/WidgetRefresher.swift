@@ -123,6 +123,7 @@ public struct WidgetRefresher: Sendable {
             let result = try await runWithinDeadline(
                 pipeline, context: context(for: pipeline, now: now), cache: state.fetchCache, trace: trace)
             let entries = result.entries
+            try Self.checkSnapshotSize(of: entries, limits: definition.valueLimits)
             state.fetchCache = result.cache
             state.lastGoodEntries = entries
             state.lastSuccessAt = now
@@ -184,6 +185,16 @@ public struct WidgetRefresher: Sendable {
         } catch {
             throw PipelineError(stage: .deadline, kind: .fetcher, underlying: CancellationError())
         }
+    }
+
+    /// Fails the refresh when a snapshot of `entries` would pass ``ValueLimits/maximumSnapshotBytes``:
+    /// the entries then do not become the last good data, and the snapshot written serves the data before.
+    static func checkSnapshotSize(of entries: [TimelineEntry], limits: ValueLimits) throws(PipelineError) {
+        // The entries are the snapshot's bulk; what surrounds them takes well under a kilobyte.
+        let limit = limits.maximumSnapshotBytes
+        let size = JSONWriter.size(of: .array(entries.map(Snapshot.entryValue)), style: .pretty, indent: 1, upTo: limit)
+        guard size > limit else { return }
+        throw PipelineError(stage: .timeline, kind: .timeline, underlying: StageError(limits.snapshotTooLargeMessage(size)))
     }
 
     // MARK: - Fallback

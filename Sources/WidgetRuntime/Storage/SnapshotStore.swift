@@ -104,7 +104,9 @@ public struct SnapshotStore: Sendable {
     /// The widget's snapshot as last written; nil when there is none, or the file cannot be read or is
     /// not a snapshot of this schema.
     public func snapshot(for id: String) -> Snapshot? {
-        guard let data = FileManager.default.contents(atPath: snapshotPath(for: id)), let value = try? JSONReader.read(data) else {
+        guard let data = FileManager.default.contents(atPath: snapshotPath(for: id)),
+            let value = try? JSONReader.read(data, maximumDepth: JSONReader.savedFileDepth)
+        else {
             return nil
         }
         return Snapshot(value: value)
@@ -221,7 +223,7 @@ public struct SnapshotStore: Sendable {
             if let value = journal[id] {
                 states[id] = WidgetState(value: value)
             } else if let data = AtomicFile.contentsWithoutFollowingLinks(atPath: stateFile(for: id).path),
-                let value = try? JSONReader.read(data)
+                let value = try? JSONReader.read(data, maximumDepth: JSONReader.savedFileDepth)
             {
                 states[id] = WidgetState(value: value)
             }
@@ -240,7 +242,7 @@ public struct SnapshotStore: Sendable {
     /// for a refresh that starts from it; `nil` when none is saved.
     public func savedState(for id: String) -> WidgetState? {
         if let value = StateJournal.latest(id: id, path: journalPath) { return WidgetState(value: value) }
-        guard let data = AtomicFile.contentsWithoutFollowingLinks(atPath: stateFile(for: id).path), let value = try? JSONReader.read(data)
+        guard let data = AtomicFile.contentsWithoutFollowingLinks(atPath: stateFile(for: id).path), let value = try? JSONReader.read(data, maximumDepth: JSONReader.savedFileDepth)
         else { return nil }
         return WidgetState(value: value)
     }

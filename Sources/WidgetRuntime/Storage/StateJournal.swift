@@ -192,7 +192,7 @@ enum StateJournal {
                     id = String(decoding: line[start..<end], as: UTF8.self)
                 }
             }
-            if id == nil { id = (try? JSONReader.read(line))?["id"]?.string }
+            if id == nil { id = (try? JSONReader.read(line, maximumDepth: JSONReader.savedFileDepth))?["id"]?.string }
             guard let id else { continue }
             lines[id] = line
         }
@@ -201,7 +201,8 @@ enum StateJournal {
 
     /// The state in a journal line, when it is whole and belongs to `id`.
     private static func parse(_ line: Data, id: String) -> WidgetValue? {
-        guard let value = try? JSONReader.read(line), value["id"]?.string == id, let state = value["state"],
+        guard let value = try? JSONReader.read(line, maximumDepth: JSONReader.savedFileDepth), value["id"]?.string == id,
+            let state = value["state"],
             case .object = state
         else { return nil }
         return state

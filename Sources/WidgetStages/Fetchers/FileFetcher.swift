@@ -67,7 +67,7 @@ public struct FileFetcher: Fetcher {
             }
         }
         let data = try Self.readRegularFile(real ?? url.path, named: path, maxBytes: maxBytes)
-        return Payload(data: data, contentType: Self.contentType(forExtension: url.pathExtension), origin: path)
+        return Payload(data: data, contentType: Self.contentType(forExtension: url.pathExtension), origin: path, maxBytes: maxBytes)
     }
 
     /// Reads up to `maxBytes` of the regular file at `filePath` following no symbolic link (see

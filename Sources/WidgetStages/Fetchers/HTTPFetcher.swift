@@ -295,6 +295,7 @@ public struct HTTPFetcher: Fetcher {
         if response.status == 304, sentValidators {
             var payload = Payload.notModified(origin: origin(of: request, context: context, item: item), status: 304)
             payload.request = requestLine(request, context: context)
+            payload.maxBytes = request.maxBytes
             return payload
         }
         guard response.isSuccess else {
@@ -316,7 +317,8 @@ public struct HTTPFetcher: Fetcher {
             status: response.status,
             validators: validators,
             maxAge: HTTPFetcher.freshness(response).map(Double.init),
-            request: requestLine(request, context: context)
+            request: requestLine(request, context: context),
+            maxBytes: request.maxBytes
         )
     }
 

@@ -6,6 +6,8 @@ import Synchronization
 /// ``HTTPRequest`` enforced where the bytes arrive:
 /// - the body callback refuses the first byte past ``HTTPRequest/maxBytes`` (and the head callback a
 ///   `Content-Length` over it), so libcurl closes the connection and nothing more is read or kept;
+/// - the head callback refuses the first line past ``HTTPRequest/maximumHeaderBytes`` of header and
+///   trailer fields in one response (libcurl bounds the header, but not the trailers of a chunked body);
 /// - the deadline is kept by the transfer's thread, which waits for the socket no longer than the time
 ///   left and then finishes the exchange (a timer for each request, armed and cancelled through
 ///   Dispatch's manager thread, was a twentieth of `run --once`'s time); the caller's cancellation
@@ -118,6 +120,8 @@ final class CurlExchange: Sendable {
             }
             if isEnded { return .failure(.cancelled(host)) }
             switch attempt.stop {
+            case .headersTooLarge:
+                return .failure(.headersTooLarge(host, limit: HTTPRequest.maximumHeaderBytes))
             case .tooLarge(let announced?):
                 return .failure(.tooLarge(host, announced: announced, limit: request.maxBytes))
             case .tooLarge(nil):
@@ -352,6 +356,7 @@ final class CurlExchange: Sendable {
 final class CurlAttempt {
     enum Stop {
         case tooLarge(announced: Int64?)
+        case headersTooLarge
         case redirect(String)
     }
 
@@ -361,6 +366,8 @@ final class CurlAttempt {
     var status = 0
     var headers = HTTPHeaders()
     var body = Data()
+    /// The bytes of header and trailer lines received so far, line endings included.
+    var headerBytes = 0
     var stop: Stop?
     /// libcurl's own message for a failure (its error buffer).
     var said = ""
@@ -378,6 +385,15 @@ final class CurlAttempt {
 
     var announcedLength: Int64? {
         headers["Content-Length"].flatMap(HTTPHeaders.contentLength)
+    }
+
+    /// Counts a header or trailer line of `length` bytes; `false` (and the transfer stops) once the
+    /// response's lines pass ``HTTPRequest/maximumHeaderBytes``.
+    func countHeader(_ length: Int) -> Bool {
+        headerBytes += length
+        guard headerBytes > HTTPRequest.maximumHeaderBytes else { return true }
+        stop = .headersTooLarge
+        return false
     }
 
     /// One line of the head; `false` stops the transfer.
@@ -467,6 +483,7 @@ private func curlReceiveHeader(
     let attempt = Unmanaged<CurlAttempt>.fromOpaque(context).takeUnretainedValue()
     let length = size * count
     guard let data else { return length }
+    guard attempt.countHeader(length) else { return 0 }
     attempt.received += length
     var end = length
     while end > 0, data[end - 1] == 0x0A || data[end - 1] == 0x0D { end -= 1 }

@@ -77,6 +77,14 @@ extension HTTPClientError {
         )
     }
 
+    static func headersTooLarge(_ host: String, limit: Int) -> Self {
+        Self(
+            .invalidResponse,
+            host: host,
+            message: "the response from \(host) sent more than \(limit) bytes of header and trailer fields, the limit (fixed)"
+        )
+    }
+
     static func tooManyRedirects(_ host: String, limit: Int) -> Self {
         Self(
             .tooManyRedirects,

@@ -50,6 +50,10 @@ public struct HTTPRequest: Sendable, Hashable {
         }
     }
 
+    /// The most bytes of header and trailer fields one response may send (each redirect's response
+    /// counts apart): 256 KiB. Past it the exchange fails; no option raises it.
+    public static let maximumHeaderBytes = 256 * 1024
+
     /// The URL, `http` or `https`.
     public var url: URL
     /// The method, `GET` by default.

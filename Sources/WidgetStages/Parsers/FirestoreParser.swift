@@ -33,7 +33,9 @@ public struct FirestoreParser: Parser {
     public func parse(_ payload: Payload, context: StageContext) throws -> WidgetValue {
         let root: WidgetValue
         do {
-            root = try JSONReader.read(payload.data)
+            root = try payload.valueLimits.readJSON(payload.data, "the Firestore response from \(payload.origin)")
+        } catch let error as StageError {
+            throw error
         } catch {
             throw StageError("the payload from \(payload.origin) is not valid JSON: \(error)")
         }

@@ -84,7 +84,9 @@ public struct JSONParser: Parser {
             }
         }
         do {
-            return try JSONReader.read(payload.data)
+            return try payload.valueLimits.readJSON(payload.data, "the JSON from \(payload.origin)")
+        } catch let error as StageError {
+            throw error
         } catch {
             if payload.contentType == "text/html" || Self.startsWithMarkup(payload.data) {
                 throw StageError(

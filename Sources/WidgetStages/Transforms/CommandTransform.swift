@@ -130,7 +130,9 @@ public struct CommandTransform: Transformer {
             group.kill()
         }
         do {
-            return try JSONReader.read(result)
+            return try ValueLimits(bodyCap: maxBytes).readJSON(result, "the output of \(name)")
+        } catch let error as StageError {
+            throw error
         } catch {
             throw StageError("the output of \(name) is not JSON: \(error)")
         }

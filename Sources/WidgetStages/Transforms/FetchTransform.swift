@@ -23,6 +23,8 @@ public import WidgetCore
 ///   `concurrency` (default 4) are in flight at once, and never more than the per-host limit to one host.
 /// - Conditional requests per URL: each request sends the `ETag` and `Last-Modified` its URL earned at
 ///   the last refresh, and a `304 Not Modified` reuses the value parsed then (kept in `FetchCache`).
+/// - The answers together hold at most as many values as one answer may (`ValueLimits`, scaled from
+///   `maxBytes`): past that, the refresh fails.
 /// - `onError` says what an item whose fetch or parse fails does: `fail` (the default) fails the refresh,
 ///   naming the item; `drop` leaves the item out, logs why, and keeps the others.
 public struct FetchTransform: Transformer {
@@ -243,6 +245,9 @@ public struct FetchTransform: Transformer {
             )
         }
         var results = [WidgetValue?](repeating: nil, count: items.count)
+        // The answers together are one parsed value: they hold at most as many values as one answer may.
+        let limits = ValueLimits(bodyCap: fetcher.maxBytes)
+        var values = 0
         try await withThrowingTaskGroup(of: (Int, WidgetValue?).self) { group in
             var next = 0
             func addNext() {
@@ -253,6 +258,13 @@ public struct FetchTransform: Transformer {
             }
             for _ in 0..<min(concurrency, items.count) { addNext() }
             while let (index, result) = try await group.next() {
+                if let result {
+                    values += ValueLimits.count(of: result, upTo: limits.maximumValues - values)
+                    if values > limits.maximumValues {
+                        group.cancelAll()
+                        throw StageError(limits.tooManyValuesMessage("the value the answers of the fetch make together"))
+                    }
+                }
                 results[index] = result
                 addNext()
             }

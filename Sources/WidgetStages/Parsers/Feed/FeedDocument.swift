@@ -72,6 +72,10 @@ public struct FeedItem: Sendable, Hashable {
     /// An empty item: every field `nil` or empty.
     public init() {}
 
+    /// The values the item makes in ``value``: the object, its 11 members, each category, and each
+    /// enclosure's object and 3 members. The feed parser counts them against `ValueLimits`.
+    public var valueCount: Int { 12 + categories.count + 4 * enclosures.count }
+
     /// The item as an object with every key present; a missing string is `null`.
     public var value: WidgetValue {
         func string(_ text: String?) -> WidgetValue { text.map(WidgetValue.string) ?? .null }

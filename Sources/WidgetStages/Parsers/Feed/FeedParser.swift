@@ -67,8 +67,9 @@ public struct FeedParser: Parser {
         else {
             throw StageError("the feed from \(payload.origin) is empty")
         }
+        let limits = payload.valueLimits
         if first == UInt8(ascii: "{") {
-            return try JSONFeedReader.read(data, origin: payload.origin)
+            return try JSONFeedReader.read(data, origin: payload.origin, limits: limits)
         }
         guard first == UInt8(ascii: "<") else {
             throw StageError(
@@ -81,9 +82,9 @@ public struct FeedParser: Parser {
             data = transcoded
         }
         if let entity = XMLInputGuard.declaredEntity(in: data) { throw XMLInputGuard.entityError(entity, origin: payload.origin) }
-        var outcome = Self.readXML(data, documentURL: documentURL)
+        var outcome = try Self.readXML(data, documentURL: documentURL, limits: limits, origin: payload.origin)
         if outcome.error != nil, let repaired = FeedInputRepair.repairMarkup(data) {
-            outcome = Self.readXML(repaired, documentURL: documentURL)
+            outcome = try Self.readXML(repaired, documentURL: documentURL, limits: limits, origin: payload.origin)
         }
         var reader = outcome.reader.state
         guard reader.sawFeedRoot else {
@@ -103,14 +104,24 @@ public struct FeedParser: Parser {
         return reader.document
     }
 
-    private static func readXML(_ data: Data, documentURL: URL?) -> (reader: FeedXMLReader, error: String?) {
-        let reader = FeedXMLReader(documentURL: documentURL)
+    /// - Throws: A `StageError` when the document passes one of `limits`.
+    private static func readXML(
+        _ data: Data, documentURL: URL?, limits: ValueLimits, origin: String
+    ) throws -> (reader: FeedXMLReader, error: String?) {
+        let reader = FeedXMLReader(documentURL: documentURL, limits: limits)
         let parser = XMLParser(data: XMLInputGuard.sanitized(data))
         parser.shouldProcessNamespaces = true
         parser.shouldReportNamespacePrefixes = false
         parser.shouldResolveExternalEntities = false
         parser.delegate = reader
-        if parser.parse() { return (reader, nil) }
+        let parsed = parser.parse()
+        if let limit = reader.exceededLimit {
+            throw StageError(
+                limits.message(
+                    for: limit, what: "the feed from \(origin)",
+                    at: SourceLocation(line: parser.lineNumber, column: parser.columnNumber)))
+        }
+        if parsed { return (reader, nil) }
         let message = parser.parserError.map { "\($0.localizedDescription)" } ?? "unknown error"
         return (reader, "line \(parser.lineNumber), column \(parser.columnNumber): \(message)")
     }

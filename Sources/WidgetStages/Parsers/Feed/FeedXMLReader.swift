@@ -12,16 +12,29 @@ import FoundationXML
 /// runs `parse()`, and a check cost more than most events' own work.
 final class FeedXMLReader: NSObject, XMLParserDelegate {
     @exclusivity(unchecked) var state: FeedXMLState
+    /// The limits the feed is read within (``ValueLimits``).
+    let limits: ValueLimits
+    /// The limit the document passed, if any: reading stopped there.
+    private(set) var exceededLimit: JSONSyntaxError.Limit?
 
-    init(documentURL: URL?) {
+    init(documentURL: URL?, limits: ValueLimits = ValueLimits()) {
         state = FeedXMLState(documentURL: documentURL)
+        self.limits = limits
     }
 
     func parser(
         _ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?,
         attributes: [String: String] = [:]
     ) {
+        guard exceededLimit == nil else { return }
         state.start(name, namespaceURI: namespaceURI, attributes: attributes)
+        if state.depth > ValueLimits.maximumDepth { stop(parser, .depth) }
+    }
+
+    /// Stops reading at a limit.
+    private func stop(_ parser: XMLParser, _ limit: JSONSyntaxError.Limit) {
+        exceededLimit = limit
+        parser.abortParsing()
     }
 
     func parser(_ parser: XMLParser, foundCharacters string: String) {
@@ -33,7 +46,9 @@ final class FeedXMLReader: NSObject, XMLParserDelegate {
     }
 
     func parser(_ parser: XMLParser, didEndElement name: String, namespaceURI: String?, qualifiedName: String?) {
+        guard exceededLimit == nil else { return }
         state.end(name, namespaceURI: namespaceURI)
+        if state.valueCount > limits.maximumValues { stop(parser, .values) }
     }
 }
 
@@ -180,7 +195,9 @@ struct FeedXMLState {
     private(set) var sawFeedRoot = false
     private var documentURL: URL?
 
-    private var depth = 0
+    private(set) var depth = 0
+    /// The values the items read so far make (see ``FeedItem/valueCount``).
+    private(set) var valueCount = 0
     /// The element at each depth (`.other` for those inside skipped or inline XHTML content).
     private var elements: [Element] = []
     private var bases: [(depth: Int, url: URL)] = []
@@ -571,6 +588,7 @@ struct FeedXMLState {
             ?? item.enclosures.first { $0.type?.hasPrefix("image/") == true }?.url
             ?? (item.content ?? pending.descriptionWithImage).flatMap(HTMLText.firstImageSource).map(resolve)
         if item.title?.isEmpty == true { item.title = nil }
+        valueCount += item.valueCount
         document.items.append(item)
     }
 

@@ -4,10 +4,12 @@ import WidgetCore
 /// Reads JSON Feed 1.0 and 1.1 (https://jsonfeed.org/version/1.1) into a ``FeedDocument``.
 enum JSONFeedReader {
     /// - Throws: A ``StageError`` when the JSON is invalid or is not a JSON Feed.
-    static func read(_ data: Data, origin: String) throws -> FeedDocument {
+    static func read(_ data: Data, origin: String, limits: ValueLimits = ValueLimits()) throws -> FeedDocument {
         let root: WidgetValue
         do {
-            root = try JSONReader.read(data)
+            root = try limits.readJSON(data, "the feed from \(origin)")
+        } catch let error as StageError {
+            throw error
         } catch {
             throw StageError("the feed from \(origin) looks like JSON Feed but is not valid JSON: \(error)")
         }
@@ -28,7 +30,7 @@ enum JSONFeedReader {
             return url.absoluteString
         }
         let feedAuthor = author(object)
-        document.items.reserveCapacity(items.count)
+        var valueCount = 0
         for entry in items {
             guard case .object(let fields) = entry else { continue }
             var item = FeedItem()
@@ -64,6 +66,8 @@ enum JSONFeedReader {
             if item.image == nil {
                 item.image = item.enclosures.first { $0.type?.hasPrefix("image/") == true }?.url
             }
+            valueCount += item.valueCount
+            if valueCount > limits.maximumValues { throw StageError(limits.tooManyValuesMessage("the feed from \(origin)")) }
             document.items.append(item)
         }
         return document
