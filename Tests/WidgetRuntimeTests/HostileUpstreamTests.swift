@@ -35,6 +35,10 @@ struct HostileUpstreamTests {
         var error: [String] = []
         /// The log format the daemon writes (`json` or `text`).
         var logFormat = "json"
+        /// How many more widgets of the same definition run beside it, each on a server of its own.
+        var copies = 0
+        /// How many good refreshes the test waits for after the hostile widget's second refresh.
+        var settle = 3
 
         var testDescription: String { name }
     }
@@ -112,6 +116,12 @@ struct HostileUpstreamTests {
                 #"{"source": {"url": "\#(hostile)/control-bytes"}, "parser": "json","#
                     + #" "schedule": {"every": "10s", "allowFrequent": true}}"#
             }, status: "placeholder", error: ["502"], logFormat: "text"),
+        Case(
+            name: "two dozen trickling hosts", input: "24 servers, each sending a byte every half second",
+            definition: { hostile, _ in
+                #"{"source": {"url": "\#(hostile)/trickle?bytes=1000000&interval=0.5"}, "parser": "json","#
+                    + #" "schedule": {"every": "2s", "allowFrequent": true, "maxPerDay": 100000}}"#
+            }, status: "placeholder", error: ["minimum"], copies: 23, settle: 20),
     ]
 
     /// The hostile server's routes beyond the built-in ones.
@@ -188,6 +198,14 @@ struct HostileUpstreamTests {
              "transforms": [{"type": "map", "fields": {"n": "{{ count }}"}}],
              "schedule": {"every": "1s", "allowFrequent": true, "maxPerDay": 100000}}
             """)
+        var copies: [TestHTTPServer] = []
+        for index in 0..<hostileCase.copies {
+            let server = try TestHTTPServer()
+            copies.append(server)
+            try folder.write(
+                "widgets.d/copy-\(index).json",
+                hostileCase.definition(String(server.baseURL.absoluteString.trimmingSuffix("/")), ""))
+        }
         let arguments = ["run", "--config", "widgets.d", "--out", "out", "--log-format", hostileCase.logFormat]
         let variables = ["HOSTILE_TOKEN": Self.token]
         var figures = Figures()
@@ -196,7 +214,8 @@ struct HostileUpstreamTests {
                 """
                 hostile upstream "\(hostileCase.name)" (\(hostileCase.input)): \
                 daemon \(figures.lived ? "lived" : "died"); peak RSS \(figures.peak / 1_048_576) MiB; \
-                good widget \(figures.goodRefreshes) refreshes in \(String(format: "%.1f", figures.seconds)) s on a 1 s schedule; \
+                good widget \(figures.goodRefreshes) refreshes in \(String(format: "%.1f", figures.seconds)) s on a 1 s schedule \
+                (\(Int((Double(figures.goodRefreshes) / (figures.seconds.rounded(.down) + 1) * 100).rounded()))%); \
                 restart \(figures.restarted ? "came up" : "failed"); hostile widget: \(figures.outcome)
                 """)
         }
@@ -208,14 +227,14 @@ struct HostileUpstreamTests {
         }
         // The hostile widget's first refresh, then a second one asked for at once: what the first
         // received must not have stayed, nor what the second receives pile on it. Then three more good
-        // refreshes, to see the daemon go on. Good refreshes are counted meanwhile; each is a second on
+        // refreshes (more where a case says so), to see the daemon go on. Good refreshes are counted meanwhile; each is a second on
         // its schedule.
         let start = ContinuousClock.now
         var outcomes = 0
         var goodLines = 0
         var goodAfter = 0
         var ended = false
-        while outcomes < 2 || goodAfter < 3 {
+        while outcomes < 2 || goodAfter < hostileCase.settle {
             guard let line = await daemon.line(containing: ": ") else {
                 ended = true
                 break
@@ -296,7 +315,7 @@ struct HostileUpstreamTests {
         if !hostileCase.error.isEmpty {
             #expect(hostileCase.error.contains(where: said.contains), "\(said.prefix(300))")
         }
-        withExtendedLifetime((hostile, other)) {}
+        withExtendedLifetime((hostile, other, copies)) {}
     }
 }
 
