@@ -189,7 +189,8 @@ struct HostileUpstreamTests {
         let other = try TestHTTPServer()
         let folder = try TemporaryFolder()
         try folder.write(
-            "widgets.d/hostile.json", hostileCase.definition(
+            "widgets.d/hostile.json",
+            hostileCase.definition(
                 String(hostile.baseURL.absoluteString.trimmingSuffix("/")), String(other.baseURL.absoluteString.trimmingSuffix("/"))))
         try folder.write(
             "widgets.d/good.json",
@@ -300,7 +301,8 @@ struct HostileUpstreamTests {
         for line in log + again.log {
             #expect(!pieces.contains(where: line.contains), "a log line holds a piece of the secret: \(line.prefix(300))")
             #expect(
-                !line.unicodeScalars.contains { ($0.value < 0x20 && $0 != "\t") || $0.value == 0x7F }, "a log line holds a control byte: \(line.prefix(300))")
+                !line.unicodeScalars.contains { ($0.value < 0x20 && $0 != "\t") || $0.value == 0x7F },
+                "a log line holds a control byte: \(line.prefix(300))")
         }
         // The other host never saw the secret.
         for request in other.requests {

@@ -29,15 +29,20 @@ public final class RenderBudget: Sendable {
 
     /// Counts `count` bytes of rendered text, or throws when that passes the budget.
     public func charge(_ count: Int) throws(ExpressionError) {
-        let total = used.withLock { used in
-            used += count
-            return used
-        }
-        if total > bytes {
+        if spend(count) > bytes {
             throw ExpressionError(
                 "the templates of this refresh produced more than \(bytes) bytes, the limit for one refresh",
                 hint: "shorten what they build (truncate, slice, fewer items)"
             )
+        }
+    }
+
+    /// Adds `cost` bytes to what this refresh used (saturating) and returns the new total.
+    private func spend(_ cost: Int) -> Int {
+        used.withLock { used in
+            let (sum, overflow) = used.addingReportingOverflow(cost)
+            used = overflow ? .max : sum
+            return used
         }
     }
 
@@ -68,12 +73,7 @@ extension RenderBudget {
     /// passes the budget, shared with the text the templates produce.
     public func chargeItems(_ count: Int) throws(ExpressionError) {
         let (cost, overflow) = count.multipliedReportingOverflow(by: Self.bytesPerItem)
-        let total = used.withLock { used in
-            let (sum, past) = used.addingReportingOverflow(cost)
-            used = overflow || past ? .max : sum
-            return used
-        }
-        if total > bytes {
+        if spend(overflow ? .max : cost) > bytes {
             throw ExpressionError(
                 "the templates of this refresh produced text and lists of more than \(bytes) bytes together (each item of a "
                     + "list or object counts \(Self.bytesPerItem)), the limit for one refresh",

@@ -242,7 +242,8 @@ public struct SnapshotStore: Sendable {
     /// for a refresh that starts from it; `nil` when none is saved.
     public func savedState(for id: String) -> WidgetState? {
         if let value = StateJournal.latest(id: id, path: journalPath) { return WidgetState(value: value) }
-        guard let data = AtomicFile.contentsWithoutFollowingLinks(atPath: stateFile(for: id).path), let value = try? JSONReader.read(data, maximumDepth: JSONReader.savedFileDepth)
+        guard let data = AtomicFile.contentsWithoutFollowingLinks(atPath: stateFile(for: id).path),
+            let value = try? JSONReader.read(data, maximumDepth: JSONReader.savedFileDepth)
         else { return nil }
         return WidgetState(value: value)
     }
