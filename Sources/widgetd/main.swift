@@ -8,4 +8,7 @@ import WidgetStages
 // killed when the program ends (Linux).
 RunningPrograms.adoptOrphans()
 let environment = CommandEnvironment(registry: .builtIn, build: BuildInfo(commit: buildCommit))
-exit(await WidgetCommandLine.main(CommandLine.arguments.dropFirst(), environment: environment))
+let status = await WidgetCommandLine.main(CommandLine.arguments.dropFirst(), environment: environment)
+// A stop abandons refreshes still under way: their programs, and what those left behind, end with widgetd.
+RunningPrograms.killAll()
+exit(status)

@@ -20,6 +20,17 @@ struct CommandOrphanTests {
         return stat.split(separator: ")").last?.split(separator: " ").first == "Z"
     }
 
+    /// Everything a writer sends into the FIFO at `path`, read on a thread of its own (opening it waits
+    /// for the writer; the read ends when the writer closes it).
+    static func readAll(_ path: String) async -> String {
+        await withCheckedContinuation { continuation in
+            Thread {
+                let data = FileHandle(forReadingAtPath: path)?.readDataToEndOfFile() ?? Data()
+                continuation.resume(returning: String(decoding: data, as: UTF8.self))
+            }.start()
+        }
+    }
+
     /// Runs `script` (which writes its grandchild's pid to `../grandchild.pid`, then copies its input)
     /// as the `command` transform of one widget in `run --once`, and returns the grandchild's pid.
     static func runOnce(_ script: String, timeout: String = "20s", status: Int32 = 0) async throws -> pid_t {
@@ -62,13 +73,12 @@ struct CommandOrphanTests {
             "transforms": [["type": "command", "run": ["sh", "-c", script], "timeout": "120s"]],
         ]
         try folder.write("widgets.d/orphan.json", String(decoding: try JSONSerialization.data(withJSONObject: definition), as: UTF8.self))
+        // The program writes its grandchild's pid into a FIFO: reading it waits for the program, no polling.
+        let fifo = folder.file("grandchild.pid").path
+        #expect(mkfifo(fifo, 0o600) == 0)
         let widgetd = try RunningWidgetd(["run", "--config", "widgets.d", "--out", "out"], in: folder.url)
-        var grandchild: pid_t?
-        for _ in 0..<3000 where grandchild == nil {
-            grandchild = (try? folder.read("grandchild.pid")).flatMap { pid_t($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
-            if grandchild == nil { try await Task.sleep(for: .milliseconds(10)) }
-        }
-        let started = try #require(grandchild, "the program did not start its grandchild")
+        let text = await Self.readAll(fifo)
+        let started = try #require(pid_t(text.trimmingCharacters(in: .whitespacesAndNewlines)), "no pid in \(text)")
         #expect(await widgetd.stop() == 0)
         let alive = !Self.gone(started)
         if alive { kill(started, SIGKILL) }

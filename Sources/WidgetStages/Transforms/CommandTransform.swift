@@ -365,7 +365,14 @@ public enum RunningPrograms {
         // process that was given the id of a reaped one.
         ProcessGroup.registry.withLock { registry in
             for group in registry.groups { killGroup(group) }
-            if registry.adopting { ProcessGroup.sweepOrphans(&registry, all: true) }
+            guard registry.adopting else { return }
+            // Each program leads its own group, whose id stays in `groups` until just before the program
+            // is reaped. Once a killed program has ended, the kernel has already given its children to
+            // this process: the sweep then finds them, however busy the machine.
+            for program in registry.children where registry.groups.contains(program) {
+                ChildProcess.waitForExit(program)
+            }
+            ProcessGroup.sweepOrphans(&registry, all: true)
         }
     }
 
