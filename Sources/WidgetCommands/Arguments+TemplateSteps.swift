@@ -1,7 +1,7 @@
 import WidgetCore
 
 extension Arguments {
-    /// `--template-steps N`: the steps templates may take (see ``TemplateSteps``), when given.
+    /// `--template-steps N`: the steps templates may take (see `TemplateSteps`), when given.
     ///
     /// - Throws: ``UsageError`` for a value that is not a whole number above 0.
     public mutating func templateStepLimit() throws(UsageError) -> Int? {

@@ -49,7 +49,7 @@ public struct CommandEnvironment: Sendable {
     public var print: @Sendable (String) -> Void
     /// Prints to standard error.
     public var printError: @Sendable (String) -> Void
-    /// The steps templates may take (see ``TemplateSteps``): ``TemplateSteps/defaultLimit`` unless
+    /// The steps templates may take (see `TemplateSteps`): `TemplateSteps.defaultLimit` unless
     /// `--template-steps` sets it.
     public var templateStepLimit = TemplateSteps.defaultLimit
 

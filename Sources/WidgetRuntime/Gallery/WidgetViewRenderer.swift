@@ -8,7 +8,7 @@ public import WidgetCore
 /// `stale` or `placeholder`), `error`, `entry` (`date`, `content`, `relevance`, `url`) and `now`. Their
 /// `{{ }}` outputs are HTML-escaped unless the last filter is `safe`; the result then passes
 /// ``ViewMarkup/sanitize(_:)``. A view that fails to render (a filter's error) shows the error in its
-/// place, and the other cards are not affected. The views of one card share one ``TemplateSteps``, so a view
+/// place, and the other cards are not affected. The views of one card share one `TemplateSteps`, so a view
 /// that loops forever stops with an error naming the limit, and the card is still written.
 ///
 /// The generic card shows the entry's content as it is: an image (a member named `image`, `thumbnail`,
@@ -20,8 +20,8 @@ public enum WidgetViewRenderer {
     /// The fragment for `entry` of `snapshot`: one `<div class="view">` per family the definition's view
     /// distinguishes (one for all when it has one template or none).
     ///
-    /// - Parameter steps: The steps its templates may take, shared by the entries of one card; by default
-    ///   a budget of its own, of the definition's ``WidgetDefinition/templateStepLimit``.
+    /// Its templates spend `steps`, shared by the entries of one card; by default a budget of their own,
+    /// of the definition's `templateStepLimit`.
     public static func render(
         _ entry: TimelineEntry, of snapshot: Snapshot, definition: WidgetDefinition?, now: Date, steps: TemplateSteps? = nil
     ) -> String {
@@ -44,14 +44,13 @@ public enum WidgetViewRenderer {
         return html
     }
 
-    /// The steps the views of one card may take together: `limit`, the definition's
-    /// ``WidgetDefinition/templateStepLimit``.
+    /// The steps the views of one card may take together: `limit`, the definition's `templateStepLimit`.
     public static func cardSteps(limit: Int = TemplateSteps.defaultLimit) -> TemplateSteps {
         TemplateSteps(limit: limit, for: "the views of one card")
     }
 
     /// The scope a view renders with; its templates spend `steps`, by default a budget of their own, of
-    /// the definition's ``WidgetDefinition/templateStepLimit``.
+    /// the definition's `templateStepLimit`.
     public static func scope(
         for entry: TimelineEntry, of snapshot: Snapshot, definition: WidgetDefinition, now: Date, steps: TemplateSteps? = nil
     ) -> TemplateScope {
