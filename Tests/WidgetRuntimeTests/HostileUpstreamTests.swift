@@ -173,6 +173,14 @@ struct HostileUpstreamTests {
         HostileServerTests.peakResidentBytes(pid)
     }
 
+    /// When the daemon wrote a log line: the `time` of a JSON line (milliseconds), or the leading
+    /// timestamp of a text line (seconds).
+    static func time(of line: String) -> Date? {
+        if line.hasPrefix("{") { return try? HostileServerTests.time(of: line) }
+        guard let stamp = line.split(separator: " ", maxSplits: 1).first else { return nil }
+        return try? Date(String(stamp), strategy: .iso8601)
+    }
+
     /// What a daemon run showed, printed whatever happened.
     struct Figures {
         var lived = false
@@ -222,15 +230,16 @@ struct HostileUpstreamTests {
         }
 
         let daemon = try RunningWidgetd(arguments, in: folder.url, variables: variables)
-        guard await daemon.line(containing: "widgetd running") != nil else {
+        guard let running = await daemon.line(containing: "widgetd running") else {
             Issue.record("the daemon did not start: \(daemon.log)")
             return
         }
         // The hostile widget's first refresh, then a second one asked for at once: what the first
         // received must not have stayed, nor what the second receives pile on it. Then three more good
-        // refreshes (more where a case says so), to see the daemon go on. Good refreshes are counted meanwhile; each is a second on
-        // its schedule.
-        let start = ContinuousClock.now
+        // refreshes (more where a case says so), to see the daemon go on. Good refreshes are counted
+        // meanwhile; each is a second on its schedule. Time is measured by the daemon's own log times, not
+        // by when the test got to read the lines.
+        var last = running
         var outcomes = 0
         var goodLines = 0
         var goodAfter = 0
@@ -241,6 +250,7 @@ struct HostileUpstreamTests {
                 break
             }
             figures.peak = max(figures.peak, Self.peakResidentBytes(daemon.pid))
+            last = line
             if line.contains("good: fresh") {
                 goodLines += 1
                 if outcomes == 2 { goodAfter += 1 }
@@ -253,8 +263,9 @@ struct HostileUpstreamTests {
                 }
             }
         }
-        let elapsed = ContinuousClock.now - start
-        figures.seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        if let from = Self.time(of: running), let to = Self.time(of: last) {
+            figures.seconds = to.timeIntervalSince(from)
+        }
         figures.goodRefreshes = goodLines
         figures.peak = max(figures.peak, Self.peakResidentBytes(daemon.pid))
         figures.lived = !ended && daemon.isRunning
