@@ -445,8 +445,9 @@ final class CurlAttempt {
             stop = .tooLarge(announced: announced)
             return false
         }
+        // A 204 or 304 may announce any length (it sends no body): room for at most the cap.
         if let announced = announcedLength, announced > 0, !isHead {
-            body.reserveCapacity(Int(announced))
+            body.reserveCapacity(Int(min(announced, Int64(maxBytes))))
         }
         return true
     }
