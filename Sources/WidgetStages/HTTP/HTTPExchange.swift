@@ -193,13 +193,14 @@ final class HTTPExchange: Sendable {
             return .stop
         }
         var next = next
-        guard let from = response.url, let to = next.url else { return .follow(next) }
+        // Without a URL on either side the origins cannot be compared: the redirect counts as leaving.
+        let from = response.url ?? request.url
         let keepsBody = [307, 308].contains(response.statusCode) || next.httpBody != nil || next.httpBodyStream != nil
-        if let failure = request.secretBodyRedirectFailure(from: from, to: to, keepsBody: keepsBody) {
+        if let to = next.url, let failure = request.secretBodyRedirectFailure(from: from, to: to, keepsBody: keepsBody) {
             finish(.failure(failure), cancelTransfer: false)
             return .stop
         }
-        if !HTTPRequest.isSameOrigin(from, to) {
+        if next.url.map({ !HTTPRequest.isSameOrigin(from, $0) }) ?? true {
             // Secrets and credentials meant for one origin are not handed to another.
             // By name: URLRequest keeps no more than that, so a name that one secret field has goes whole.
             let withheld = Set(request.headers.filter(\.isSecret).map { $0.name.lowercased() }).union(HTTPRequest.credentialFields)
