@@ -23,6 +23,14 @@ struct TemplateListBudgetTests {
         #expect(said.contains("keep fewer items first"), "\(said)")
     }
 
+    @Test func splittingAHugeTextStopsOnePartPastTheItemLimit() throws {
+        let scope = TemplateScope(globals: ["s": .string(String(repeating: "ab", count: 1_100_000))])
+        #expect(try failure("{{ s | split: '' | size }}", scope).hasPrefix("split would make a list of 1048577 items"))
+        #expect(try failure("{{ s | split: 'b' | size }}", scope).hasPrefix("split would make a list of 1048577 items"))
+        #expect(try Template("{{ 'abab' | split: 'ab' | size }}").render(TemplateScope()) == 0)
+        #expect(try Template("{{ 'a,b,,c,,' | split: ',' | join: '|' }}").render(TemplateScope()) == "a|b||c")
+    }
+
     @Test func repeatedConcatInOneOutputStopsAtTheItemLimit() throws {
         let scope = TemplateScope(globals: ["a": .array(Array(repeating: 1, count: 600_000))])
         let said = try failure("{{ a | concat: a | size }}", scope)

@@ -25,6 +25,25 @@ struct TextParserTests {
         #expect(try parser().parse(payload(""), context: context) == "")
     }
 
+    @Test func linesPastTheValueLimitAreRefused() throws {
+        // A 64 KiB cap allows its minimum of 65,536 values: the list and 65,535 lines.
+        let limits = ValueLimits(bodyCap: 65_536)
+        let within = Payload(
+            data: Data(String(repeating: "a\n", count: limits.maximumValues - 1).utf8), contentType: "text/plain",
+            origin: "notes.txt", maxBytes: 65_536)
+        let value = try parser(["lines": true]).parse(within, context: context)
+        #expect(value.array?.count == limits.maximumValues - 1)
+        let past = Payload(
+            data: Data(String(repeating: "a\n", count: limits.maximumValues).utf8), contentType: "text/plain", origin: "notes.txt",
+            maxBytes: 65_536)
+        #expect(throws: StageError.self) { try parser(["lines": true]).parse(past, context: context) }
+        do {
+            _ = try parser(["lines": true]).parse(past, context: context)
+        } catch {
+            #expect("\(error)".contains("holds more than \(limits.maximumValues) values"), "\(error)")
+        }
+    }
+
     @Test func linesSplitsOnEveryLineEnding() throws {
         let value = try parser(["lines": true]).parse(payload("a\r\nb\n\nc\rd\n"), context: context)
         #expect(value == ["a", "b", "", "c", "d"])

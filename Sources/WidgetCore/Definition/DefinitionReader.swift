@@ -510,7 +510,8 @@ extension DefinitionReader {
             do {
                 _ = try template.render(scope)
             } catch
-                where error.reason.contains("would make a text of") || error.reason.contains("the range (")
+                where error.reason.contains("would make a text of") || error.reason.contains("would make a list of")
+                || error.reason.contains("the range (")
                 || TemplateSteps.isExhaustion(error)
             {
                 report(path, "this template can never render: \(error)")

@@ -62,8 +62,9 @@ public final class RenderBudget: Sendable {
 extension RenderBudget {
     /// The most items one list (or members one object) a template value may have: 1,048,576.
     ///
-    /// Filters cannot make a list larger than what they read, except `concat`, which is checked before it
-    /// builds its result; every other filter's list or object is checked after.
+    /// `concat` is checked before it builds its result, and `split` makes at most one part past the
+    /// limit (a text can hold far more parts than a list may have items); every filter's list or object
+    /// is checked after.
     public static let maximumItems = 1 << 20
     /// The bytes each item of a list or object that a template keeps counts for in the refresh's budget:
     /// its slot (the items themselves are shared with the data they came from).

@@ -198,7 +198,8 @@ enum StandardFilters {
         Entry(
             "split", 1...1,
             { input, arguments, _ in
-                .array(split(string(input), by: string(arguments[0])).map { .string($0) })
+                // One part past the limit is enough for the check after every filter to refuse it.
+                .array(split(string(input), by: string(arguments[0]), atMost: RenderBudget.maximumItems + 1).map { .string($0) })
             }),
         Entry(
             "truncate", 0...2,
@@ -280,16 +281,18 @@ enum StandardFilters {
     }
 
     /// Ruby's `String#split`: a single space splits on runs of whitespace, an empty separator splits into
-    /// characters, and trailing empty strings are dropped.
-    static func split(_ text: String, by separator: String) -> [String] {
+    /// characters, and trailing empty strings are dropped. At most `limit` parts are made, the last
+    /// holding the rest of the text: a huge text is not split whole when only a bounded list may be kept.
+    static func split(_ text: String, by separator: String, atMost limit: Int = .max) -> [String] {
         if text.isEmpty { return [] }
+        let maxSplits = max(0, limit - 1)
         var parts: [String]
         if separator == " " {
-            return text.split(whereSeparator: { rubyWhitespace.contains($0) }).map(String.init)
+            return text.split(maxSplits: maxSplits, whereSeparator: { rubyWhitespace.contains($0) }).map(String.init)
         } else if separator.isEmpty {
-            parts = text.map { String($0) }
+            parts = text.prefix(limit).map { String($0) }
         } else {
-            parts = text.split(separator: separator, omittingEmptySubsequences: false).map(String.init)
+            parts = text.split(separator: separator, maxSplits: maxSplits, omittingEmptySubsequences: false).map(String.init)
         }
         while parts.last?.isEmpty == true { parts.removeLast() }
         return parts

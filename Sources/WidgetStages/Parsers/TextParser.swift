@@ -53,12 +53,18 @@ public struct TextParser: Parser {
         }
         guard lines else { return .string(tidy(Substring(text))) }
         var result: [WidgetValue] = []
+        // The list and its lines count as values, as in every other parser; one line more may be the
+        // text's empty end, dropped after the loop.
+        let limits = payload.valueLimits
+        let tooMany = StageError(limits.tooManyValuesMessage("the text from \(payload.origin)"))
         for line in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline) {
             let value = tidy(line)
             if skipEmpty, value.isEmpty { continue }
+            guard result.count < limits.maximumValues else { throw tooMany }
             result.append(.string(value))
         }
         if let last = result.last, last == "", !skipEmpty { result.removeLast() }
+        guard result.count < limits.maximumValues else { throw tooMany }
         return .array(result)
     }
 }
