@@ -29,7 +29,7 @@ extension SnapshotStore {
     /// The widget's card as last written, read from its page; `nil` when there is none, or the page is
     /// not one this version wrote.
     public func card(for id: String) -> GalleryCard? {
-        guard let data = FileManager.default.contents(atPath: pagePath(for: id)) else { return nil }
+        guard let data = AtomicFile.contentsWithoutFollowingLinks(atPath: pagePath(for: id)) else { return nil }
         return GalleryPage.card(inPage: String(decoding: data, as: UTF8.self), id: id)
     }
 

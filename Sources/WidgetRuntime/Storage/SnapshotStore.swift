@@ -104,7 +104,7 @@ public struct SnapshotStore: Sendable {
     /// The widget's snapshot as last written; nil when there is none, or the file cannot be read or is
     /// not a snapshot of this schema.
     public func snapshot(for id: String) -> Snapshot? {
-        guard let data = FileManager.default.contents(atPath: snapshotPath(for: id)),
+        guard let data = AtomicFile.contentsWithoutFollowingLinks(atPath: snapshotPath(for: id)),
             let value = try? JSONReader.read(data, maximumDepth: JSONReader.savedFileDepth)
         else {
             return nil
