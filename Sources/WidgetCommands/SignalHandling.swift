@@ -46,7 +46,7 @@ enum SignalHandling {
         let thread = Thread {
             Thread.sleep(forTimeInterval: stopGrace)
             StandardStream.error.write("widgetd: the stop took longer than \(stopGrace) s; exiting now\n")
-            RunningPrograms.killAll()
+            RunningPrograms.killAll(waiting: false)
             _exit(0)
         }
         thread.name = "widgetd.stop"

@@ -31,9 +31,9 @@ struct CommandOrphanTests {
         }
     }
 
-    /// Runs `script` (which writes its grandchild's pid to `../grandchild.pid`, then copies its input)
-    /// as the `command` transform of one widget in `run --once`, and returns the grandchild's pid.
-    static func runOnce(_ script: String, timeout: String = "20s", status: Int32 = 0) async throws -> pid_t {
+    /// A folder with one widget, `orphan`, whose `command` transform runs `script` through `sh -c` in
+    /// `widgets.d`.
+    static func orphanWidget(_ script: String, timeout: String) throws -> TemporaryFolder {
         let folder = try TemporaryFolder()
         try folder.write("widgets.d/data/in.json", #"{"n": 1}"#)
         let definition: [String: Any] = [
@@ -41,6 +41,13 @@ struct CommandOrphanTests {
             "transforms": [["type": "command", "run": ["sh", "-c", script], "timeout": timeout]],
         ]
         try folder.write("widgets.d/orphan.json", String(decoding: try JSONSerialization.data(withJSONObject: definition), as: UTF8.self))
+        return folder
+    }
+
+    /// Runs `script` (which writes its grandchild's pid to `../grandchild.pid`, then copies its input)
+    /// as the `command` transform of one widget in `run --once`, and returns the grandchild's pid.
+    static func runOnce(_ script: String, timeout: String = "20s", status: Int32 = 0) async throws -> pid_t {
+        let folder = try orphanWidget(script, timeout: timeout)
         let output = try await Widgetd.run(["run", "--config", "widgets.d", "--out", "out", "--once"], in: folder.url)
         #expect(output.status == status, "\(output.stderr)")
         let text = try folder.read("grandchild.pid").trimmingCharacters(in: .whitespacesAndNewlines)
@@ -64,15 +71,26 @@ struct CommandOrphanTests {
         #expect(!alive, "the program's grandchild \(grandchild) (in a session of its own) outlived the timeout")
     }
 
+    @Test func aGrandchildThatLeftTheGroupIsKilledWhenItsProgramEndsWhileTheDaemonRuns() async throws {
+        // Checked before the daemon ends, so that the sweep at its exit cannot stand in for the one after
+        // each program's end.
+        let folder = try Self.orphanWidget("setsid sleep 1000 >/dev/null 2>&1 & echo $! > ../grandchild.pid; cat", timeout: "20s")
+        let fifo = folder.file("grandchild.pid").path
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let widgetd = try RunningWidgetd(["run", "--config", "widgets.d", "--out", "out"], in: folder.url)
+        let text = await Self.readAll(fifo)
+        let started = try #require(pid_t(text.trimmingCharacters(in: .whitespacesAndNewlines)), "no pid in \(text)")
+        // The refresh ends after its program was reaped and the orphans it left were swept.
+        _ = try #require(await widgetd.line(containing: "orphan: fresh"), "\(widgetd.log)")
+        let alive = !Self.gone(started)
+        if alive { kill(started, SIGKILL) }
+        #expect(!alive, "the program's grandchild \(started) (in a session of its own) outlived its program")
+        #expect(await widgetd.stop() == 0)
+    }
+
     @Test func aGrandchildThatLeftTheGroupDoesNotOutliveTheDaemonsStop() async throws {
-        let folder = try TemporaryFolder()
-        try folder.write("widgets.d/data/in.json", #"{"n": 1}"#)
-        let script = "setsid sleep 1000 >/dev/null 2>&1 & echo $! > ../grandchild.pid; sleep 60"
-        let definition: [String: Any] = [
-            "source": ["path": "data/in.json"], "parser": "json", "timeline": "single",
-            "transforms": [["type": "command", "run": ["sh", "-c", script], "timeout": "120s"]],
-        ]
-        try folder.write("widgets.d/orphan.json", String(decoding: try JSONSerialization.data(withJSONObject: definition), as: UTF8.self))
+        let folder = try Self.orphanWidget(
+            "setsid sleep 1000 >/dev/null 2>&1 & echo $! > ../grandchild.pid; sleep 60", timeout: "120s")
         // The program writes its grandchild's pid into a FIFO: reading it waits for the program, no polling.
         let fifo = folder.file("grandchild.pid").path
         #expect(mkfifo(fifo, 0o600) == 0)

@@ -360,7 +360,11 @@ public enum RunningPrograms {
     /// Kills every program the `command` transform started and has not reaped yet, with everything in
     /// its process group, and the orphans this process adopted: for a process about to end without
     /// waiting for its refreshes, so that it leaves nothing running behind it.
-    public static func killAll() {
+    ///
+    /// - Parameter waiting: Whether to wait for each killed program to end before the orphans are swept
+    ///   (so that the kernel has handed its children over); a process that must end at a deadline passes
+    ///   `false`, since a process stuck in the kernel could hold it.
+    public static func killAll(waiting: Bool = true) {
         // A group leaves this set before its program is reaped, under this lock: no signal can reach a
         // process that was given the id of a reaped one.
         ProcessGroup.registry.withLock { registry in
@@ -369,7 +373,7 @@ public enum RunningPrograms {
             // Each program leads its own group, whose id stays in `groups` until just before the program
             // is reaped. Once a killed program has ended, the kernel has already given its children to
             // this process: the sweep then finds them, however busy the machine.
-            for program in registry.children where registry.groups.contains(program) {
+            for program in registry.children where waiting && registry.groups.contains(program) {
                 ChildProcess.waitForExit(program)
             }
             ProcessGroup.sweepOrphans(&registry, all: true)
