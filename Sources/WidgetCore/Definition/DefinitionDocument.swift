@@ -27,7 +27,7 @@ public struct DefinitionDocument: Sendable {
     /// The main source; `nil` when it is missing or could not be read (a problem says which).
     public var source: SourceReference?
     /// The main source's parser; `json` when the file names none.
-    public var parser: StageSpec
+    public var parser = StageSpec(typeName: WidgetDefinition.defaultParser, path: ValuePath.root.appending("parser"))
     /// The transforms, in the order they are applied.
     public var transforms: [StageSpec] = []
     /// How entries are dated; the `single` timeline when the file names none.
@@ -46,6 +46,9 @@ public struct DefinitionDocument: Sendable {
     public var instances: [Instance]?
     /// How the gallery page shows an entry; `nil` for the generic card.
     public var view: ViewDefinition?
+
+    /// A document with no source and every other key at the default a file that does not write it gets.
+    public init() {}
 
     /// One widget of a definition with `instances`: `{"id": "home", "title": …, "params": {…}}`.
     ///
@@ -203,7 +206,6 @@ extension DefinitionDocument: Decodable {
         let members = try DescribedMembers(ValueDecoder(decoder), keyedBy: CodingKeys.self) {
             "a definition must be a JSON object, not \($0); start the file with '{'"
         }
-        parser = StageSpec(typeName: WidgetDefinition.defaultParser, path: members.path(.parser))
         schema = try members.string(.schema, what: "\"$schema\"")
         id = try members.string(.id, what: "the id")
         if let id, !DefinitionReader.isValidID(id) {

@@ -346,15 +346,11 @@ extension DefinitionReader {
                 transformSecretOptions[index] = options
             }
             checkTemplates(value, at: .root, instances: document.instances?.map { ($0.id, $0.params) } ?? [(nil, [:])])
-            var base = WidgetDefinition(
-                id: id, title: document.title, timeZone: document.timeZone ?? reader.defaultTimeZone, inputs: document.inputs,
-                // Without a readable source (reported) the other stages are still checked.
-                source: document.source?.stage ?? StageSpec(typeName: "", path: ValuePath.root.appending("source")),
-                sourceWhen: document.source?.when, parser: document.parser, transforms: document.transforms,
-                timeline: document.timeline, schedule: document.schedule, staleAfter: document.staleAfter,
-                deadline: document.deadline, fallback: document.fallback, placeholder: document.placeholder, file: file,
-                fingerprint: ""
-            )
+            // The widget's document: the zone resolved, the instances made into widgets of their own.
+            // Without a readable source (reported) it reads a stand-in, and the other stages are still checked.
+            var base = WidgetDefinition(id: id, document: document, file: file)
+            base.timeZone = document.timeZone ?? reader.defaultTimeZone
+            base.instances = nil
             base.secretUses = secretUses.sorted { $0.display < $1.display }
             base.templateStepLimit = reader.templateStepLimit
             var partials: [Template] = []
@@ -362,7 +358,7 @@ extension DefinitionReader {
                 let folder = TemplatePartialFolder(ViewDefinition.partialsFolder(forDefinitionFile: file), filters: reader.filters)
                 view.partials = folder
                 partials = checkPartials(of: view, in: folder)
-                base.view = view
+                base.document.view = view
             }
             // A changed partial changes the widget, so that a reload renders its card again.
             base.fingerprint = WidgetDefinition.fingerprint(

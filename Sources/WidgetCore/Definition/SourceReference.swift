@@ -12,6 +12,12 @@ public struct SourceReference: Sendable, Hashable {
     /// The keys that name the source's type when `type` is not written, in the order they are tried:
     /// `url` is HTTP, `path` a local file.
     public static let impliedTypes: [(key: String, typeName: String)] = [("url", "http"), ("path", "file")]
+
+    /// A source fetched by `stage`, only when `when` renders a true value if it is given.
+    public init(stage: StageSpec, when: Template? = nil) {
+        self.stage = stage
+        self.when = when
+    }
 }
 
 extension SourceReference: Decodable, DescribedOptions {

@@ -2,11 +2,23 @@ public import Foundation
 
 /// A widget as its definition file describes it, checked but not yet bound to stage implementations.
 ///
+/// A widget is its ``DefinitionDocument`` — every key of the file, read and checked, with an instance's
+/// overrides applied and its title and placeholder rendered — and what the file alone does not say: the
+/// id, the instance's ``params``, the file, a fingerprint and the secrets its sources read. The document's
+/// keys read as the widget's own (`definition.deadline`, `definition.schedule`): a key added to the
+/// document is a key of every widget, with nothing to copy here.
+///
 /// Read one with ``DefinitionReader``; turn it into running stages with ``WidgetPipeline``.
+///
+/// ```swift
+/// var definition = WidgetDefinition(id: "news", source: StageSpec(typeName: "http", options: ["url": "https://…"]))
+/// definition.schedule = Schedule(rule: .every(WidgetDuration(seconds: 900)))
+/// ```
+@dynamicMemberLookup
 public struct WidgetDefinition: Sendable {
-    /// A refresh's ``deadline`` unless the definition sets one: one minute.
+    /// A refresh's `deadline` unless the definition sets one: one minute.
     public static let defaultDeadline = WidgetDuration(seconds: 60)
-    /// The longest ``deadline`` a definition may set: one hour.
+    /// The longest `deadline` a definition may set: one hour.
     public static let maximumDeadline = WidgetDuration(seconds: 3_600)
     /// The parser of a source that names none.
     public static let defaultParser = "json"
@@ -15,39 +27,13 @@ public struct WidgetDefinition: Sendable {
 
     /// The widget's id: the file name without `.json`, the `id` key, or either plus an instance suffix.
     public var id: String
-    /// The display title, as rendered with the widget's ``params`` when the definition was read (a title
-    /// is a template that sees `params` and `widget` only, never data).
-    public var title: String?
-    /// The zone for schedules and date templates.
-    public var timeZone: TimeZone
-    /// Named extra sources, fetched in order before `source`.
-    public var inputs: [InputDefinition]
-    /// The main source.
-    public var source: StageSpec
-    /// The main source's `when`: a template that decides whether it is fetched at all (see
-    /// ``InputDefinition/when``); `nil` when the source is always fetched.
-    public var sourceWhen: Template?
-    /// The parser for the main source.
-    public var parser: StageSpec
-    /// Transforms, applied in order.
-    public var transforms: [StageSpec]
-    /// How entries are dated.
-    public var timeline: TimelineDefinition
-    /// When to refresh.
-    public var schedule: Schedule
-    /// After how long data counts as stale; `nil` for never.
-    public var staleAfter: WidgetDuration?
-    /// How long one refresh may take, all stages together, before it is stopped and counts as failed.
-    public var deadline: WidgetDuration
-    /// What to serve when a refresh fails.
-    public var fallback: FallbackPolicy
-    /// Content served before there has ever been data, its templates rendered with the widget's
-    /// ``params`` when the definition was read.
-    public var placeholder: WidgetValue?
-    /// How the gallery page shows an entry; `nil` for the generic card.
-    public var view: ViewDefinition?
+    /// The definition's keys, as read and checked: the defaults filled in (the reader's zone for a file
+    /// without `timeZone`), an instance's overrides applied, the title and the placeholder's templates
+    /// rendered with the widget's ``params`` when the definition was read (they see `params` and `widget`
+    /// only, never data). Each key reads as a member of the widget (see ``subscript(dynamicMember:)``).
+    public var document: DefinitionDocument
     /// The instance parameters, for a widget made from one of a definition's `instances`.
-    public var params: WidgetObject
+    public var params: WidgetObject = [:]
     /// The file the definition came from, as the user named it (`widgets.d/jotd.json`).
     public var file: String
     /// A fingerprint of the definition as written (128 bits), to notice changes on reload without keeping
@@ -60,6 +46,33 @@ public struct WidgetDefinition: Sendable {
     /// the views of one gallery card together. The reader that made it sets it
     /// (``DefinitionReader/templateStepLimit``, `--template-steps`).
     public var templateStepLimit = TemplateSteps.defaultLimit
+
+    /// A key of the widget's ``document``, read and written as the widget's own: `definition.title`,
+    /// `definition.deadline`, `definition.timeline.stage`.
+    public subscript<Value>(dynamicMember key: WritableKeyPath<DefinitionDocument, Value>) -> Value {
+        get { document[keyPath: key] }
+        set { document[keyPath: key] = newValue }
+    }
+
+    /// The zone for schedules and date templates: the document's, or the machine's when it names none.
+    public var timeZone: TimeZone {
+        get { document.timeZone ?? .current }
+        set { document.timeZone = newValue }
+    }
+
+    /// The main source; a stand-in that names no stage when the document has none (the reader reports
+    /// that, and still checks the other stages).
+    public var source: StageSpec {
+        get { document.source?.stage ?? StageSpec(typeName: "", path: ValuePath.root.appending("source")) }
+        set { document.source = SourceReference(stage: newValue, when: document.source?.when) }
+    }
+
+    /// The main source's `when`: a template that decides whether it is fetched at all (see
+    /// ``InputDefinition/when``); `nil` when the source is always fetched.
+    public var sourceWhen: Template? {
+        get { document.source?.when }
+        set { document.source = SourceReference(stage: source, when: newValue) }
+    }
 
     /// `text` with the value of every secret this widget's sources read replaced by `***`, whatever its
     /// length and in the forms the secret-keeping filters give it: the one place where a refresh's error
@@ -74,44 +87,28 @@ public struct WidgetDefinition: Sendable {
         secretUses.isEmpty ? SecretMask() : secrets.mask(uses: secretUses, params: params)
     }
 
-    /// Creates a definition from its parts; what is left out takes the default a definition file gets
-    /// (the `json` parser, a `single` timeline, the default schedule, deadline and fallback).
-    public init(
-        id: String,
-        title: String? = nil,
-        timeZone: TimeZone = .current,
-        inputs: [InputDefinition] = [],
-        source: StageSpec,
-        sourceWhen: Template? = nil,
-        parser: StageSpec = StageSpec(typeName: WidgetDefinition.defaultParser, path: ValuePath.root.appending("parser")),
-        transforms: [StageSpec] = [],
-        timeline: TimelineDefinition = TimelineDefinition(),
-        schedule: Schedule = Schedule(),
-        staleAfter: WidgetDuration? = nil,
-        deadline: WidgetDuration = WidgetDefinition.defaultDeadline,
-        fallback: FallbackPolicy = FallbackPolicy(),
-        placeholder: WidgetValue? = nil,
-        params: WidgetObject = [:],
-        file: String = "",
-        fingerprint: String = ""
-    ) {
+    /// Creates the widget `id` from a checked `document`.
+    ///
+    /// - Parameters:
+    ///   - id: the widget's id.
+    ///   - document: its keys; a document made with ``DefinitionDocument/init()`` has every default a
+    ///     definition file gets.
+    ///   - file: the file it came from, as the user named it.
+    ///   - fingerprint: a fingerprint of the definition as written.
+    public init(id: String, document: DefinitionDocument, file: String = "", fingerprint: String = "") {
         self.id = id
-        self.title = title
-        self.timeZone = timeZone
-        self.inputs = inputs
-        self.source = source
-        self.sourceWhen = sourceWhen
-        self.parser = parser
-        self.transforms = transforms
-        self.timeline = timeline
-        self.schedule = schedule
-        self.staleAfter = staleAfter
-        self.deadline = deadline
-        self.fallback = fallback
-        self.placeholder = placeholder
-        self.params = params
+        self.document = document
         self.file = file
         self.fingerprint = fingerprint
+    }
+
+    /// Creates the widget `id` that fetches `source`, with every other key at the default a definition file
+    /// gets (the `json` parser, a `single` timeline, the default schedule, deadline and fallback); set the
+    /// others afterwards (`definition.transforms = […]`).
+    public init(id: String, source: StageSpec) {
+        var document = DefinitionDocument()
+        document.source = SourceReference(stage: source)
+        self.init(id: id, document: document)
     }
 }
 

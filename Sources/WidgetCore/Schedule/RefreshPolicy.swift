@@ -117,6 +117,6 @@ public struct RefreshPolicy: Sendable {
 extension WidgetDefinition {
     /// This widget's timing rules.
     public var refreshPolicy: RefreshPolicy {
-        RefreshPolicy(widgetID: id, schedule: schedule, timeZone: timeZone, staleAfter: staleAfter)
+        RefreshPolicy(widgetID: id, schedule: self.schedule, timeZone: timeZone, staleAfter: self.staleAfter)
     }
 }
