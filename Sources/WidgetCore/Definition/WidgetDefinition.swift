@@ -11,7 +11,8 @@ public import Foundation
 /// Read one with ``DefinitionReader``; turn it into running stages with ``WidgetPipeline``.
 ///
 /// ```swift
-/// var definition = WidgetDefinition(id: "news", source: StageSpec(typeName: "http", options: ["url": "https://…"]))
+/// let source = StageSpec(typeName: "http", options: ["url": "https://…"], path: ValuePath.root.appending("source"))
+/// var definition = WidgetDefinition(id: "news", source: source)
 /// definition.schedule = Schedule(rule: .every(WidgetDuration(seconds: 900)))
 /// ```
 @dynamicMemberLookup
@@ -30,7 +31,8 @@ public struct WidgetDefinition: Sendable {
     /// The definition's keys, as read and checked: the defaults filled in (the reader's zone for a file
     /// without `timeZone`), an instance's overrides applied, the title and the placeholder's templates
     /// rendered with the widget's ``params`` when the definition was read (they see `params` and `widget`
-    /// only, never data). Each key reads as a member of the widget (see ``subscript(dynamicMember:)``).
+    /// only, never data), and no `instances` (each is a widget of its own). Each key reads as a member of
+    /// the widget (see ``subscript(dynamicMember:)``).
     public var document: DefinitionDocument
     /// The instance parameters, for a widget made from one of a definition's `instances`.
     public var params: WidgetObject = [:]
@@ -49,6 +51,9 @@ public struct WidgetDefinition: Sendable {
 
     /// A key of the widget's ``document``, read and written as the widget's own: `definition.title`,
     /// `definition.deadline`, `definition.timeline.stage`.
+    ///
+    /// Inside an extension of `WidgetDefinition`, write `self.deadline`: Swift looks a dynamic member up
+    /// only after a dot.
     public subscript<Value>(dynamicMember key: WritableKeyPath<DefinitionDocument, Value>) -> Value {
         get { document[keyPath: key] }
         set { document[keyPath: key] = newValue }
