@@ -5,10 +5,10 @@ import Foundation
 extension DefinitionSchema {
     /// One row of the key table: a top-level key of a definition, its default and its meaning.
     public struct KeyRow: Sendable, Equatable {
-        /// The key as written, in backticks: `` `deadline` ``.
+        /// The key as written, between backticks (Markdown code).
         public var key: String
-        /// `required`, the default as compact JSON in backticks (`` `"1m"` ``), or `—` when the key states
-        /// none.
+        /// `required`, the default as compact JSON between backticks (for `deadline`, `"1m"` as code), or
+        /// `—` when the key states none.
         public var defaultValue: String
         /// The key's one-sentence summary.
         public var meaning: String
