@@ -1,5 +1,7 @@
 import Foundation
 import WidgetCore
+import WidgetJSON
+import WidgetLiquid
 import WidgetStages
 
 /// JSONPath and templates over the 1 MB catalogue of 5,000 records.

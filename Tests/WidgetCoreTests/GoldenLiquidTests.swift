@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 import WidgetCore
+import WidgetJSON
+import WidgetLiquid
 
 /// Runs the whole Golden Liquid suite through ``Template``: output, filters, tags and partials.
 struct GoldenLiquidTests {

@@ -1,5 +1,6 @@
 import Testing
 import WidgetCore
+import WidgetLiquid
 
 /// `HTMLText.escape`, which views' outputs and Liquid's `escape` go through.
 struct HTMLEscapeTests {

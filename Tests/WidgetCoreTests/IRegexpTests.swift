@@ -1,4 +1,5 @@
 import Testing
+import WidgetJSON
 
 @testable import WidgetCore
 

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import WidgetCore
+import WidgetJSON
 
 /// Runs the JSONPath Compliance Test Suite (RFC 9535) from the shared oracles.
 struct JSONPathComplianceTests {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import WidgetCore
+import WidgetJSON
 
 /// Reads generated and real documents and compares the result with what the generator meant and with
 /// `JSONSerialization`, so that the reader's shortcuts (predicted keys, shared shapes, eight-byte scans)

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import WidgetCore
+import WidgetJSON
 
 /// Runs Nicolas Seriot's JSONTestSuite (`test_parsing/`): `y_` files must be accepted, `n_` files rejected,
 /// `i_` files may go either way; none may crash the reader.

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import WidgetCore
+import WidgetJSON
 
 /// `JSONWriter.size` counts exactly what a write would take, in both styles, and stops past its limit.
 struct JSONWriterSizeTests {

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 import WidgetCore
+import WidgetJSON
+import WidgetLiquid
 
 struct TemplateDateTests {
     private func date(_ source: String, now: Date = Date(timeIntervalSince1970: 0), zone: String) throws -> String {

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 import WidgetCore
+import WidgetJSON
+import WidgetLiquid
 
 /// Templates cannot turn a small list into gigabytes either: a filter's list or object has at most
 /// ``RenderBudget/maximumItems`` items (`concat` checks before it builds), and the lists a refresh's

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 import WidgetCore
+import WidgetJSON
+import WidgetLiquid
 
 /// The reason of the ``ExpressionError`` `body` throws, or `nil` when it throws none.
 private func failureReason(_ body: () throws -> Any) -> String? {

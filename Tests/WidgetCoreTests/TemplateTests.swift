@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 import WidgetCore
+import WidgetJSON
+import WidgetLiquid
 
 struct TemplateTests {
     private func render(_ source: String, _ globals: WidgetObject = [:], item: WidgetValue? = nil) throws -> WidgetValue {

@@ -1,4 +1,5 @@
 public import Foundation
+public import WidgetJSON
 
 /// A definition file as written: every key of the format, each read and checked, before the file's name
 /// and the stage registry are brought in.

@@ -1,3 +1,5 @@
+import WidgetJSON
+
 // MARK: - Schedules and the daily budget
 
 extension DefinitionReader.Session {

@@ -1,4 +1,6 @@
 import Foundation
+import WidgetJSON
+import WidgetLiquid
 
 // MARK: - Title and placeholder
 

@@ -1,3 +1,5 @@
+import WidgetJSON
+
 // MARK: - Files the stages need
 
 extension DefinitionReader.Session {

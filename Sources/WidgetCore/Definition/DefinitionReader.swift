@@ -1,4 +1,6 @@
 public import Foundation
+public import WidgetJSON
+public import WidgetLiquid
 
 /// Reads definition files into ``WidgetDefinition``s, reporting every problem it finds in one pass.
 ///

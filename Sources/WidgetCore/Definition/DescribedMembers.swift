@@ -1,4 +1,6 @@
 import Foundation
+import WidgetJSON
+import WidgetLiquid
 
 /// The members of one object of a definition, read through the ``OptionsDecoder`` so that a bad member is
 /// reported and the others still read.

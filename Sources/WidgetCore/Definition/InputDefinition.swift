@@ -1,3 +1,6 @@
+import WidgetJSON
+public import WidgetLiquid
+
 /// A named extra source: `"inputs": {"daily": {"url": …, "parser": "firestore"}}`.
 ///
 /// Decoded from one member of `inputs`, whose key is its name: a source (see ``SourceReference``) that

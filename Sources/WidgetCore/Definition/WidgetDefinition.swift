@@ -1,4 +1,6 @@
 public import Foundation
+public import WidgetJSON
+public import WidgetLiquid
 
 /// A widget as its definition file describes it, checked but not yet bound to stage implementations.
 ///

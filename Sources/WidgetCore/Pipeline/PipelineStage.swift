@@ -1,3 +1,5 @@
+public import WidgetJSON
+
 /// A step of a widget's refresh, as its errors name it (`source: …`, `transforms[1] (map): …`) and as its
 /// fetch cache is keyed (`source`, `inputs.NAME`).
 public enum PipelineStage: Sendable, Hashable, CustomStringConvertible {

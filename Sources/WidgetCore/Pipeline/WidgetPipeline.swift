@@ -1,4 +1,6 @@
 public import Foundation
+public import WidgetJSON
+public import WidgetLiquid
 
 /// A widget's definition bound to stage implementations: checked once, then shared by every refresh.
 ///

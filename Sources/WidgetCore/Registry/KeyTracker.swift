@@ -1,3 +1,6 @@
+import WidgetJSON
+import WidgetLiquid
+
 /// Where a decoder is: the root, or a key or index below its parent. Made once per member decoded, and
 /// turned into a coding path only when a problem needs one.
 final class CodingPathNode {

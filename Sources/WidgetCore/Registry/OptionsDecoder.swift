@@ -1,4 +1,6 @@
 import Foundation
+public import WidgetJSON
+import WidgetLiquid
 
 /// Decodes a stage's `Decodable` options — and a whole widget definition — from a ``WidgetValue``, strictly.
 ///
@@ -121,6 +123,8 @@ extension OptionsError {
             let path = ValuePath(codingPath: context.codingPath)
             if let expression = context.underlyingError as? ExpressionError {
                 self.init(path: path, message: expression.description, expressionColumn: expression.column)
+            } else if let tree = context.underlyingError as? TemplateTreeError {
+                self.init(path: path.appending(tree.path), message: tree.message, expressionColumn: tree.error.column)
             } else if let options = context.underlyingError as? OptionsError {
                 self = options
                 self.path = path.appending(options.path)

@@ -1,4 +1,5 @@
 public import Foundation
+public import WidgetJSON
 
 /// A five-field cron expression with Vixie cron's semantics.
 ///

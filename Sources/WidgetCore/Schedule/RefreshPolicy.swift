@@ -1,4 +1,5 @@
 public import Foundation
+import WidgetLiquid
 
 /// Every rule about a widget's timing, in one place: when its next refresh is due (schedule and jitter),
 /// when to retry after failures (backoff and `Retry-After`), when its data turns stale, and how its daily

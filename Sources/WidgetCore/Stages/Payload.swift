@@ -1,4 +1,5 @@
 public import Foundation
+public import WidgetJSON
 
 /// The raw result of a fetch: bytes and what the source said about them.
 public struct Payload: Sendable, Hashable {

@@ -1,4 +1,6 @@
 public import Foundation
+public import WidgetJSON
+public import WidgetLiquid
 
 /// What a stage knows about the refresh it takes part in.
 ///
@@ -104,13 +106,9 @@ public struct StageContext: Sendable {
 /// secrets[.secret, "coingecko-key"]
 /// ```
 public struct SecretStore: Sendable {
-    /// Where a template finds secrets: its root name.
-    public enum Namespace: String, Sendable, CaseIterable {
-        /// `{{ env.NAME }}`: an environment variable.
-        case env
-        /// `{{ secret.NAME }}`: the file NAME in the secrets folder.
-        case secret
-    }
+    /// Where a template finds secrets: its root name, `env` or `secret` (the template engine's
+    /// `Template.SecretNamespace`, whose rules say how a template may use one).
+    public typealias Namespace = Template.SecretNamespace
 
     private let values: [Namespace: [String: String]]
     /// Each namespace as a template variable, plain and masked: built once, since every refresh's

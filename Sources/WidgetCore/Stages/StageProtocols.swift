@@ -1,3 +1,5 @@
+public import WidgetJSON
+
 /// A stage of a widget's pipeline: a named, configurable piece of work.
 ///
 /// Every stage has a stable ``typeName`` (what a definition writes, as `"parser": "json"` or
