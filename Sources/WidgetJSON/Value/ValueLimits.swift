@@ -89,19 +89,6 @@ public struct ValueLimits: Sendable, Hashable {
             + "entries are left out; make the view smaller, keep fewer entries, or raise the source's \"maxBytes\""
     }
 
-    // MARK: - Messages for a limit passed
-
-    /// The message for `what` passing `limit`, at `location` when known.
-    public func message(for limit: JSONSyntaxError.Limit, what: String, at location: SourceLocation? = nil) -> String {
-        switch limit {
-        case .depth:
-            let place = location.map { " (line \($0.line), column \($0.column))" } ?? ""
-            return Self.tooDeepMessage(what + place)
-        case .values:
-            return tooManyValuesMessage(what)
-        }
-    }
-
     // MARK: - Measuring
 
     /// The number of values `value` holds: itself, and every item, member and scalar inside it. Walks the

@@ -30,24 +30,13 @@ public struct DefinitionReader: Sendable {
     public static let reservedIDs: Set<String> = ["index"]
 
     /// What ``isValidID(_:)`` accepts, as a regular expression.
-    public static let idPattern = "^[a-z0-9][a-z0-9._-]{0,63}$"
+    public static let idPattern = WidgetIDRule.pattern
 
     /// The rule ``isValidID(_:)`` checks, as a sentence for problems.
-    static let idRule = "an id is 1 to 64 characters: lowercase letters, digits, '.', '_' or '-', starting with a letter or digit"
+    static let idRule = WidgetIDRule.sentence
 
     /// Whether `id` matches ``idPattern``, `^[a-z0-9][a-z0-9._-]{0,63}$`.
-    public static func isValidID(_ id: String) -> Bool {
-        let bytes = Array(id.utf8)
-        guard (1...64).contains(bytes.count) else { return false }
-        func allowed(_ byte: UInt8, first: Bool) -> Bool {
-            switch byte {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"): true
-            case UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "-"): !first
-            default: false
-            }
-        }
-        return bytes.enumerated().allSatisfy { allowed($0.element, first: $0.offset == 0) }
-    }
+    public static func isValidID(_ id: String) -> Bool { WidgetIDRule.isValid(id) }
 
     /// What a read produced: the widgets that are valid, the problems of those that are not, and the
     /// warnings about definitions that run but not as written.
