@@ -48,11 +48,23 @@ let package = Package(
             // twitter.json, canada.json and citm_catalog.json, the standard JSON benchmark documents.
             resources: [.copy("Documents")]
         ),
-        // The libFuzzer entry (`.ci/fuzz`): an executable of this package only, not a product.
+        // The libFuzzer entries (`.ci/fuzz`), one per engine and one for the domain's readers (feeds, dates,
+        // headers): executables of this package only, not products. They share the corpus replayer.
+        .target(name: "WidgetFuzzSupport", dependencies: ["WidgetJSON"]),
+        .executableTarget(name: "widgetd-fuzz-json", dependencies: ["WidgetJSON", "WidgetFuzzSupport"], path: "Sources/WidgetFuzzJSON"),
         .executableTarget(
-            name: "widgetd-fuzz", dependencies: ["WidgetJSON", "WidgetLiquid", "WidgetCore", "WidgetStages"], path: "Sources/WidgetFuzz"
+            name: "widgetd-fuzz-liquid", dependencies: ["WidgetJSON", "WidgetLiquid", "WidgetFuzzSupport"], path: "Sources/WidgetFuzzLiquid"
         ),
-        .testTarget(name: "WidgetCoreTests", dependencies: ["WidgetJSON", "WidgetLiquid", "WidgetCore", "WidgetTesting"]),
+        .executableTarget(
+            name: "widgetd-fuzz",
+            dependencies: ["WidgetJSON", "WidgetLiquid", "WidgetCore", "WidgetStages", "WidgetFuzzSupport"],
+            path: "Sources/WidgetFuzz"
+        ),
+        // Test helpers of this package's own test targets: the fixtures' folder, a seeded generator.
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .testTarget(name: "WidgetJSONTests", dependencies: ["WidgetJSON", "TestSupport"]),
+        .testTarget(name: "WidgetLiquidTests", dependencies: ["WidgetJSON", "WidgetLiquid", "TestSupport"]),
+        .testTarget(name: "WidgetCoreTests", dependencies: ["WidgetJSON", "WidgetLiquid", "WidgetCore", "WidgetTesting", "TestSupport"]),
         .testTarget(
             name: "WidgetStagesTests", dependencies: ["WidgetJSON", "WidgetLiquid", "WidgetCore", "WidgetStages", "WidgetTesting"]
         ),

@@ -1,9 +1,9 @@
 import Foundation
+import TestSupport
 import Testing
-import WidgetJSON
 import WidgetLiquid
 
-@testable import WidgetCore
+@testable import WidgetJSON
 
 struct WidgetNumberTests {
     @Test func decimalAdditionIsExact() {

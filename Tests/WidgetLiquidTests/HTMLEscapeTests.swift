@@ -1,5 +1,4 @@
 import Testing
-import WidgetCore
 import WidgetLiquid
 
 /// `HTMLText.escape`, which views' outputs and Liquid's `escape` go through.

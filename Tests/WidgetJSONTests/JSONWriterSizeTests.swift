@@ -1,6 +1,5 @@
 import Foundation
 import Testing
-import WidgetCore
 import WidgetJSON
 
 /// `JSONWriter.size` counts exactly what a write would take, in both styles, and stops past its limit.

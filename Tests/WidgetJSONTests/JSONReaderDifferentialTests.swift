@@ -1,6 +1,6 @@
 import Foundation
+import TestSupport
 import Testing
-import WidgetCore
 import WidgetJSON
 
 /// Reads generated and real documents and compares the result with what the generator meant and with

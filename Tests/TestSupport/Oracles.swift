@@ -1,15 +1,14 @@
-import Foundation
+package import Foundation
 
 /// Files of the package, and the conformance suites written by others that it keeps in
 /// `Tests/Fixtures/oracles/` (each folder with its upstream LICENSE and the commit in VERSION).
-enum Oracles {
+package enum Oracles {
     /// The package's root folder.
-    static let packageRoot: URL = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().deletingLastPathComponent()
+    package static let packageRoot: URL = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
     /// A file or folder of `Tests/Fixtures/oracles/`, e.g. `jsonpath-cts/cts.json`.
-    static func url(_ relativePath: String) -> URL {
+    package static func url(_ relativePath: String) -> URL {
         packageRoot.appendingPathComponent("Tests/Fixtures/oracles/\(relativePath)")
     }
 }

@@ -1,6 +1,6 @@
 import Foundation
+import TestSupport
 import Testing
-import WidgetCore
 import WidgetJSON
 
 /// Runs Nicolas Seriot's JSONTestSuite (`test_parsing/`): `y_` files must be accepted, `n_` files rejected,

@@ -1,6 +1,5 @@
 import Foundation
 import Testing
-import WidgetCore
 import WidgetJSON
 
 struct JSONWriterTests {

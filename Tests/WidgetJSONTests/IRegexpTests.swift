@@ -1,7 +1,6 @@
 import Testing
-import WidgetJSON
 
-@testable import WidgetCore
+@testable import WidgetJSON
 
 /// The I-Regexp engine behind `match` and `search`: RFC 9485's grammar, matched in linear time.
 @Suite(.timeLimit(.minutes(5)))

@@ -1,6 +1,6 @@
 import Foundation
+import TestSupport
 import Testing
-import WidgetCore
 import WidgetJSON
 import WidgetLiquid
 

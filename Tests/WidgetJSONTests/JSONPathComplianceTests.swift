@@ -1,6 +1,6 @@
 import Foundation
+import TestSupport
 import Testing
-import WidgetCore
 import WidgetJSON
 
 /// Runs the JSONPath Compliance Test Suite (RFC 9535) from the shared oracles.

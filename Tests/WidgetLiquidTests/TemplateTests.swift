@@ -1,6 +1,6 @@
 import Foundation
+import TestSupport
 import Testing
-import WidgetCore
 import WidgetJSON
 import WidgetLiquid
 
@@ -207,5 +207,21 @@ struct TemplateTests {
         } catch {
             Issue.record("unexpected \(error)")
         }
+    }
+
+    // MARK: - Fuzz corpus
+
+    @Test func seedCorpusTemplatesAreValid() throws {
+        let folder = Oracles.packageRoot.appendingPathComponent("Tests/Fixtures/fuzz-corpus")
+        let files = try FileManager.default.contentsOfDirectory(at: folder, includingPropertiesForKeys: nil)
+        var templates = 0
+        for file in files {
+            let bytes = [UInt8](try Data(contentsOf: file))
+            // Selector 3 is a template (see Sources/WidgetFuzzLiquid); JSONPathTests checks the others.
+            guard bytes.first == 3 else { continue }
+            _ = try Template(String(decoding: bytes.dropFirst(), as: UTF8.self))
+            templates += 1
+        }
+        #expect(templates > 0)
     }
 }
