@@ -1,5 +1,4 @@
 import Foundation
-import WidgetCore
 import WidgetJSON
 import WidgetLiquid
 

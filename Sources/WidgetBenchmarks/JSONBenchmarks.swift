@@ -1,5 +1,4 @@
 import Foundation
-import WidgetCore
 import WidgetJSON
 
 /// JSON reading (the goals: `JSONReader` at least 9× `JSONSerialization.jsonObject` on every document,
