@@ -55,7 +55,7 @@ public enum PipelineStage: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    /// The path of the template an ``ExpressionError`` of this stage comes from, when the stage is one
+    /// The path of the template an `ExpressionError` of this stage comes from, when the stage is one
     /// template: a `when` test.
     var templatePath: ValuePath? {
         switch self {

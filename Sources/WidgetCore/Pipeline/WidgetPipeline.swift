@@ -335,7 +335,7 @@ public struct WidgetPipeline: Sendable {
         return value
     }
 
-    /// Fails `stage` when `value` nests deeper than ``ValueLimits/maximumDepth``: such a value could be
+    /// Fails `stage` when `value` nests deeper than `ValueLimits.maximumDepth`: such a value could be
     /// written to the state but not read back. The built-in parsers stop at the limit themselves; this
     /// catches the parsers of plugins and the transforms, which may add levels (`map`).
     static func checkDepth(of value: WidgetValue, stage: PipelineStage, kind: StageKind, made: String) throws(PipelineError) {
@@ -356,7 +356,7 @@ public struct WidgetPipeline: Sendable {
     }
 
     /// Whether a source with the test `when` is to be fetched: always without one; otherwise when the
-    /// template, rendered without secrets, passes (``WidgetValue/passesTest``).
+    /// template, rendered without secrets, passes (`WidgetValue.passesTest`).
     ///
     /// - Throws: ``PipelineError`` for the fetch's test stage (`STAGE.when`) when the template fails.
     static func passes(_ when: Template?, stage: PipelineStage, context: StageContext) throws(PipelineError) -> Bool {
@@ -504,7 +504,7 @@ public struct PipelineError: Error, Sendable, CustomStringConvertible {
 
     /// Creates an error for `stage` from the error it threw.
     ///
-    /// The message is a ``StageError``'s message (its `retryAfter` is kept), an ``ExpressionError``'s
+    /// The message is a ``StageError``'s message (its `retryAfter` is kept), an `ExpressionError`'s
     /// description, "the refresh was cancelled" for a `CancellationError`, or else the error as text.
     public init(stage: PipelineStage, kind: StageKind, underlying: any Error) {
         self.stage = stage

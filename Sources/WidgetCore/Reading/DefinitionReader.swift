@@ -73,10 +73,10 @@ public struct DefinitionReader: Sendable {
     /// appears later is simply read by the next refresh.
     public var localFiles: LocalFileCheck?
 
-    /// The steps templates may take (see ``TemplateSteps``): those rendered while one file is checked
+    /// The steps templates may take (see `TemplateSteps`): those rendered while one file is checked
     /// (titles, placeholders, templates that read no data) together, and, through each definition's
     /// ``WidgetDefinition/templateStepLimit``, those of one refresh and of one gallery card.
-    /// ``TemplateSteps/defaultLimit`` unless set; `--template-steps` sets it.
+    /// `TemplateSteps.defaultLimit` unless set; `--template-steps` sets it.
     public var templateStepLimit = TemplateSteps.defaultLimit
 
     /// The templates already compiled by this reader's other reads of the same load, when it shares them
@@ -106,7 +106,7 @@ public struct DefinitionReader: Sendable {
     }
 
     /// This reader, sharing the templates it compiles among all its reads: for one load of a folder, whose
-    /// files often repeat templates (see ``TemplateLibrary``). The problems and widgets are the same.
+    /// files often repeat templates (see `TemplateLibrary`). The problems and widgets are the same.
     package func sharingTemplates() -> DefinitionReader {
         var reader = self
         reader.templateLibrary = TemplateLibrary(filters: filters)
@@ -491,7 +491,7 @@ extension DefinitionReader {
 
         /// A template that reads no variable renders the same every time, so it is rendered now: one that
         /// exceeds a limit (`{{ (1..99999) | join | replace: ' ', '…' }}`) would fail every refresh, and is
-        /// reported instead. Templates that read data are bounded when they run (see ``RenderBudget``).
+        /// reported instead. Templates that read data are bounded when they run (see `RenderBudget`).
         mutating func checkConstant(_ template: Template, at path: ValuePath) {
             // Once a template of the file spent the steps (and was reported), the others are not run.
             guard !templateSteps.isSpent else { return }

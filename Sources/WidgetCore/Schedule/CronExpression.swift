@@ -50,7 +50,7 @@ public struct CronExpression: Sendable, Hashable, CustomStringConvertible {
 
     /// Parses `text`.
     ///
-    /// - Throws: ``ExpressionError`` naming the bad field and its column, or a rule that never fires.
+    /// - Throws: `ExpressionError` naming the bad field and its column, or a rule that never fires.
     public init(_ text: String) throws(ExpressionError) {
         self.text = text
         let trimmed = text.trimmingFoundationWhitespace()

@@ -45,10 +45,10 @@ public struct StageContext: Sendable {
     public var fetchCache = FetchCache()
     /// Where a stage reports what it did, one line at a time (never secrets).
     public var log: @Sendable (String) -> Void
-    /// What the templates of this refresh may produce together (see ``RenderBudget``); every scope made
+    /// What the templates of this refresh may produce together (see `RenderBudget`); every scope made
     /// by ``templateScope(item:secrets:)`` shares it. A new context has a new budget.
     public var renderBudget = RenderBudget()
-    /// The steps the templates of this refresh may take together (see ``TemplateSteps``); every scope made
+    /// The steps the templates of this refresh may take together (see `TemplateSteps`); every scope made
     /// by ``templateScope(item:secrets:)`` shares it. A new context has a new budget.
     public var templateSteps = TemplateSteps()
 

@@ -11,7 +11,7 @@ import Foundation
 ///   together): one for every ``bodyCapBytesPerValue`` bytes of the source's body cap (its `maxBytes`,
 ///   10 MiB by default: 1,310,720 values, roughly 8 times the cap in memory). A snapshot may take at most
 ///   ``maximumSnapshotBytes`` and a widget's gallery page ``maximumPageBytes`` (each 4 times the cap).
-///   Raising the source's `maxBytes` raises them all. Templates have their own budget (``RenderBudget``).
+///   Raising the source's `maxBytes` raises them all. Templates have their own budget (`RenderBudget`).
 ///
 /// ```swift
 /// let limits = ValueLimits(bodyCap: payload.maxBytes)

@@ -7,8 +7,8 @@ import WidgetJSON
 /// exact when it has at most 16 significant digits, and otherwise the nearest binary double (what Liquid
 /// prints for `20 | divided_by: 7.0`).
 enum LiquidArithmetic {
-    /// The error for a result with no exact value: more digits than ``WidgetNumber/exactDigitLimit`` or
-    /// beyond 1e±``WidgetNumber/exponentLimit``. It names neither operand: a template may handle secrets.
+    /// The error for a result with no exact value: more digits than `WidgetNumber.exactDigitLimit` or
+    /// beyond 1e±`WidgetNumber.exponentLimit`. It names neither operand: a template may handle secrets.
     static func inexact(context: FilterContext) -> ExpressionError {
         context.error(
             "the result would have more than \(WidgetNumber.exactDigitLimit) significant digits or lie beyond "

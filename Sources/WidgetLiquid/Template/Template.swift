@@ -99,7 +99,7 @@ public struct Template: Sendable, Hashable, CustomStringConvertible {
     /// - Parameters:
     ///   - source: The template text.
     ///   - filters: The filters the template may use.
-    /// - Throws: ``ExpressionError`` with the 1-based column of the problem: an unterminated `{{`, an
+    /// - Throws: `ExpressionError` with the 1-based column of the problem: an unterminated `{{`, an
     ///   expression that cannot be read, an unknown filter (with a "did you mean" hint), a wrong number of
     ///   arguments for a filter, an unknown tag, or a block that is never closed.
     public init(_ source: String, filters: FilterRegistry = .standard) throws(ExpressionError) {
@@ -178,7 +178,7 @@ public struct Template: Sendable, Hashable, CustomStringConvertible {
     /// try Template("{{ price | times: 2 }}").render(TemplateScope(globals: ["price": 2.5])) // .number(5.0)
     /// ```
     ///
-    /// - Throws: ``ExpressionError`` when a filter fails, e.g. `divided_by: 0`.
+    /// - Throws: `ExpressionError` when a filter fails, e.g. `divided_by: 0`.
     public func render(_ scope: TemplateScope) throws(ExpressionError) -> WidgetValue {
         guard !scope.escapesHTML else { return .string(try renderString(scope)) }
         if nodes.count == 1, case .output(let output) = nodes[0] {
@@ -208,7 +208,7 @@ public struct Template: Sendable, Hashable, CustomStringConvertible {
     /// try Template("{{ n | plus: 1 }} items").renderString(TemplateScope(globals: ["n": 2])) // "3 items"
     /// ```
     ///
-    /// - Throws: ``ExpressionError`` when a filter fails, e.g. `divided_by: 0`.
+    /// - Throws: `ExpressionError` when a filter fails, e.g. `divided_by: 0`.
     public func renderString(_ scope: TemplateScope) throws(ExpressionError) -> String {
         var text = ""
         if isOutputOnly {
@@ -288,7 +288,7 @@ public struct Template: Sendable, Hashable, CustomStringConvertible {
     /// anything but `nil`, `false` or `""`. A test guards what it reads: a missing variable or member is
     /// `nil` here even where ``TemplateScope/strictVariables`` is on.
     ///
-    /// - Throws: ``ExpressionError`` when a filter fails.
+    /// - Throws: `ExpressionError` when a filter fails.
     public func test(_ scope: TemplateScope) throws(ExpressionError) -> Bool {
         var lenient = scope
         lenient.strictVariables = false
@@ -321,7 +321,7 @@ extension Template: Decodable {
     /// ``FilterRegistry``, otherwise ``FilterRegistry/standard``; a ``TemplateCache`` under
     /// ``TemplateCache/userInfoKey`` compiles it instead, with its filters.
     ///
-    /// - Throws: `DecodingError.dataCorrupted` whose `underlyingError` is the ``ExpressionError`` when the
+    /// - Throws: `DecodingError.dataCorrupted` whose `underlyingError` is the `ExpressionError` when the
     ///   string is not a valid template.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()

@@ -47,7 +47,7 @@ public final class TemplateCache: @unchecked Sendable {
 
     /// The template of `text`, compiled the first time it is asked for.
     ///
-    /// - Throws: ``ExpressionError`` when `text` is not a valid template.
+    /// - Throws: `ExpressionError` when `text` is not a valid template.
     public func template(_ text: String) throws(ExpressionError) -> Template {
         // With a library, the library alone: one lookup, rather than a miss here, a lookup there and a copy.
         if let library { return try library.compile(text).get() }
@@ -60,7 +60,7 @@ public final class TemplateCache: @unchecked Sendable {
     /// The JSONPath of `text`: from the library when the cache has one, which parses each text once for
     /// all the files of a load.
     ///
-    /// - Throws: ``ExpressionError`` when `text` is not a valid JSONPath.
+    /// - Throws: `ExpressionError` when `text` is not a valid JSONPath.
     package func jsonPath(_ text: String) throws(ExpressionError) -> JSONPath {
         guard let library else { return try JSONPath(text) }
         return try library.jsonPath(text).get()

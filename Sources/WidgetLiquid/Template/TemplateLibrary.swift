@@ -6,7 +6,7 @@ import WidgetJSON
 /// fields), and each text is then parsed once for the folder instead of once per file. The widgets'
 /// stages then hold one copy of each such template too. Safe to use from several threads.
 ///
-/// A library lives as long as the load that made it (see ``DefinitionReader/sharingTemplates()``), so
+/// A library lives as long as the load that made it (see `DefinitionReader.sharingTemplates()`), so
 /// that a daemon reloading its definitions keeps no templates it no longer uses.
 package final class TemplateLibrary: Sendable {
     /// The filters every template of the library is compiled with: the reader's.

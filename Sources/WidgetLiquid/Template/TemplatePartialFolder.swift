@@ -53,7 +53,7 @@ public struct TemplatePartialFolder: TemplatePartials {
 
     /// The partial called `name`, compiled.
     ///
-    /// - Throws: ``ExpressionError`` naming the file when the name is not allowed, the file is missing or
+    /// - Throws: `ExpressionError` naming the file when the name is not allowed, the file is missing or
     ///   too large, or it is not a valid template (with the line and column inside it).
     public func template(named name: String) throws(ExpressionError) -> Template {
         guard let file = file(named: name) else {

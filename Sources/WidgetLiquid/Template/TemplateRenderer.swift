@@ -519,7 +519,7 @@ extension TemplateCondition {
 public protocol TemplatePartials: Sendable {
     /// The partial called `name`, compiled.
     ///
-    /// - Throws: ``ExpressionError`` when there is no such partial or it is not a valid template.
+    /// - Throws: `ExpressionError` when there is no such partial or it is not a valid template.
     func template(named name: String) throws(ExpressionError) -> Template
 }
 

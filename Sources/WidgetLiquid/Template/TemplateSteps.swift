@@ -52,7 +52,7 @@ public final class TemplateSteps: Sendable {
 
     /// Spends `count` steps, or throws once the budget is spent.
     ///
-    /// - Throws: ``ExpressionError`` naming the limit, when fewer than `count` steps were left.
+    /// - Throws: `ExpressionError` naming the limit, when fewer than `count` steps were left.
     @inline(__always)
     func spend(_ count: Int = 1) throws(ExpressionError) {
         if left.wrappingSubtract(count, ordering: .relaxed).newValue < 0 { throw exhausted }

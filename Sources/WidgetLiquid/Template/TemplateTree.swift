@@ -79,7 +79,7 @@ public indirect enum TemplateTree: Sendable, Hashable, Decodable {
 
     /// Renders every template with `scope`.
     ///
-    /// - Throws: ``ExpressionError`` from a filter that fails.
+    /// - Throws: `ExpressionError` from a filter that fails.
     public func render(_ scope: TemplateScope) throws(ExpressionError) -> WidgetValue {
         switch self {
         case .literal(let value):
