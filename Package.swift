@@ -6,6 +6,8 @@ let package = Package(
     name: "widgetd",
     platforms: [.macOS(.v15)],
     products: [
+        .library(name: "WidgetJSON", targets: ["WidgetJSON"]),
+        .library(name: "WidgetLiquid", targets: ["WidgetLiquid"]),
         .library(name: "WidgetCore", targets: ["WidgetCore"]),
         .library(name: "WidgetStages", targets: ["WidgetStages"]),
         .library(name: "WidgetRuntime", targets: ["WidgetRuntime"]),
@@ -14,38 +16,66 @@ let package = Package(
         .executable(name: "widgetd", targets: ["widgetd"]),
     ],
     targets: [
-        // The value type, JSON, JSONPath, templates, the stage protocols, the registry, the definition
-        // model and the pipeline. Pure: no file or network I/O.
-        .target(name: "WidgetCore"),
+        // The value type (`WidgetValue`), its JSON reader and writer, and JSONPath. Knows nothing of widgets.
+        .target(name: "WidgetJSON"),
+        // The Liquid template engine and its filters, over `WidgetValue`. Knows nothing of widgets.
+        .target(name: "WidgetLiquid", dependencies: ["WidgetJSON"]),
+        // The stage protocols, the registry, the definition model, the pipeline and schedules. Pure: no
+        // file or network I/O.
+        .target(name: "WidgetCore", dependencies: ["WidgetJSON", "WidgetLiquid"]),
         // The built-in stages: HTTP and file sources, parsers, transforms, timelines.
-        .target(name: "WidgetStages", dependencies: ["WidgetCore"]),
+        .target(name: "WidgetStages", dependencies: ["WidgetJSON", "WidgetLiquid", "WidgetCore"]),
         // Loading definitions from a folder, the refresh runner, the daemon, the snapshot store, logs.
-        .target(name: "WidgetRuntime", dependencies: ["WidgetCore", "WidgetStages"]),
+        .target(name: "WidgetRuntime", dependencies: ["WidgetJSON", "WidgetLiquid", "WidgetCore", "WidgetStages"]),
         // The command line (`run`, `validate`, `list`, …, its argument parser) and the process around the
         // daemon: signals, systemd notifications. A plugin package's executable calls it with its stages.
-        .target(name: "WidgetCommands", dependencies: ["WidgetCore", "WidgetStages", "WidgetRuntime"]),
+        .target(
+            name: "WidgetCommands", dependencies: ["WidgetJSON", "WidgetLiquid", "WidgetCore", "WidgetStages", "WidgetRuntime"]
+        ),
         // Helpers for plugin authors: a stage harness, stage conformance checks, an in-process HTTP test
         // server, an in-memory fetcher, a manual clock.
-        .target(name: "WidgetTesting", dependencies: ["WidgetCore", "WidgetStages", "WidgetRuntime"]),
+        .target(
+            name: "WidgetTesting", dependencies: ["WidgetJSON", "WidgetLiquid", "WidgetCore", "WidgetStages", "WidgetRuntime"]
+        ),
         .executableTarget(name: "widgetd", dependencies: ["WidgetRuntime", "WidgetCommands"], plugins: ["BuildInfoPlugin"]),
         // Records the git commit the executable is built from, for `widgetd --version`.
         .plugin(name: "BuildInfoPlugin", capability: .buildTool(), path: "Sources/BuildInfoPlugin"),
         // `swift run -c release widgetd-bench [SUITE]`: an executable of this package only, not a product.
         .executableTarget(
             name: "widgetd-bench",
-            dependencies: ["WidgetCore", "WidgetStages", "WidgetRuntime", "WidgetTesting"],
+            dependencies: ["WidgetJSON", "WidgetLiquid", "WidgetCore", "WidgetStages", "WidgetRuntime", "WidgetTesting"],
             path: "Sources/WidgetBenchmarks",
             // twitter.json, canada.json and citm_catalog.json, the standard JSON benchmark documents.
             resources: [.copy("Documents")]
         ),
-        // The libFuzzer entry (`.ci/fuzz`): an executable of this package only, not a product.
-        .executableTarget(name: "widgetd-fuzz", dependencies: ["WidgetCore", "WidgetStages"], path: "Sources/WidgetFuzz"),
-        .testTarget(name: "WidgetCoreTests", dependencies: ["WidgetCore", "WidgetTesting"]),
-        .testTarget(name: "WidgetStagesTests", dependencies: ["WidgetCore", "WidgetStages", "WidgetTesting"]),
-        .testTarget(name: "WidgetTestingTests", dependencies: ["WidgetCore", "WidgetStages", "WidgetTesting"]),
+        // The libFuzzer entries (`.ci/fuzz`), one per engine and one for the domain's readers (feeds, dates,
+        // headers): executables of this package only, not products. They share the corpus replayer.
+        .target(name: "WidgetFuzzSupport", dependencies: ["WidgetJSON"]),
+        .executableTarget(name: "widgetd-fuzz-json", dependencies: ["WidgetJSON", "WidgetFuzzSupport"], path: "Sources/WidgetFuzzJSON"),
+        .executableTarget(
+            name: "widgetd-fuzz-liquid", dependencies: ["WidgetJSON", "WidgetLiquid", "WidgetFuzzSupport"], path: "Sources/WidgetFuzzLiquid"
+        ),
+        .executableTarget(
+            name: "widgetd-fuzz",
+            dependencies: ["WidgetJSON", "WidgetLiquid", "WidgetCore", "WidgetStages", "WidgetFuzzSupport"],
+            path: "Sources/WidgetFuzz"
+        ),
+        // Test helpers of this package's own test targets: the fixtures' folder, a seeded generator.
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .testTarget(name: "WidgetJSONTests", dependencies: ["WidgetJSON", "TestSupport"]),
+        .testTarget(name: "WidgetLiquidTests", dependencies: ["WidgetJSON", "WidgetLiquid", "TestSupport"]),
+        .testTarget(name: "WidgetCoreTests", dependencies: ["WidgetJSON", "WidgetLiquid", "WidgetCore", "WidgetTesting", "TestSupport"]),
+        .testTarget(
+            name: "WidgetStagesTests", dependencies: ["WidgetJSON", "WidgetLiquid", "WidgetCore", "WidgetStages", "WidgetTesting"]
+        ),
+        .testTarget(
+            name: "WidgetTestingTests", dependencies: ["WidgetJSON", "WidgetLiquid", "WidgetCore", "WidgetStages", "WidgetTesting"]
+        ),
         .testTarget(
             name: "WidgetRuntimeTests",
-            dependencies: ["WidgetCore", "WidgetStages", "WidgetRuntime", "WidgetCommands", "WidgetTesting"]
+            dependencies: [
+                "WidgetJSON", "WidgetLiquid", "WidgetCore", "WidgetStages", "WidgetRuntime", "WidgetCommands", "WidgetTesting",
+            ]
         ),
     ]
 )

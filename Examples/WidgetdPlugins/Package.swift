@@ -19,6 +19,8 @@ let package = Package(
         .target(
             name: "WidgetdPlugins",
             dependencies: [
+                .product(name: "WidgetJSON", package: "widgetd"),
+                .product(name: "WidgetLiquid", package: "widgetd"),
                 .product(name: "WidgetCore", package: "widgetd"),
                 .product(name: "WidgetStages", package: "widgetd"),
             ]
@@ -37,6 +39,7 @@ let package = Package(
             name: "WidgetdPluginsTests",
             dependencies: [
                 "WidgetdPlugins",
+                .product(name: "WidgetJSON", package: "widgetd"),
                 .product(name: "WidgetCore", package: "widgetd"),
                 .product(name: "WidgetStages", package: "widgetd"),
                 .product(name: "WidgetRuntime", package: "widgetd"),

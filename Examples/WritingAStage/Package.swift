@@ -13,6 +13,7 @@ let package = Package(
         .executableTarget(
             name: "widgetd-round",
             dependencies: [
+                .product(name: "WidgetJSON", package: "widgetd"),
                 .product(name: "WidgetCore", package: "widgetd"),
                 .product(name: "WidgetStages", package: "widgetd"),
                 .product(name: "WidgetRuntime", package: "widgetd"),
@@ -23,6 +24,7 @@ let package = Package(
             name: "RoundTransformTests",
             dependencies: [
                 "widgetd-round",
+                .product(name: "WidgetJSON", package: "widgetd"),
                 .product(name: "WidgetCore", package: "widgetd"),
                 .product(name: "WidgetTesting", package: "widgetd"),
             ]

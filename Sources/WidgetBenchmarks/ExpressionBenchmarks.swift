@@ -1,8 +1,11 @@
 import Foundation
 import WidgetCore
+import WidgetJSON
+import WidgetLiquid
 import WidgetStages
 
-/// JSONPath and templates over the 1 MB catalogue of 5,000 records.
+/// JSONPath and templates over the 1 MB catalogue of 5,000 records: JSONPath against a hand-written loop
+/// (`JSONPathBenchmarks.swift`, the JSON engine alone), then the `map` transform's templates.
 func runExpressionBenchmarks() {
     Benchmarks.section("expressions: JSONPath $..[?@.price > 10] and map over 5,000 records")
     let bytes = JSONBenchmarkDocuments.catalogue(records: 5_000)
@@ -13,55 +16,12 @@ func runExpressionBenchmarks() {
         emit("Error: the catalogue does not parse: \(error)")
         return
     }
+    guard runJSONPathBenchmark(document, bytes: bytes.count) else { return }
+    runMapBenchmark(document)
+}
 
-    // JSONPath against a hand-written loop doing the same work: every object or array member, anywhere,
-    // that is an object whose price is a number above 10.
-    let path: JSONPath
-    do {
-        path = try JSONPath("$..[?@.price > 10]")
-    } catch {
-        emit("Error: \(error)")
-        return
-    }
-    let ten = WidgetNumber(10)
-    func handWritten(_ value: WidgetValue, into result: inout [WidgetValue]) {
-        switch value {
-        case .array(let elements):
-            for element in elements {
-                if case .object(let object) = element, case .number(let price)? = object["price"], ten < price {
-                    result.append(element)
-                }
-            }
-            for element in elements { handWritten(element, into: &result) }
-        case .object(let object):
-            for member in object.values {
-                if case .object(let inner) = member, case .number(let price)? = inner["price"], ten < price {
-                    result.append(member)
-                }
-            }
-            for member in object.values { handWritten(member, into: &result) }
-        default:
-            break
-        }
-    }
-    var expected: [WidgetValue] = []
-    handWritten(document, into: &expected)
-    let found = path.select(document)
-    emit("  matches: JSONPath \(found.count), hand-written loop \(expected.count)\(found == expected ? "" : " — DIFFERENT")")
-    let slowdown =
-        1
-        / Benchmarks.compare(
-            "JSONPath $..[?@.price > 10]", { path.select(document).count },
-            against: "hand-written Swift loop",
-            {
-                var result: [WidgetValue] = []
-                handWritten(document, into: &result)
-                return result.count
-            },
-            bytes: bytes.count, iterations: 40
-        )
-    emit("  JSONPath / hand-written loop = \(String(format: "%.2f", slowdown))× the time (goal: within 3×)")
-
+/// `map` with 5 templated fields over the catalogue's items, each iteration one refresh.
+private func runMapBenchmark(_ document: WidgetValue) {
     // map with 5 templated fields over 5,000 items.
     let items = document.array ?? []
     let map: MapTransform

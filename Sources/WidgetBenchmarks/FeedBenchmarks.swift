@@ -1,5 +1,6 @@
 import Foundation
 import WidgetCore
+import WidgetLiquid
 import WidgetStages
 
 #if canImport(FoundationXML)

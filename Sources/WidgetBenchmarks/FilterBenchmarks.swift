@@ -1,5 +1,6 @@
 import Foundation
-import WidgetCore
+import WidgetJSON
+import WidgetLiquid
 
 /// Liquid's string and number filters, a render of a one-tag template each, against python-liquid
 /// rendering the same templates in the same run (when a Python with the `liquid` package is found:

@@ -1,5 +1,5 @@
 import Foundation
-import WidgetCore
+import WidgetJSON
 
 /// JSON reading (the goals: `JSONReader` at least 9× `JSONSerialization.jsonObject` on every document,
 /// same process, same bytes, and at least as fast as Python's orjson on twitter.json when orjson is

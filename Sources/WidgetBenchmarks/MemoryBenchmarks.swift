@@ -1,5 +1,6 @@
 import Foundation
 import WidgetCore
+import WidgetJSON
 
 #if canImport(Glibc)
 import Glibc

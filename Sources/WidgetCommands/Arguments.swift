@@ -1,4 +1,5 @@
 import WidgetCore
+import WidgetJSON
 import WidgetRuntime
 
 /// The arguments of one command, consumed as the command reads its options.

@@ -1,5 +1,6 @@
 import Foundation
 import WidgetCore
+import WidgetJSON
 import WidgetRuntime
 
 /// `widgetd list --config DIR [--format json]`: a table of the widgets.

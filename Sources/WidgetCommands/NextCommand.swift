@@ -1,5 +1,6 @@
 public import Foundation
 import WidgetCore
+import WidgetLiquid
 import WidgetRuntime
 
 /// `widgetd next ID [--count N] [--from DATE]`: the next refresh times.

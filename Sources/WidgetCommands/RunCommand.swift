@@ -1,5 +1,6 @@
 import Foundation
 import WidgetCore
+import WidgetJSON
 public import WidgetRuntime
 import WidgetStages
 

@@ -1,5 +1,6 @@
 import Foundation
 import WidgetCore
+import WidgetJSON
 import WidgetRuntime
 
 /// `widgetd schema`: the JSON Schema of the definition format, or its top-level keys as a Markdown table.

@@ -1,5 +1,6 @@
 import Foundation
 import WidgetCore
+import WidgetJSON
 import WidgetRuntime
 
 /// `widgetd status --out DIR [--format json]`: whether the daemon runs, and how every widget is doing.

@@ -1,5 +1,6 @@
 import Foundation
 import WidgetCore
+import WidgetJSON
 import WidgetRuntime
 
 /// `widgetd validate --config DIR [--format json]`: checks every definition file.

@@ -1,5 +1,6 @@
 public import Foundation
 public import WidgetCore
+public import WidgetLiquid
 public import WidgetRuntime
 import WidgetStages
 

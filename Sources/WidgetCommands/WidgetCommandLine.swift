@@ -1,5 +1,6 @@
 import Foundation
 import WidgetCore
+import WidgetJSON
 import WidgetRuntime
 
 /// The `widgetd` command line: finds the subcommand, reads its options and runs it.

@@ -1,52 +1,26 @@
 import Foundation
 import WidgetCore
-
-#if canImport(WidgetStages)
+import WidgetFuzzSupport
+import WidgetJSON
+import WidgetLiquid
 import WidgetStages
-#endif
 
-/// The document JSONPath inputs are evaluated against: every kind of value, nesting, odd keys.
-private let fuzzDocument: WidgetValue = {
-    let text = #"""
-        {"store": {"book": [
-            {"category": "reference", "author": "Nigel Rees", "title": "Sayings", "price": 8.95, "tags": ["a", "b"]},
-            {"category": "fiction", "author": "Evelyn Waugh", "title": "Sword", "price": 12.99, "isbn": "0-553"},
-            {"category": "fiction", "price": 22, "nested": [[1, [2, [3, {"deep": true}]]]]}
-          ],
-          "bicycle": {"color": "red", "price": 399, "é": null, "": 0, "a'b": -1e-3}},
-         "numbers": [0, -1, 1.5, 1e300, 12345678901234567890, "10"],
-         "empty": {}, "list": []}
-        """#
-    do {
-        return try JSONReader.read(text)
-    } catch {
-        fatalError("The fuzz document does not parse: \(error)")
-    }
-}()
-
-/// The libFuzzer entry point: the first byte chooses what to exercise, the rest is the input text.
+/// The libFuzzer entry point of the domain's own readers: the first byte chooses what to exercise, the
+/// rest is the input text.
 ///
 /// | first byte | input fed to |
 /// |---|---|
-/// | 0 | `JSONReader.read` (the raw bytes) |
-/// | 1 | `JSONPath(_:)`, then `select` and `locate` on a fixed document |
-/// | 2 | `JSONPathFilter(_:)`, then `matches` on each value of the fixed document |
-/// | 3 | `Template(_:)` (output and `{% %}` tags), then `render` with the fixed document's members as variables and two partials, one of which renders itself, plain and HTML-escaped |
 /// | 4 | `FeedParser().read` (the raw bytes: RSS, Atom or JSON Feed), then the value of the result |
 /// | 5 | `InternetDate.parse` (the bytes as text), then `InternetDate.iso8601` of the date found |
 /// | 6 | HTTP response headers (the bytes as text, one `Name: value` a line): freshness (`Cache-Control: max-age` and `Age`), `Retry-After`, `Content-Length`, the date headers, content type and charset |
 /// | 7 | a timeline date (the bytes as JSON if they are a JSON value, a number say, else as text) through the `each` timeline's `date` rule, the snapshot's date writers and the `date` filter |
 ///
-/// Cases 4 to 7 are compiled in fuzzing builds where this target depends on `WidgetStages`; their seeds
-/// are in `Tests/Fixtures/fuzz-corpus` with the others. Any other first byte is ignored. Errors thrown for bad input are expected; only crashes, hangs and
-/// sanitizer reports are findings.
+/// Any other first byte is ignored: JSON and JSONPath are `widgetd-fuzz-json`'s (0 to 2), templates
+/// `widgetd-fuzz-liquid`'s (3); all the seeds are in `Tests/Fixtures/fuzz-corpus`. Errors thrown for bad
+/// input are expected; only crashes, hangs and sanitizer reports are findings.
 ///
-/// Build and run from the package root with `.ci/fuzz SECONDS`: it builds this target with libFuzzer and
-/// AddressSanitizer (`swift build --scratch-path .build-fuzz -c release --product widgetd-fuzz
-/// --sanitize=fuzzer -Xswiftc -sanitize=fuzzer,address -Xswiftc -DFUZZING`), copies the seeds of
-/// `Tests/Fixtures/fuzz-corpus` (each starting with its selector byte) into a temporary folder and runs
-/// the fuzzer on it with a fixed seed. A plain `swift build` makes a replayer instead: `widgetd-fuzz FILE…`
-/// runs each file through the same entry point.
+/// Build and run from the package root with `.ci/fuzz SECONDS domain` (see `widgetd-fuzz-json`'s entry for
+/// what it does). A plain `swift build` makes a replayer instead: `widgetd-fuzz FILE…`.
 ///
 /// The run suppresses two leaks inside Foundation on Linux, neither ours: `NSRegularExpression` copies a
 /// pattern longer than 256 UTF-16 units to the heap and never frees it, and `XMLParser` leaks error strings.
@@ -55,38 +29,6 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     guard size > 0 else { return 0 }
     let payload = UnsafeBufferPointer(start: data + 1, count: size - 1)
     switch data[0] {
-    case 0:
-        _ = try? JSONReader.read(Data(payload))
-    case 1:
-        let text = String(decoding: payload, as: UTF8.self)
-        if let path = try? JSONPath(text) {
-            _ = path.select(fuzzDocument)
-            for (location, _) in path.locate(fuzzDocument) { _ = location.normalizedPath }
-            _ = path.isSingular
-        }
-    case 2:
-        let text = String(decoding: payload, as: UTF8.self)
-        if let filter = try? JSONPathFilter(text) {
-            var values: [WidgetValue] = []
-            collect(fuzzDocument, into: &values)
-            for value in values { _ = filter.matches(value, root: fuzzDocument) }
-        }
-    case 3:
-        let text = String(decoding: payload, as: UTF8.self)
-        if let template = try? Template(text) {
-            var scope = TemplateScope(
-                globals: fuzzDocument.object ?? [:], item: fuzzDocument["store"], now: Date(timeIntervalSince1970: 1_800_000_000))
-            scope.partials = FuzzPartials()
-            scope.steps = TemplateSteps(limit: 1_000_000, for: "one fuzz input")
-            _ = try? template.render(scope)
-            scope.escapesHTML = true
-            _ = try? template.renderString(scope)
-            _ = template.variables
-            _ = template.freeVariables
-            _ = template.partialNames
-            _ = template.secretUses
-        }
-    #if canImport(WidgetStages)
     case 4:
         if let document = try? FeedParser().read(Payload(data: Data(payload), origin: "fuzz")) {
             _ = document.value
@@ -98,14 +40,12 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         fuzzHeaders(String(decoding: payload, as: UTF8.self))
     case 7:
         fuzzTimelineDate(Data(payload))
-    #endif
     default:
         break
     }
     return 0
 }
 
-#if canImport(WidgetStages)
 /// The instant header and timeline cases count from.
 private let fuzzNow = Date(timeIntervalSince1970: 1_800_000_000)
 
@@ -168,29 +108,12 @@ private func fuzzTimelineDate(_ bytes: Data) {
     _ = try? template?.renderString(scope)
 }
 
+#if !FUZZING
+/// Replays the files named on the command line (see `CorpusReplayer`).
+@main
+struct DomainFuzzReplayer {
+    static func main() {
+        CorpusReplayer.run(CommandLine.arguments, program: "widgetd-fuzz", entry: fuzz)
+    }
+}
 #endif
-
-/// Two partials for templates that `render` or `include`: `card`, and `self`, which renders itself until
-/// the depth limit stops it.
-private struct FuzzPartials: TemplatePartials {
-    func template(named name: String) throws(ExpressionError) -> Template {
-        switch name {
-        case "card": try Template("{% for x in (1..3) %}<b>{{ x | plus: n }}</b>{% cycle 'a', 'b' %}{% endfor %}")
-        case "self": try Template("{% increment depth %}{% render 'self' %}")
-        default: throw ExpressionError("no partial named '\(name)'")
-        }
-    }
-}
-
-/// Every value of `value`, itself first.
-private func collect(_ value: WidgetValue, into values: inout [WidgetValue]) {
-    values.append(value)
-    switch value {
-    case .array(let elements):
-        for element in elements { collect(element, into: &values) }
-    case .object(let object):
-        for (_, member) in object { collect(member, into: &values) }
-    default:
-        break
-    }
-}

@@ -1,4 +1,5 @@
-public import WidgetCore
+import WidgetCore
+public import WidgetJSON
 
 /// Writes what a snapshot shows to the test log, one line a state, so that a run's output holds an example
 /// of every state a widget can be in:

@@ -1,5 +1,7 @@
 import Foundation
 public import WidgetCore
+public import WidgetJSON
+import WidgetLiquid
 
 /// Checks that a stage follows the rules every stage must follow, for plugin authors' own tests.
 ///

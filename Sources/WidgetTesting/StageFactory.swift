@@ -1,5 +1,7 @@
 import Foundation
 import WidgetCore
+import WidgetJSON
+import WidgetLiquid
 
 /// Builds stages the way the runtime builds them: through a registry, with the strict options decoder
 /// and the template filters definitions use. Shared by ``StageHarness`` and ``StageConformance``.

@@ -1,6 +1,8 @@
 public import Foundation
 import Synchronization
 public import WidgetCore
+public import WidgetJSON
+public import WidgetLiquid
 
 /// Runs one stage in memory, as a refresh would, from the JSON options a definition would hold: a
 /// widget stage's `EmbeddedChannel`.

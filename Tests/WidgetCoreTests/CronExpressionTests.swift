@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import WidgetCore
+import WidgetJSON
 
 struct CronExpressionTests {
     private static let utc = TimeZone(identifier: "UTC")!

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import WidgetCore
+import WidgetJSON
 
 /// Instances that override the definition's title, time zone, schedule and placeholder, and titles and
 /// placeholders that are templates rendered with each instance's params when the definition loads.

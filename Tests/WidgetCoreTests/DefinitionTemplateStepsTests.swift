@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import WidgetCore
+import WidgetLiquid
 
 /// The templates a definition renders as it loads (its title, placeholder and templates that read no
 /// data: fields, views) spend one step budget per file: a 10¹⁰ loop in any of them is reported at its

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import WidgetCore
+import WidgetJSON
 
 /// A stage that needs a file on the machine (``LocalFileDependent``), checked by a reader given a
 /// ``LocalFileCheck`` as `validate` gives it, and not by one without (as `run` reads).

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 import WidgetCore
+import WidgetJSON
+import WidgetLiquid
 
 /// Templates cannot turn a small input into gigabytes: each text is at most 1 MiB, `replace` and `join`
 /// measure their result before building it, and one refresh's templates share a budget.

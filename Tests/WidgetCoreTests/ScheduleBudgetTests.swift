@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import WidgetCore
+import WidgetJSON
 
 /// How often a schedule fires in a day, against its `maxPerDay`, and the warning `validate` gives for a
 /// schedule that does not fit.

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import WidgetCore
+import WidgetLiquid
 
 /// Masking comes before any cut, and a cut never leaves the start of a secret behind.
 struct SecretMaskTests {

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 import WidgetCore
+import WidgetJSON
+import WidgetLiquid
 
 /// Every template runs under a step budget: a loop that reads no data stops at the limit, with an error
 /// that names it, and is counted by steps, not by time.

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import WidgetCore
+import WidgetLiquid
 
 /// The `view` key of a definition: one template for every family, or one per family, checked when read;
 /// and the id the gallery takes.

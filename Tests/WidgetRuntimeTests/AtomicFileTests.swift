@@ -2,6 +2,7 @@ import Foundation
 import Synchronization
 import Testing
 import WidgetCore
+import WidgetJSON
 import WidgetRuntime
 
 struct AtomicFileTests {

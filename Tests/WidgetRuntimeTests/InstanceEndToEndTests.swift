@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import WidgetCore
+import WidgetJSON
 import WidgetTesting
 
 /// One definition, several widgets: the title and placeholder each instance renders from its params, and

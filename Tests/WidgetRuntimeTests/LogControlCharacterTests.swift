@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import WidgetCore
+import WidgetJSON
 import WidgetRuntime
 
 /// Text from outside (a server's error, a file name) never reaches a log as raw control characters: one

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import WidgetCommands
 import WidgetCore
+import WidgetJSON
 import WidgetRuntime
 import WidgetTesting
 

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import WidgetCore
+import WidgetJSON
 import WidgetRuntime
 
 /// `path` sources read only inside their definition's folder and the folders `--allow-path` names, and

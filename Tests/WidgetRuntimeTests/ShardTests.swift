@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import WidgetCommands
 import WidgetCore
+import WidgetJSON
 import WidgetRuntime
 
 /// `run --shard K/N`: N daemons share one definitions folder, each widget refreshed by exactly one.

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import WidgetCore
+import WidgetJSON
 import WidgetRuntime
 
 /// Widgets' states live in one append-only journal, `OUT/.state/_states.jsonl`: the last line of an id

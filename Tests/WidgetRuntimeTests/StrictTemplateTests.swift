@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import WidgetCore
+import WidgetJSON
 import WidgetTesting
 
 /// Strict templates and partials through the real `widgetd`: a runtime template error names the file,

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import WidgetCore
+import WidgetJSON
 
 /// The built `widgetd` with templates that loop 10¹⁰ times without reading data: `validate` names each,
 /// and `run --once` ends, the other widgets fresh. `--template-steps` keeps the tests fast: the limit

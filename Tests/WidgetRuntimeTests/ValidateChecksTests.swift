@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import WidgetCore
+import WidgetJSON
 import WidgetTesting
 
 /// What `widgetd validate` checks beyond the format: the files stages need (a `path` source's file, a

@@ -1,5 +1,6 @@
 import Testing
 import WidgetCore
+import WidgetJSON
 import WidgetStages
 import WidgetTesting
 

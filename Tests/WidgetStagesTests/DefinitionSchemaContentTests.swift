@@ -1,5 +1,6 @@
 import Testing
 import WidgetCore
+import WidgetJSON
 import WidgetStages
 
 /// What `widgetd schema` says about each key, made from the definition model and the stages' own

@@ -1,5 +1,7 @@
 import Foundation
 import Testing
+import WidgetJSON
+import WidgetLiquid
 import WidgetStages
 
 @testable import WidgetCore

@@ -1,5 +1,7 @@
 import Foundation
 import Testing
+import WidgetJSON
+import WidgetLiquid
 
 @testable import WidgetCore
 @testable import WidgetStages

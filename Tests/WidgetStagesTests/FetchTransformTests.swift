@@ -2,6 +2,8 @@ import Foundation
 import Synchronization
 import Testing
 import WidgetCore
+import WidgetJSON
+import WidgetLiquid
 import WidgetTesting
 
 @testable import WidgetStages

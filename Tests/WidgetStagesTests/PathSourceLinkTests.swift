@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import WidgetCore
+import WidgetJSON
 import WidgetStages
 
 /// `path` sources are opened without following links once their path is checked, so a file or folder

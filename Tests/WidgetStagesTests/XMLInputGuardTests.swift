@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 import WidgetCore
+import WidgetJSON
+import WidgetLiquid
 import WidgetStages
 
 /// Foundation's XMLParser on Linux crashes on a processing instruction without data (`<?name?>`, found by

@@ -1,4 +1,5 @@
 public import Foundation
+public import WidgetJSON
 
 /// A definition file as written: every key of the format, each read and checked, before the file's name
 /// and the stage registry are brought in.
@@ -93,7 +94,7 @@ extension DefinitionDocument: DescribedOptions {
             case .id:
                 KeyDescription(
                     "The widget's id, 1 to 64 lowercase letters, digits, '.', '_' or '-'; the file name without .json when absent.",
-                    .string(pattern: DefinitionReader.idPattern)
+                    .string(pattern: WidgetIDRule.pattern)
                 )
             case .title:
                 KeyDescription(
@@ -211,8 +212,8 @@ extension DefinitionDocument: Decodable {
         }
         schema = try members.string(.schema, what: "\"$schema\"")
         id = try members.string(.id, what: "the id")
-        if let id, !DefinitionReader.isValidID(id) {
-            try members.report(.id, "\"\(id)\" is not a valid id; \(DefinitionReader.idRule)")
+        if let id, !WidgetIDRule.isValid(id) {
+            try members.report(.id, "\"\(id)\" is not a valid id; \(WidgetIDRule.sentence)")
         }
         title = try members.string(.title, what: "the title")
         description = try members.string(.description, what: "the description")

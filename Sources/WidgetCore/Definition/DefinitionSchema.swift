@@ -1,3 +1,5 @@
+public import WidgetJSON
+
 /// The JSON Schema (draft 2020-12) of the definition format, for editors: made from ``DefinitionDocument``'s
 /// key descriptions and the options each registered stage describes (``DescribedOptions``).
 ///

@@ -1,4 +1,5 @@
 import Foundation
+import WidgetJSON
 
 /// Definition files as people write them: JSON with `//` and `/* */` comments and trailing commas, as
 /// VS Code's settings files allow, and no key written twice in one object.

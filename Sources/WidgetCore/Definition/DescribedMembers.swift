@@ -1,4 +1,6 @@
 import Foundation
+import WidgetJSON
+import WidgetLiquid
 
 /// The members of one object of a definition, read through the ``OptionsDecoder`` so that a bad member is
 /// reported and the others still read.
@@ -97,7 +99,7 @@ struct DescribedMembers<Key: DescribedKey> {
         return count
     }
 
-    /// The member as a template, compiled by the decoder's ``TemplateCache``, or with its filters.
+    /// The member as a template, compiled by the decoder's `TemplateCache`, or with its filters.
     func template(_ key: Key) throws -> Template? {
         guard let text = try string(key, what: "a template") else { return nil }
         do throws(ExpressionError) {

@@ -1,3 +1,5 @@
+import WidgetJSON
+
 /// What to serve when a refresh fails: `"fallback": {"keep": 20, "pick": "daily"}`.
 public struct FallbackPolicy: Sendable, Hashable {
     /// How to choose among kept items.

@@ -1,3 +1,6 @@
+import WidgetJSON
+public import WidgetLiquid
+
 /// A named extra source: `"inputs": {"daily": {"url": …, "parser": "firestore"}}`.
 ///
 /// Decoded from one member of `inputs`, whose key is its name: a source (see ``SourceReference``) that
@@ -13,7 +16,7 @@ public struct InputDefinition: Sendable, Hashable {
     ///
     /// It is rendered before the fetch, with `inputs` (those fetched so far), `params`, `now` and `widget`
     /// in scope but no secrets. When it gives `nil`, `false` or an empty string (see
-    /// ``WidgetValue/passesTest``) nothing is fetched or parsed and the value is `null`, for the transforms
+    /// `WidgetValue.passesTest`) nothing is fetched or parsed and the value is `null`, for the transforms
     /// to handle; otherwise the source is fetched as usual. `nil` (no `when`): always fetched.
     public var when: Template?
 

@@ -1,3 +1,5 @@
+import WidgetJSON
+
 /// A schedule as a definition writes it: a word (`"atEnd"`, `"never"`) or an object with one rule,
 /// `{"every": "15m"}`, `{"at": ["08:00", "20:00"]}` or `{"cron": "0 */4 * * *"}`, and its options.
 extension Schedule: Decodable, DescribedOptions {

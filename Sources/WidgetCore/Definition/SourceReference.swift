@@ -1,3 +1,6 @@
+import WidgetJSON
+public import WidgetLiquid
+
 /// A source as a definition writes it: `{"url": …}` is HTTP, `{"path": …}` a file, `{"type": NAME, …}` any
 /// registered fetcher, each with an optional `when`.
 ///

@@ -1,3 +1,5 @@
+public import WidgetJSON
+
 /// A stage as a definition names it: a type name and the options beside it.
 ///
 /// The options are checked later, when ``WidgetPipeline`` decodes them into the stage's own `Options`; the

@@ -1,3 +1,6 @@
+public import WidgetJSON
+public import WidgetLiquid
+
 /// The timeline stage plus the per-entry templates every timeline accepts.
 ///
 /// Written as a name (`"single"`) or an object, `{"type": "each", "at": ["08:00"], "relevance": "…"}`,

@@ -1,4 +1,6 @@
 public import Foundation
+import WidgetJSON
+public import WidgetLiquid
 
 /// A widget's `view`: the Liquid templates that render one entry's content to an HTML fragment for the
 /// gallery page, one per family.

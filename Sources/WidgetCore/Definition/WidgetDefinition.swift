@@ -1,4 +1,6 @@
 public import Foundation
+public import WidgetJSON
+public import WidgetLiquid
 
 /// A widget as its definition file describes it, checked but not yet bound to stage implementations.
 ///
@@ -44,7 +46,7 @@ public struct WidgetDefinition: Sendable {
     /// The secrets (`{{ env.NAME }}`, `{{ secret.NAME }}`) its sources read, names from `params` included:
     /// their values are masked in every error of its refreshes (``redact(_:secrets:)``).
     public var secretUses: [Template.SecretUse] = []
-    /// The steps its templates may take (see ``TemplateSteps``): all those of one refresh together, and
+    /// The steps its templates may take (see `TemplateSteps`): all those of one refresh together, and
     /// the views of one gallery card together. The reader that made it sets it
     /// (``DefinitionReader/templateStepLimit``, `--template-steps`).
     public var templateStepLimit = TemplateSteps.defaultLimit

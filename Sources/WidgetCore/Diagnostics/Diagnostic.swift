@@ -1,3 +1,5 @@
+public import WidgetJSON
+
 /// One problem in a definition file, located precisely enough for an editor to jump to it.
 ///
 /// Printed as `FILE:LINE:COL: PATH: MESSAGE`, for example

@@ -1,4 +1,5 @@
 import Foundation
+public import WidgetJSON
 
 /// A file a stage needs on the machine that runs it: a `path` source's file, a `command` transform's
 /// program.

@@ -1,4 +1,5 @@
 import Foundation
+import WidgetJSON
 
 #if canImport(Glibc)
 import Glibc

@@ -1,4 +1,5 @@
 import Synchronization
+import WidgetJSON
 
 /// What the pipelines of one load of the definitions have in common, kept once: equal stage references
 /// (their options, paths and keys) share one copy, and stages built from equal references share one

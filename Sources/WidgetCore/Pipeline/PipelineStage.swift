@@ -1,3 +1,5 @@
+public import WidgetJSON
+
 /// A step of a widget's refresh, as its errors name it (`source: …`, `transforms[1] (map): …`) and as its
 /// fetch cache is keyed (`source`, `inputs.NAME`).
 public enum PipelineStage: Sendable, Hashable, CustomStringConvertible {
@@ -53,7 +55,7 @@ public enum PipelineStage: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    /// The path of the template an ``ExpressionError`` of this stage comes from, when the stage is one
+    /// The path of the template an `ExpressionError` of this stage comes from, when the stage is one
     /// template: a `when` test.
     var templatePath: ValuePath? {
         switch self {

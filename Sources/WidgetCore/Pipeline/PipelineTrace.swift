@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+public import WidgetJSON
 
 /// A record of one refresh, stage by stage: what each fetch asked for and got, the value after the
 /// parser and after each transform, the entries, how long each stage took, and which stage emptied the

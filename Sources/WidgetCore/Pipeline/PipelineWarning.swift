@@ -1,3 +1,5 @@
+import WidgetJSON
+
 /// Something a refresh that succeeded still has to say: a stage that left nothing of a value that had
 /// something — a `filter` that keeps no item, a `select` whose path matches nothing — or a timeline with
 /// no entries.

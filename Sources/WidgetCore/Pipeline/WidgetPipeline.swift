@@ -1,4 +1,6 @@
 public import Foundation
+public import WidgetJSON
+public import WidgetLiquid
 
 /// A widget's definition bound to stage implementations: checked once, then shared by every refresh.
 ///
@@ -333,7 +335,7 @@ public struct WidgetPipeline: Sendable {
         return value
     }
 
-    /// Fails `stage` when `value` nests deeper than ``ValueLimits/maximumDepth``: such a value could be
+    /// Fails `stage` when `value` nests deeper than `ValueLimits.maximumDepth`: such a value could be
     /// written to the state but not read back. The built-in parsers stop at the limit themselves; this
     /// catches the parsers of plugins and the transforms, which may add levels (`map`).
     static func checkDepth(of value: WidgetValue, stage: PipelineStage, kind: StageKind, made: String) throws(PipelineError) {
@@ -354,7 +356,7 @@ public struct WidgetPipeline: Sendable {
     }
 
     /// Whether a source with the test `when` is to be fetched: always without one; otherwise when the
-    /// template, rendered without secrets, passes (``WidgetValue/passesTest``).
+    /// template, rendered without secrets, passes (`WidgetValue.passesTest`).
     ///
     /// - Throws: ``PipelineError`` for the fetch's test stage (`STAGE.when`) when the template fails.
     static func passes(_ when: Template?, stage: PipelineStage, context: StageContext) throws(PipelineError) -> Bool {
@@ -480,21 +482,6 @@ public struct PipelineResult: Sendable {
     }
 }
 
-/// A fetch's validators (with the request they belong to and the parser that read the payload) and the
-/// value it parsed to.
-public struct CachedFetch: Sendable, Hashable {
-    /// The validators to send with the next request, with the request and parser they belong to.
-    public var validators: FetchValidators
-    /// The value the payload parsed to, reused when the source answers "not modified".
-    public var value: WidgetValue
-
-    /// Creates a cache entry from its validators and parsed value.
-    public init(validators: FetchValidators, value: WidgetValue) {
-        self.validators = validators
-        self.value = value
-    }
-}
-
 /// A refresh that failed, naming the stage: `source: 127.0.0.1:8123 answered 503 Service Unavailable`.
 public struct PipelineError: Error, Sendable, CustomStringConvertible {
     /// The stage, which its description names as a definition would: `source`, `inputs.daily`, `parser`,
@@ -517,7 +504,7 @@ public struct PipelineError: Error, Sendable, CustomStringConvertible {
 
     /// Creates an error for `stage` from the error it threw.
     ///
-    /// The message is a ``StageError``'s message (its `retryAfter` is kept), an ``ExpressionError``'s
+    /// The message is a ``StageError``'s message (its `retryAfter` is kept), an `ExpressionError`'s
     /// description, "the refresh was cancelled" for a `CancellationError`, or else the error as text.
     public init(stage: PipelineStage, kind: StageKind, underlying: any Error) {
         self.stage = stage

@@ -1,3 +1,6 @@
+package import WidgetJSON
+package import WidgetLiquid
+
 /// Options a stage reads straight from the definition's object when it is written as expected: every
 /// member known, each required one present, each of its type, its templates, paths and durations valid.
 ///

@@ -1,3 +1,5 @@
+public import WidgetJSON
+
 /// What one key of an options object holds.
 public struct KeyDescription: Sendable {
     /// One sentence: what the key is for.

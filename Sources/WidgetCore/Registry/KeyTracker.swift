@@ -1,3 +1,6 @@
+import WidgetJSON
+import WidgetLiquid
+
 /// Where a decoder is: the root, or a key or index below its parent. Made once per member decoded, and
 /// turned into a coding path only when a problem needs one.
 final class CodingPathNode {
@@ -11,7 +14,7 @@ final class CodingPathNode {
     // A node belongs to one synchronous decode on one thread: its state needs no exclusivity checks.
     /// The object opened at this place, so that opening it again asks into the same one.
     @exclusivity(unchecked) var container: KeyTracker.Container?
-    /// Whether the object here was read whole (as a ``WidgetValue``): its members are someone else's.
+    /// Whether the object here was read whole (as a `WidgetValue`): its members are someone else's.
     @exclusivity(unchecked) var claimed = false
 
     init(parent: CodingPathNode?, step: Step?) {

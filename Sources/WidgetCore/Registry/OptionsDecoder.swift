@@ -1,6 +1,8 @@
 import Foundation
+public import WidgetJSON
+import WidgetLiquid
 
-/// Decodes a stage's `Decodable` options — and a whole widget definition — from a ``WidgetValue``, strictly.
+/// Decodes a stage's `Decodable` options — and a whole widget definition — from a `WidgetValue`, strictly.
 ///
 /// Beyond what `Decodable` checks, the decoder rejects object members that the type never asked for, with a
 /// "did you mean" hint drawn from the keys it did ask for (in the order a ``DescribedKey`` type lists them,
@@ -28,7 +30,7 @@ public struct OptionsDecoder: Sendable {
     /// the options (a source's `when`), which the options type never asks for. Not listed as known keys.
     public var hintKeys: [String] = []
 
-    /// Creates a decoder that hands `userInfo` to the types it decodes (a ``FilterRegistry``, for example).
+    /// Creates a decoder that hands `userInfo` to the types it decodes (a `FilterRegistry`, for example).
     public init(userInfo: [CodingUserInfoKey: any Sendable] = [:]) {
         self.userInfo = userInfo
         plainUserInfo = Self.plain(userInfo)
@@ -121,6 +123,8 @@ extension OptionsError {
             let path = ValuePath(codingPath: context.codingPath)
             if let expression = context.underlyingError as? ExpressionError {
                 self.init(path: path, message: expression.description, expressionColumn: expression.column)
+            } else if let tree = context.underlyingError as? TemplateTreeError {
+                self.init(path: path.appending(tree.path), message: tree.message, expressionColumn: tree.error.column)
             } else if let options = context.underlyingError as? OptionsError {
                 self = options
                 self.path = path.appending(options.path)

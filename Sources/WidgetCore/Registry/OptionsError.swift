@@ -1,3 +1,5 @@
+public import WidgetJSON
+
 /// A stage's options that cannot be used, with the place inside them.
 public struct OptionsError: Error, Sendable, Hashable, CustomStringConvertible {
     /// Where the problem is, relative to the stage's JSON object.

@@ -1,3 +1,5 @@
+public import WidgetJSON
+
 /// The map from the type names a definition writes (`"json"`, `"http"`, `"map"`) to stage implementations.
 ///
 /// A registry is built once with a ``Builder``, checked (no two stages of a kind may share a name), and then

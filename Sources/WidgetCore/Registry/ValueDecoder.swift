@@ -1,4 +1,6 @@
 import Foundation
+import WidgetJSON
+import WidgetLiquid
 
 /// The decoder of one value. Types of this module that read a definition use it directly
 /// (``ValueDecoder/init(_:)``) to record problems and read on.

@@ -1,3 +1,5 @@
+public import WidgetJSON
+
 // MARK: - Examples
 
 extension ValueShape {

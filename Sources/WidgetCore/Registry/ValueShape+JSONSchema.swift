@@ -1,3 +1,5 @@
+public import WidgetJSON
+
 // MARK: - JSON Schema (draft 2020-12)
 
 extension ValueShape {

@@ -1,4 +1,5 @@
 public import Foundation
+public import WidgetJSON
 
 /// A five-field cron expression with Vixie cron's semantics.
 ///
@@ -49,7 +50,7 @@ public struct CronExpression: Sendable, Hashable, CustomStringConvertible {
 
     /// Parses `text`.
     ///
-    /// - Throws: ``ExpressionError`` naming the bad field and its column, or a rule that never fires.
+    /// - Throws: `ExpressionError` naming the bad field and its column, or a rule that never fires.
     public init(_ text: String) throws(ExpressionError) {
         self.text = text
         let trimmed = text.trimmingFoundationWhitespace()

@@ -1,4 +1,5 @@
 public import Foundation
+public import WidgetJSON
 
 /// The raw result of a fetch: bytes and what the source said about them.
 public struct Payload: Sendable, Hashable {
@@ -24,7 +25,7 @@ public struct Payload: Sendable, Hashable {
     /// `GET https://api.example.com/v1/items?q=berlin&key=***`; nil when the source does not say.
     public var request: String?
     /// The body cap the source applied (its `maxBytes`), from which the limits on the value parsed from
-    /// the payload scale (``ValueLimits``); nil when the source has none, and the default applies.
+    /// the payload scale (`ValueLimits`); nil when the source has none, and the default applies.
     public var maxBytes: Int?
 
     /// The limits a parser keeps to when it reads this payload: scaled from ``maxBytes``.

@@ -1,4 +1,5 @@
 import Foundation
+import WidgetLiquid
 
 /// The secrets to keep out of a text, and the one way to shorten a text that may hold them: mask first,
 /// then cut, then drop what the cut left of a secret.

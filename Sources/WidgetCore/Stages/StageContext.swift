@@ -1,4 +1,6 @@
 public import Foundation
+public import WidgetJSON
+public import WidgetLiquid
 
 /// What a stage knows about the refresh it takes part in.
 ///
@@ -43,10 +45,10 @@ public struct StageContext: Sendable {
     public var fetchCache = FetchCache()
     /// Where a stage reports what it did, one line at a time (never secrets).
     public var log: @Sendable (String) -> Void
-    /// What the templates of this refresh may produce together (see ``RenderBudget``); every scope made
+    /// What the templates of this refresh may produce together (see `RenderBudget`); every scope made
     /// by ``templateScope(item:secrets:)`` shares it. A new context has a new budget.
     public var renderBudget = RenderBudget()
-    /// The steps the templates of this refresh may take together (see ``TemplateSteps``); every scope made
+    /// The steps the templates of this refresh may take together (see `TemplateSteps`); every scope made
     /// by ``templateScope(item:secrets:)`` shares it. A new context has a new budget.
     public var templateSteps = TemplateSteps()
 
@@ -104,13 +106,9 @@ public struct StageContext: Sendable {
 /// secrets[.secret, "coingecko-key"]
 /// ```
 public struct SecretStore: Sendable {
-    /// Where a template finds secrets: its root name.
-    public enum Namespace: String, Sendable, CaseIterable {
-        /// `{{ env.NAME }}`: an environment variable.
-        case env
-        /// `{{ secret.NAME }}`: the file NAME in the secrets folder.
-        case secret
-    }
+    /// Where a template finds secrets: its root name, `env` or `secret` (the template engine's
+    /// `Template.SecretNamespace`, whose rules say how a template may use one).
+    public typealias Namespace = Template.SecretNamespace
 
     private let values: [Namespace: [String: String]]
     /// Each namespace as a template variable, plain and masked: built once, since every refresh's

@@ -1,7 +1,9 @@
+public import WidgetJSON
+
 /// A stage of a widget's pipeline: a named, configurable piece of work.
 ///
 /// Every stage has a stable ``typeName`` (what a definition writes, as `"parser": "json"` or
-/// `{"type": "json"}`), its own `Decodable` ``Options`` with their defaults, and an initializer that checks
+/// `{"type": "json"}`), its own `Decodable` `Options` with their defaults, and an initializer that checks
 /// those options once, when the definition is loaded. A stage is then immutable and shared by every
 /// refresh, so it must be `Sendable` and keep no mutable state of its own.
 ///
@@ -67,11 +69,11 @@ public protocol Fetcher: Stage {
     func fetch(context: StageContext) async throws -> Payload
 }
 
-/// Turns a payload into a ``WidgetValue``.
+/// Turns a payload into a `WidgetValue`.
 ///
 /// A parser keeps to the payload's ``Payload/valueLimits``: it reads JSON with
-/// ``ValueLimits/readJSON(_:_:)`` and stops, with the limit's message, once what it builds holds more
-/// than ``ValueLimits/maximumValues`` values or nests deeper than ``ValueLimits/maximumDepth`` (the
+/// `ValueLimits.readJSON(_:_:)` and stops, with the limit's message, once what it builds holds more
+/// than `ValueLimits.maximumValues` values or nests deeper than `ValueLimits.maximumDepth` (the
 /// pipeline fails a deeper value whoever made it).
 public protocol Parser: Stage {
     /// Parses `payload`.

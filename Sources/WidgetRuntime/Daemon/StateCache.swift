@@ -1,5 +1,6 @@
 import Foundation
 import WidgetCore
+import WidgetJSON
 
 extension WidgetDaemon {
     /// Each widget's state as last read or written, so that scheduling reads no state file, but without

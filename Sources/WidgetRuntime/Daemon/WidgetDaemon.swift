@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 public import WidgetCore
+import WidgetJSON
 import WidgetStages
 
 /// The long-running service behind `widgetd run`: one loop over a priority queue of the widgets' due

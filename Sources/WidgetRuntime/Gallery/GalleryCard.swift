@@ -1,5 +1,7 @@
 public import Foundation
 public import WidgetCore
+import WidgetJSON
+import WidgetLiquid
 import WidgetStages
 
 /// One widget's card on the gallery page: its title, status badge (with the error behind it), every

@@ -1,5 +1,6 @@
 public import Foundation
 public import WidgetCore
+import WidgetLiquid
 import WidgetStages
 
 /// The gallery: `OUT/index.html` with every widget's card, or `OUT/<id>.html` with one.

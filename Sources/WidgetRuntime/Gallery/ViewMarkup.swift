@@ -1,5 +1,6 @@
 import Foundation
 import WidgetCore
+import WidgetLiquid
 
 /// The last check on a view's HTML before it enters the gallery: links and images only to `http(s)` or
 /// to relative paths inside the output folder, no event handlers, no active elements.

@@ -1,5 +1,7 @@
 public import Foundation
 public import WidgetCore
+import WidgetJSON
+public import WidgetLiquid
 
 /// Renders one timeline entry to the HTML fragment its card shows: with the widget's `view`, or as the
 /// generic card.

@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import Synchronization
 public import WidgetCore
+import WidgetJSON
 
 /// The folder of definition files, `widgets.d/`: every `*.json` file directly inside it is a widget.
 ///

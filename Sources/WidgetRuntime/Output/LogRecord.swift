@@ -1,5 +1,6 @@
 public import Foundation
-public import WidgetCore
+import WidgetCore
+public import WidgetJSON
 
 /// How much the daemon says: each ``LogRecord`` has a level, and `--log-level` drops those below it.
 public enum LogLevel: String, Sendable, Comparable, CaseIterable {

@@ -1,6 +1,8 @@
 public import Foundation
 import Synchronization
 public import WidgetCore
+import WidgetJSON
+import WidgetLiquid
 
 /// Runs one refresh of one widget and works out what to serve and when to try next.
 ///

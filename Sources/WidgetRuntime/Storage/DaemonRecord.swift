@@ -1,5 +1,6 @@
 public import Foundation
-public import WidgetCore
+import WidgetCore
+public import WidgetJSON
 
 /// What a running daemon records about itself in `OUT/.state/_daemon.json`, for `widgetd status`:
 /// its process, when it started, when its last refresh wave ended and, once it stopped cleanly, when.

@@ -1,5 +1,7 @@
 public import Foundation
 public import WidgetCore
+public import WidgetJSON
+import WidgetLiquid
 
 /// What a front-end reads: `OUT/<id>.json`.
 ///

@@ -1,5 +1,6 @@
 public import Foundation
 public import WidgetCore
+import WidgetJSON
 
 /// The output folder: snapshots, the index, assets, metrics and the daemon's private state.
 ///

@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import WidgetCore
+import WidgetJSON
 
 #if canImport(Glibc)
 import Glibc

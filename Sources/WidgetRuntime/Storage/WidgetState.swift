@@ -1,5 +1,6 @@
 public import Foundation
 public import WidgetCore
+public import WidgetJSON
 
 /// What the daemon remembers about a widget between refreshes and restarts: its line in
 /// `OUT/.state/_states.jsonl` (see ``SnapshotStore/writeState(_:for:syncsFolder:)``).

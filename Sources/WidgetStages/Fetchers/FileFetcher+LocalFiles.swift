@@ -1,4 +1,5 @@
 public import WidgetCore
+import WidgetJSON
 
 extension FileFetcher: LocalFileDependent {
     /// The file `path` names, read when the widget refreshes: `validate` reports it when it is missing.

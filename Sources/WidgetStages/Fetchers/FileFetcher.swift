@@ -1,5 +1,6 @@
 public import Foundation
 public import WidgetCore
+import WidgetJSON
 
 /// Reads a local file: `"source": {"path": "data/artworks.json"}`.
 ///

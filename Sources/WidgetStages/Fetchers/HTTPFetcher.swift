@@ -1,5 +1,7 @@
 public import Foundation
 public import WidgetCore
+import WidgetJSON
+public import WidgetLiquid
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking

@@ -1,5 +1,6 @@
 public import Foundation
 import WidgetCore
+import WidgetLiquid
 
 extension HTTPClient {
     /// The longest delay ``retryAfter(_:now:)`` returns: 24 hours.

@@ -1,5 +1,6 @@
 import Foundation
 public import WidgetCore
+import WidgetLiquid
 
 extension HTTPResponse {
     /// How many characters of a body ``bodyExcerpt(masking:)`` keeps.

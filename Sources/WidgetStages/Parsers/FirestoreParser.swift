@@ -1,4 +1,5 @@
 public import WidgetCore
+public import WidgetJSON
 
 /// Turns Firestore's REST format into plain JSON: `"parser": "firestore"`.
 ///

@@ -1,5 +1,6 @@
 import Foundation
 public import WidgetCore
+public import WidgetJSON
 
 /// Parses JSON into an exact value: `"parser": "json"`.
 ///

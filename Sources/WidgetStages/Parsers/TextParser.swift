@@ -1,5 +1,6 @@
 import Foundation
 public import WidgetCore
+public import WidgetJSON
 
 /// Takes the payload as text: `"parser": "text"` or `{"type": "text", "lines": true}`.
 ///

@@ -1,5 +1,7 @@
 import Foundation
 public import WidgetCore
+public import WidgetJSON
+import WidgetLiquid
 
 #if canImport(FoundationXML)
 import FoundationXML

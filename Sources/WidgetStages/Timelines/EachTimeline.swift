@@ -1,5 +1,7 @@
 import Foundation
 public import WidgetCore
+public import WidgetJSON
+import WidgetLiquid
 
 /// One entry per item of a list, dated by time of day, by interval, or by a date inside the item.
 ///

@@ -1,4 +1,5 @@
 public import WidgetCore
+public import WidgetJSON
 
 /// One entry, dated now, showing the whole value: `"timeline": "single"`.
 public struct SingleTimeline: TimelineBuilder {

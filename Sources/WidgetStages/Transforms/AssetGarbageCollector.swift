@@ -1,5 +1,6 @@
 public import Foundation
-public import WidgetCore
+import WidgetCore
+public import WidgetJSON
 
 /// Deletes downloaded assets that no snapshot refers to any more.
 ///

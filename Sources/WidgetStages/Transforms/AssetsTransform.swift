@@ -1,5 +1,6 @@
 import Foundation
 public import WidgetCore
+public import WidgetJSON
 
 /// Downloads the images a value points to into `OUT/assets/` and rewrites the URLs to the local files:
 /// `{"type": "assets", "path": "$.items[*].image"}`.

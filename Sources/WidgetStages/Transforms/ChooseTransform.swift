@@ -1,4 +1,6 @@
 public import WidgetCore
+public import WidgetJSON
+public import WidgetLiquid
 
 /// Adds fields to each item from the first case whose test it passes: an if / else-if / else chain.
 ///

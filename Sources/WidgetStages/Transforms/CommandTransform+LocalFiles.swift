@@ -1,4 +1,5 @@
 public import WidgetCore
+import WidgetJSON
 
 extension CommandTransform: LocalFileDependent {
     /// The program `run` starts (its first element): `validate` reports one that is missing or not

@@ -1,6 +1,7 @@
 public import Foundation
 import Synchronization
 public import WidgetCore
+public import WidgetJSON
 
 #if canImport(Glibc)
 import Glibc

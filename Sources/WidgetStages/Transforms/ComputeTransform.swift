@@ -1,4 +1,6 @@
 public import WidgetCore
+public import WidgetJSON
+public import WidgetLiquid
 
 /// Adds fields computed over the whole value — totals, counts, averages — in order, each template seeing
 /// the value and the fields computed before it.

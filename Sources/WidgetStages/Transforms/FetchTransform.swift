@@ -1,5 +1,7 @@
 import Foundation
 public import WidgetCore
+public import WidgetJSON
+public import WidgetLiquid
 
 /// Fetches one URL per item of a list and parses each answer: a fan-out, such as Hacker News' top
 /// stories (a list of ids, then one request per id).

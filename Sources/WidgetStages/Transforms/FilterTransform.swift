@@ -1,4 +1,6 @@
 public import WidgetCore
+public import WidgetJSON
+public import WidgetLiquid
 
 /// Keeps the items of a list that pass a test.
 ///

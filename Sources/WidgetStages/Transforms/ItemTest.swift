@@ -1,4 +1,6 @@
 import WidgetCore
+import WidgetJSON
+import WidgetLiquid
 
 /// A test an item passes or not, as the `filter` and `choose` transforms write it: `"where"`, an RFC 9535
 /// filter expression with `@` the item and `$` the whole value, or `"if"`, a template that passes unless

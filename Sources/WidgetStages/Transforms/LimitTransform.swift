@@ -1,4 +1,5 @@
 public import WidgetCore
+public import WidgetJSON
 
 /// Keeps `count` items of a list, after skipping `offset`: `{"type": "limit", "count": 4}`.
 public struct LimitTransform: Transformer {

@@ -1,4 +1,6 @@
 public import WidgetCore
+public import WidgetJSON
+public import WidgetLiquid
 
 /// Builds new fields from templates, for each item of a list (or for a single value).
 ///

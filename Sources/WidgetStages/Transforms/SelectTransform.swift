@@ -1,4 +1,5 @@
 public import WidgetCore
+public import WidgetJSON
 
 /// Picks part of the value with an RFC 9535 JSONPath: `{"type": "select", "path": "$.data.artworks[*]"}`.
 ///

@@ -1,5 +1,6 @@
 import Foundation
 public import WidgetCore
+public import WidgetJSON
 
 /// Sorts a list by a value inside each item: `{"type": "sort", "by": "$.price", "order": "descending"}`.
 ///

@@ -1,6 +1,7 @@
 public import Foundation
 import Synchronization
-public import WidgetCore
+import WidgetCore
+public import WidgetJSON
 import WidgetStages
 
 /// A fake of remote APIs that answers with recorded payloads, as a route of a ``TestHTTPServer``: a

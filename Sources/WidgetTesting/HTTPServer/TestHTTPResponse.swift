@@ -1,5 +1,6 @@
 public import Foundation
-public import WidgetCore
+import WidgetCore
+public import WidgetJSON
 public import WidgetStages
 
 /// What a ``TestHTTPRoute`` answers: a status, header fields and a body — or, for a server that

@@ -1,6 +1,7 @@
 public import Foundation
 import Synchronization
 import WidgetCore
+import WidgetJSON
 import WidgetStages
 
 extension TestHTTPRoute {

@@ -2,6 +2,7 @@ import Dispatch
 public import Foundation
 import Synchronization
 import WidgetCore
+import WidgetJSON
 
 #if canImport(Glibc)
 import Glibc

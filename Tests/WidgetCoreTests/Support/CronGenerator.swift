@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 
 /// A seeded generator of five-field cron expressions (SplitMix64), the same on every run.
 struct CronGenerator {

@@ -1,5 +1,7 @@
 import Foundation
 import WidgetCore
+import WidgetJSON
+import WidgetLiquid
 
 /// Small stages with the built-in stages' names and option shapes, so the definition reader can be
 /// tested in `WidgetCore` alone.

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import WidgetCore
+import WidgetJSON
 
 /// Reads what `widgetd run` wrote into an output folder.
 enum OutputFolder {

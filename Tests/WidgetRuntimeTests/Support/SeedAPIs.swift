@@ -2,6 +2,7 @@ import Foundation
 import Synchronization
 import WidgetCommands
 import WidgetCore
+import WidgetJSON
 import WidgetRuntime
 import WidgetStages
 import WidgetTesting

@@ -1,6 +1,8 @@
 import Foundation
 import Synchronization
 import WidgetCore
+import WidgetJSON
+import WidgetLiquid
 import WidgetStages
 
 /// Multiplies every number of a list: `{"type": "scale", "factor": 2}`.

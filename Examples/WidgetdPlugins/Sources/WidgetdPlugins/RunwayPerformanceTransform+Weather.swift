@@ -1,5 +1,6 @@
 import Foundation
 import WidgetCore
+import WidgetJSON
 
 extension RunwayPerformanceTransform {
     /// The facts of one METAR that the model uses, with the pressure and density altitude worked out.

@@ -1,5 +1,6 @@
 public import Foundation
 public import WidgetCore
+public import WidgetJSON
 
 /// Computes, for every runway of the selected airport, the wind components and a takeoff-distance
 /// estimate from the current METAR: `{"type": "runwayPerformance"}`.

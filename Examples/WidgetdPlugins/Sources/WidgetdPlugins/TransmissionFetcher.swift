@@ -1,5 +1,7 @@
 public import Foundation
 public import WidgetCore
+import WidgetJSON
+public import WidgetLiquid
 import WidgetStages
 
 #if canImport(FoundationNetworking)

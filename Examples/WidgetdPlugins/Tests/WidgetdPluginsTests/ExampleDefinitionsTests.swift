@@ -3,6 +3,7 @@ import Synchronization
 import Testing
 import WidgetCommands
 import WidgetCore
+import WidgetJSON
 import WidgetRuntime
 import WidgetStages
 import WidgetTesting

@@ -1,6 +1,7 @@
 // Sources/widgetd-round/RoundTransform.swift
 import Foundation
 import WidgetCore
+import WidgetJSON
 
 /// Rounds every number in a list: {"type": "round", "places": 2}
 struct RoundTransform: Transformer {

@@ -1,6 +1,7 @@
 // Tests/RoundTransformTests/RoundTransformTests.swift
 import Testing
 import WidgetCore
+import WidgetJSON
 import WidgetTesting
 
 @testable import widgetd_round

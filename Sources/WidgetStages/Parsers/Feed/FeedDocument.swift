@@ -1,4 +1,5 @@
-public import WidgetCore
+import WidgetCore
+public import WidgetJSON
 
 /// A feed read by ``FeedParser``, in the one shape every format is normalised to.
 ///

@@ -1,5 +1,6 @@
 import Foundation
 import WidgetCore
+import WidgetLiquid
 
 /// Repairs the faults real feeds have that stop a conforming XML parser, before parsing:
 /// HTML entities XML does not declare (`&nbsp;`, `&eacute;`), bare ampersands (`Q&A`), a byte-order mark

@@ -1,5 +1,6 @@
 import Foundation
 public import WidgetCore
+public import WidgetJSON
 
 #if canImport(FoundationXML)
 import FoundationXML

@@ -1,5 +1,7 @@
 import Foundation
 import WidgetCore
+import WidgetJSON
+import WidgetLiquid
 
 #if canImport(FoundationXML)
 import FoundationXML

@@ -1,5 +1,7 @@
 import Foundation
 import WidgetCore
+import WidgetJSON
+import WidgetLiquid
 
 /// Reads JSON Feed 1.0 and 1.1 (https://jsonfeed.org/version/1.1) into a ``FeedDocument``.
 enum JSONFeedReader {

@@ -1,0 +1,23 @@
+/// The rule a widget's id follows: 1 to 64 characters, lowercase letters, digits, `.`, `_` or `-`,
+/// starting with a letter or digit. The definition model checks it; ``DefinitionReader`` gives it out.
+enum WidgetIDRule {
+    /// What ``isValid(_:)`` accepts, as a regular expression.
+    static let pattern = "^[a-z0-9][a-z0-9._-]{0,63}$"
+
+    /// The rule ``isValid(_:)`` checks, as a sentence for problems.
+    static let sentence = "an id is 1 to 64 characters: lowercase letters, digits, '.', '_' or '-', starting with a letter or digit"
+
+    /// Whether `id` matches ``pattern``, `^[a-z0-9][a-z0-9._-]{0,63}$`.
+    static func isValid(_ id: String) -> Bool {
+        let bytes = Array(id.utf8)
+        guard (1...64).contains(bytes.count) else { return false }
+        func allowed(_ byte: UInt8, first: Bool) -> Bool {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"): true
+            case UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "-"): !first
+            default: false
+            }
+        }
+        return bytes.enumerated().allSatisfy { allowed($0.element, first: $0.offset == 0) }
+    }
+}
