@@ -1,4 +1,5 @@
 import Foundation
+import WidgetJSON
 
 // MARK: - The key table
 
