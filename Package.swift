@@ -26,8 +26,9 @@ let package = Package(
         .target(name: "WidgetCommands", dependencies: ["WidgetCore", "WidgetStages", "WidgetRuntime"]),
         // Helpers for plugin authors: a stage harness, stage conformance checks, an in-process HTTP test
         // server, an in-memory fetcher, a manual clock.
-        .target(name: "WidgetTesting", dependencies: ["WidgetCore", "WidgetStages", "WidgetRuntime"]),
-        .executableTarget(name: "widgetd", dependencies: ["WidgetRuntime", "WidgetCommands"], plugins: ["BuildInfoPlugin"]),
+        .target(name: "WidgetTesting", dependencies: ["WidgetCore", "WidgetStages"]),
+        .executableTarget(
+            name: "widgetd", dependencies: ["WidgetStages", "WidgetRuntime", "WidgetCommands"], plugins: ["BuildInfoPlugin"]),
         // Records the git commit the executable is built from, for `widgetd --version`.
         .plugin(name: "BuildInfoPlugin", capability: .buildTool(), path: "Sources/BuildInfoPlugin"),
         // `swift run -c release widgetd-bench [SUITE]`: an executable of this package only, not a product.
@@ -40,12 +41,15 @@ let package = Package(
         ),
         // The libFuzzer entry (`.ci/fuzz`): an executable of this package only, not a product.
         .executableTarget(name: "widgetd-fuzz", dependencies: ["WidgetCore", "WidgetStages"], path: "Sources/WidgetFuzz"),
-        .testTarget(name: "WidgetCoreTests", dependencies: ["WidgetCore", "WidgetTesting"]),
-        .testTarget(name: "WidgetStagesTests", dependencies: ["WidgetCore", "WidgetStages", "WidgetTesting"]),
+        // What this package's own tests share and plugin authors do not need (comparisons with reference
+        // implementations such as Python packages): not a product.
+        .target(name: "WidgetTestSupport", path: "Tests/WidgetTestSupport"),
+        .testTarget(name: "WidgetCoreTests", dependencies: ["WidgetCore", "WidgetTesting", "WidgetTestSupport"]),
+        .testTarget(name: "WidgetStagesTests", dependencies: ["WidgetCore", "WidgetStages", "WidgetTesting", "WidgetTestSupport"]),
         .testTarget(name: "WidgetTestingTests", dependencies: ["WidgetCore", "WidgetStages", "WidgetTesting"]),
         .testTarget(
             name: "WidgetRuntimeTests",
-            dependencies: ["WidgetCore", "WidgetStages", "WidgetRuntime", "WidgetCommands", "WidgetTesting"]
+            dependencies: ["WidgetCore", "WidgetStages", "WidgetRuntime", "WidgetCommands", "WidgetTesting", "WidgetTestSupport"]
         ),
     ]
 )

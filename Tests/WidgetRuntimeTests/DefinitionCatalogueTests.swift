@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import WidgetCore
+import WidgetTestSupport
 import WidgetTesting
 
 /// The catalogue of invalid definitions (`Tests/Fixtures/invalid-definitions`, one mistake a file) and the

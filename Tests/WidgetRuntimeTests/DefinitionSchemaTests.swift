@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import WidgetCore
+import WidgetTestSupport
 import WidgetTesting
 
 /// `widgetd schema` checked against the shipped definitions by an independent validator: Python's

@@ -3,6 +3,7 @@ import Synchronization
 import Testing
 import WidgetCore
 import WidgetRuntime
+import WidgetTestSupport
 import WidgetTesting
 
 /// The gallery page in a real browser: headless Chromium loads an output folder served on 127.0.0.1 (or

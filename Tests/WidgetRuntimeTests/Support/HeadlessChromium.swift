@@ -1,4 +1,5 @@
 import Foundation
+import WidgetTestSupport
 import WidgetTesting
 
 /// Debian's `chromium`, run headless: loads a page, lets its scripts run for a budget of virtual time,

@@ -1,4 +1,5 @@
 import Foundation
+import WidgetTestSupport
 import WidgetTesting
 
 /// Runs Python's `jsonschema` (draft 2020-12) over files.

@@ -11,27 +11,27 @@ import Foundation
 /// @Test(.enabled(if: ExternalOracle.pythonModule("croniter").shouldRun, "needs python3 with croniter"))
 /// func agreesWithCroniter() throws { … }
 /// ```
-public struct ExternalOracle: Sendable {
+package struct ExternalOracle: Sendable {
     /// What the oracle is, for messages: `python3 with croniter`.
-    public let name: String
+    package let name: String
     /// Whether it can be used on this machine.
-    public let isAvailable: Bool
+    package let isAvailable: Bool
 
     /// An oracle named `name`, found or not by the caller; ``pythonModule(_:)`` makes one for a Python module.
-    public init(name: String, isAvailable: Bool) {
+    package init(name: String, isAvailable: Bool) {
         self.name = name
         self.isAvailable = isAvailable
     }
 
     /// Whether missing oracles fail instead of skipping: `CI` is `true` (or `1`) in the environment.
-    public static var isRequired: Bool {
+    package static var isRequired: Bool {
         let value = ProcessInfo.processInfo.environment["CI"]?.lowercased()
         return value == "true" || value == "1"
     }
 
     /// Whether a test that needs this oracle should run: when it is available, and always under CI (where
     /// it then fails for the missing oracle). Prints why a test is skipped.
-    public var shouldRun: Bool {
+    package var shouldRun: Bool {
         if !isAvailable {
             if ExternalOracle.isRequired {
                 print("\(name) is not available and CI=true: the tests that compare with it fail")
@@ -43,7 +43,7 @@ public struct ExternalOracle: Sendable {
     }
 
     /// `python3` (the first on `PATH`) that can import `module`.
-    public static func pythonModule(_ module: String) -> ExternalOracle {
+    package static func pythonModule(_ module: String) -> ExternalOracle {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["python3", "-c", "import \(module)"]
