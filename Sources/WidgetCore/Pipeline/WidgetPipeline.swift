@@ -310,8 +310,7 @@ public struct WidgetPipeline: Sendable {
         result.fetchSeconds += Self.seconds(ContinuousClock.now - started)
         result.fetchBytes += payload.data.count
         if let maxAge = payload.maxAge, maxAge > 0 {
-            let earliest = context.now.addingTimeInterval(min(maxAge, 86_400))
-            result.earliestNextFetch = max(result.earliestNextFetch ?? earliest, earliest)
+            result.sourcesFreshFor = max(result.sourcesFreshFor ?? maxAge, maxAge)
         }
         if payload.notModified, let cached {
             result.cache[key] = cached
@@ -462,8 +461,9 @@ public struct PipelineResult: Sendable {
     public var cache: [String: CachedFetch]
     /// The stages whose fetch answered "not modified" and reused the cached value.
     public var notModified: [String] = []
-    /// The earliest moment a source allows the next fetch (`Cache-Control: max-age`), when one said so.
-    public var earliestNextFetch: Date?
+    /// How many seconds the sources' answers stay fresh (the longest `Cache-Control: max-age`), when one
+    /// said so: `RefreshPolicy` does not schedule the next refresh before then.
+    public var sourcesFreshFor: TimeInterval?
     /// The time spent in fetch stages (and in transforms that fetched, such as `fetch`), in seconds.
     public var fetchSeconds: Double = 0
     /// The bytes the fetch stages (and transforms that fetched) returned.

@@ -215,9 +215,8 @@ public final class WidgetDaemon: Sendable {
         try store.prepare()
         var book = Book(store: store)
         apply(await loadDefinitionsOffThePool(), into: &book, startup: true)
-        book.daemon = DaemonRecord(
-            pid: Int(ProcessInfo.processInfo.processIdentifier), startedAt: configuration.clock.now(),
-            widgets: book.widgets.count, shard: configuration.shard?.description)
+        book.recordStart(
+            pid: Int(ProcessInfo.processInfo.processIdentifier), at: configuration.clock.now(), shard: configuration.shard?.description)
         // Describe the widgets at once, even when none is due: the index may be missing or list
         // widgets removed while the daemon was down.
         book.writeIndexAndMetrics(now: configuration.clock.now(), log: configuration.log)
@@ -251,8 +250,7 @@ public final class WidgetDaemon: Sendable {
             throw outputLost
         }
         configuration.log(LogRecord(.notice, "stopping", "stopping"))
-        book.daemon?.stoppedAt = configuration.clock.now()
-        book.writeDaemonRecord(log: configuration.log)
+        book.recordStop(at: configuration.clock.now(), log: configuration.log)
     }
 
     /// The daemon's loop, in its task group: until the task is cancelled or the output folder is lost
@@ -267,7 +265,7 @@ public final class WidgetDaemon: Sendable {
             startDue(&book, running: &running, group: &group)
             await markStale(&book, running: running)
             // With refreshes or a reload under way the loop waits for them too: it is not idle.
-            let wakeAt = book.schedule.wakeTime(refreshesCanStart: !running.isFull)
+            let wakeAt = book.wakeTime(refreshesCanStart: !running.isFull)
             let mail = await mailbox.wait(until: wakeAt, clock: configuration.clock, busy: !running.isEmpty || reloading)
             if Task.isCancelled {
                 // What ended meanwhile is taken in after the stop, with the rest.
@@ -313,7 +311,7 @@ public final class WidgetDaemon: Sendable {
                     LogRecord(.warning, "reload-ignored", "\(id): reload requested for an unknown widget; ignored", widget: id))
                 continue
             }
-            guard book.schedule.requestManualRefresh(of: id, at: now) else {
+            guard book.requestManualRefresh(of: id, at: now) else {
                 configuration.log(
                     LogRecord(
                         .debug, "reload-merged", "\(id): reload requested again within a second; merged into the last one",
@@ -373,7 +371,7 @@ public final class WidgetDaemon: Sendable {
             running.add(widget.id, start: start, abandonment: abandonment)
         }
         // No free place: these wait for the next one, still due.
-        for widget in due { book.schedule.dueAt[widget.id] = now }
+        book.makeDue(due.map(\.id), at: now)
     }
 
     /// Starts the refresh of `widget` as a child task of `group`: the one way a refresh starts, for the
@@ -386,8 +384,7 @@ public final class WidgetDaemon: Sendable {
         _ widget: WidgetPipeline, start: Int, book: Book, refresher: WidgetRefresher, now: Date, respectBudget: Bool,
         abandonment: Abandonment? = nil, in group: inout DiscardingTaskGroup
     ) {
-        let kept = book.states[widget.id] ?? WidgetState()
-        let onDisk = book.states.cachedOnDisk.contains(widget.id)
+        let (kept, onDisk) = book.keptState(of: widget.id)
         let mailbox = mailbox
         let store = configuration.store
         let check = configuration.outputCheck
@@ -417,7 +414,7 @@ public final class WidgetDaemon: Sendable {
     /// refresh is under way is left to it: the refresh writes `stale` itself if it fails.
     private func markStale(_ book: inout Book, running: RunningRefreshes) async {
         let now = configuration.clock.now()
-        let ids = book.schedule.staleAt.popDue(at: now).filter { !running.contains($0) }
+        let ids = book.turningStale(at: now).filter { !running.contains($0) }
         guard !ids.isEmpty else { return }
         var marked = 0
         for (id, mark) in await WidgetDaemon.markStale(
@@ -425,17 +422,14 @@ public final class WidgetDaemon: Sendable {
         {
             switch mark {
             case .marked(let snapshot):
-                book.snapshots[id] = SnapshotSummary(snapshot)
-                book.cardsToRender.remove(id)
-                book.unwritten[id] = nil
+                book.recordMarkedStale(snapshot)
                 marked += 1
                 configuration.log(
                     LogRecord(
                         .notice, "stale", "\(id): stale, its last good data is from \(snapshot.lastSuccessAt.map(Timestamp.string) ?? "-")",
                         widget: id, status: Snapshot.Status.stale.rawValue, next: snapshot.nextRefreshAt))
             case .failed(let reason):
-                book.metrics.recordWriteFailure(of: id)
-                book.unwritten[id] = reason
+                book.recordWriteFailure(of: id, reason: reason)
                 configuration.log(
                     LogRecord(.error, "write-failed", "\(id): stale, but it was not written — \(reason)", widget: id, error: reason))
             case .unchanged:
@@ -460,14 +454,14 @@ public final class WidgetDaemon: Sendable {
             book.record(refresh.outcome, for: widget, duration: refresh.duration, written: refresh.written, log: configuration.log)
             running.noteDuration(of: refresh.id, seconds: refresh.elapsed)
             refreshContinuation.yield(RefreshReport(id: refresh.id, snapshot: refresh.outcome.snapshot, error: refresh.outcome.error))
-            if running.again.remove(refresh.id) != nil { book.schedule.dueAt[refresh.id] = configuration.clock.now() }
+            if running.again.remove(refresh.id) != nil { book.makeDue([refresh.id], at: configuration.clock.now()) }
             recorded += 1
             if refresh.outcome.snapshot.status == .fresh { fresh += 1 }
         }
-        for id in running.takeWaitingSlow() where book.widgets[id] != nil { book.schedule.dueAt[id] = configuration.clock.now() }
+        book.makeDue(running.takeWaitingSlow(), at: configuration.clock.now())
         guard recorded > 0 else { return }
         let ended = configuration.clock.now()
-        book.daemon?.lastWaveAt = ended
+        book.recordWave(at: ended)
         // One flush of each folder for the renames of every refresh recorded here (the index's write
         // flushes the output folder again, which costs nothing more).
         configuration.store.syncFolders()
@@ -481,7 +475,7 @@ public final class WidgetDaemon: Sendable {
         configuration.log(
             LogRecord(
                 .debug, "wave", "wave done: \(recorded) refreshed, \(fresh) fresh, \(running.count) under way; index written",
-                next: book.schedule.dueAt.earliest,
+                next: book.nextDue,
                 details: [
                     "refreshed": .number(WidgetNumber(recorded)), "fresh": .number(WidgetNumber(fresh)),
                     "running": .number(WidgetNumber(running.count)),

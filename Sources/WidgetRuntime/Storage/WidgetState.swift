@@ -29,11 +29,20 @@ public struct WidgetState: Sendable, Hashable {
     /// that is over, which `status` can tell without knowing the widget's zone.
     public var budgetDayEndsAt: Date?
 
+    /// The daily budget's count, as ``budgetDay``, ``budgetUsed`` and ``budgetDayEndsAt`` keep it: what
+    /// `RefreshPolicy` counts refreshes in.
+    public var budget: DailyBudget {
+        get { DailyBudget(day: budgetDay, used: budgetUsed, dayEndsAt: budgetDayEndsAt) }
+        set {
+            budgetDay = newValue.day
+            budgetUsed = newValue.used
+            budgetDayEndsAt = newValue.dayEndsAt
+        }
+    }
+
     /// The refreshes counted for the day of `now`: ``budgetUsed`` until ``budgetDayEndsAt``, then 0.
     public func refreshesToday(at now: Date) -> Int {
-        guard budgetDay != nil else { return 0 }
-        if let budgetDayEndsAt, now >= budgetDayEndsAt { return 0 }
-        return budgetUsed
+        budget.used(at: now)
     }
     /// Validators and parsed values of the last successful fetches, for conditional requests.
     public var fetchCache: [String: CachedFetch] = [:]
