@@ -49,6 +49,11 @@ let package = Package(
         .testTarget(name: "WidgetTestingTests", dependencies: ["WidgetCore", "WidgetStages", "WidgetTesting"]),
         .testTarget(
             name: "WidgetRuntimeTests",
+            dependencies: ["WidgetCore", "WidgetStages", "WidgetRuntime", "WidgetTesting", "WidgetTestSupport"]
+        ),
+        // The command line's tests; most run the built `widgetd` executable.
+        .testTarget(
+            name: "WidgetCommandsTests",
             dependencies: ["WidgetCore", "WidgetStages", "WidgetRuntime", "WidgetCommands", "WidgetTesting", "WidgetTestSupport"]
         ),
     ]

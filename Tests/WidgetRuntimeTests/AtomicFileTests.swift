@@ -3,6 +3,7 @@ import Synchronization
 import Testing
 import WidgetCore
 import WidgetRuntime
+import WidgetTestSupport
 
 struct AtomicFileTests {
     @Test func writeReplacesTheWholeContent() throws {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import WidgetCore
+import WidgetTestSupport
 import WidgetTesting
 
 @testable import WidgetRuntime

@@ -3,6 +3,7 @@ import Testing
 import WidgetCore
 import WidgetRuntime
 import WidgetStages
+import WidgetTestSupport
 import WidgetTesting
 
 /// A reload reads the definitions beside the daemon's loop: however long a definition takes to load (its

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import WidgetCore
 import WidgetRuntime
+import WidgetTestSupport
 
 /// Widgets' states live in one append-only journal, `OUT/.state/_states.jsonl`: the last line of an id
 /// wins, a line a crash cut short is skipped and then cut off, the journal is compacted as it grows, and

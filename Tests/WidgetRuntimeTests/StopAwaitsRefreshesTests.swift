@@ -4,6 +4,7 @@ import Synchronization
 import Testing
 import WidgetCore
 import WidgetRuntime
+import WidgetTestSupport
 import WidgetTesting
 
 /// The daemon's refreshes are child tasks of its loop's task group: a stop cancels them and waits for

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import WidgetCore
 import WidgetRuntime
+import WidgetTestSupport
 import WidgetTesting
 
 /// The daemon's loop, driven by a manual clock: no test here sleeps. A test waits for a refresh on the
