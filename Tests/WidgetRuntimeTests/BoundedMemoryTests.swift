@@ -31,7 +31,9 @@ struct BoundedMemoryTests {
         state.lastGoodEntries = [entry]
         state.lastSuccessAt = entry.date
         state.fallbackItems = [deepest]
-        state.fetchCache = ["source": CachedFetch(validators: FetchValidators(etag: "\"v1\"", parser: "json {}"), value: deepest)]
+        state.fetchCache = [
+            FetchCacheKey(.source): CachedFetch(validators: FetchValidators(etag: "\"v1\"", parser: "json {}"), value: deepest)
+        ]
         let snapshot = Snapshot(
             id: "deep", title: nil, status: .fresh, generatedAt: entry.date, lastSuccessAt: entry.date, nextRefreshAt: nil,
             entries: [entry], error: nil)

@@ -157,7 +157,7 @@ public struct WidgetRefresher: Sendable {
     /// The refresh returns at the deadline, or as soon as the calling task is cancelled, even when a stage
     /// does not stop when asked: what it does afterwards is ignored.
     func runWithinDeadline(
-        _ pipeline: WidgetPipeline, context: StageContext, cache: [String: CachedFetch], trace: PipelineTrace? = nil
+        _ pipeline: WidgetPipeline, context: StageContext, cache: [FetchCacheKey: CachedFetch], trace: PipelineTrace? = nil
     ) async throws(PipelineError) -> PipelineResult {
         let deadline = pipeline.definition.deadline
         do {

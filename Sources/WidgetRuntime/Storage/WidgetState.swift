@@ -45,7 +45,7 @@ public struct WidgetState: Sendable, Hashable {
         budget.used(at: now)
     }
     /// Validators and parsed values of the last successful fetches, for conditional requests.
-    public var fetchCache: [String: CachedFetch] = [:]
+    public var fetchCache: [FetchCacheKey: CachedFetch] = [:]
 
     /// The state of a widget never refreshed: no data, no budget used, nothing due.
     public init() {}
@@ -65,8 +65,8 @@ public struct WidgetState: Sendable, Hashable {
         object["budgetUsed"] = .number(WidgetNumber(budgetUsed))
         object["budgetDayEndsAt"] = budgetDayEndsAt.map { .string(Timestamp.string($0)) } ?? .null
         var cache = WidgetObject()
-        for (stage, fetch) in fetchCache.sorted(by: { $0.key < $1.key }) {
-            cache[stage] = ["validators": WidgetState.value(of: fetch.validators), "value": fetch.value]
+        for (key, fetch) in fetchCache.sorted(by: { $0.key < $1.key }) {
+            cache[key.description] = ["validators": WidgetState.value(of: fetch.validators), "value": fetch.value]
         }
         object["fetchCache"] = .object(cache)
         return .object(object)
@@ -85,9 +85,11 @@ public struct WidgetState: Sendable, Hashable {
         budgetDay = value["budgetDay"]?.string
         budgetUsed = value["budgetUsed"]?.number?.int ?? 0
         budgetDayEndsAt = value["budgetDayEndsAt"]?.string.flatMap(Timestamp.date)
-        for (stage, entry) in value["fetchCache"]?.object ?? [:] {
-            guard let validators = entry["validators"]?.object, let cached = entry["value"] else { continue }
-            fetchCache[stage] = CachedFetch(validators: WidgetState.validators(from: validators), value: cached)
+        for (text, entry) in value["fetchCache"]?.object ?? [:] {
+            guard let key = FetchCacheKey(text), let validators = entry["validators"]?.object, let cached = entry["value"] else {
+                continue
+            }
+            fetchCache[key] = CachedFetch(validators: WidgetState.validators(from: validators), value: cached)
         }
     }
 
