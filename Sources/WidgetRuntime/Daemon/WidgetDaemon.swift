@@ -152,9 +152,9 @@ public final class WidgetDaemon: Sendable {
     /// Loads the definitions, refreshes every valid widget once (regardless of schedules and budgets),
     /// writes snapshots, the index, state and metrics.
     ///
-    /// The refreshes are child tasks of one task group, started as the loop of ``run()`` starts them
-    /// (``launch(_:start:book:refresher:now:respectBudget:abandonment:in:)``), at most
-    /// ``Configuration/maximumConcurrentRefreshes`` at a time; this returns once every one has ended.
+    /// The refreshes are child tasks of one task group, started the way the loop of ``run()`` starts
+    /// them, at most ``Configuration/maximumConcurrentRefreshes`` at a time; this returns once every one
+    /// has ended.
     ///
     /// - Throws: ``StoreError`` when the output folder cannot be prepared.
     public func runOnce() async throws -> OnceReport {
@@ -205,7 +205,7 @@ public final class WidgetDaemon: Sendable {
     ///
     /// The loop owns a task group: each refresh, and each reload's reading of the definitions, is a child
     /// task of it. On a stop the loop cancels them and waits for every one before it returns: a refresh
-    /// returns at once when cancelled (whatever its stage still does is ignored, see ``Deadline``) and
+    /// returns at once when cancelled (whatever its stage still does is ignored, as at its deadline) and
     /// writes nothing unless its files were being written already; then its widget keeps its last
     /// snapshot and state.
     ///
