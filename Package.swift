@@ -34,10 +34,10 @@ let package = Package(
         ),
         // Helpers for plugin authors: a stage harness, stage conformance checks, an in-process HTTP test
         // server, an in-memory fetcher, a manual clock.
-        .target(
-            name: "WidgetTesting", dependencies: ["WidgetJSON", "WidgetLiquid", "WidgetCore", "WidgetStages", "WidgetRuntime"]
+        .target(name: "WidgetTesting", dependencies: ["WidgetJSON", "WidgetLiquid", "WidgetCore", "WidgetStages"]),
+        .executableTarget(
+            name: "widgetd", dependencies: ["WidgetStages", "WidgetRuntime", "WidgetCommands"], plugins: ["BuildInfoPlugin"]
         ),
-        .executableTarget(name: "widgetd", dependencies: ["WidgetRuntime", "WidgetCommands"], plugins: ["BuildInfoPlugin"]),
         // Records the git commit the executable is built from, for `widgetd --version`.
         .plugin(name: "BuildInfoPlugin", capability: .buildTool(), path: "Sources/BuildInfoPlugin"),
         // `swift run -c release widgetd-bench [SUITE]`: an executable of this package only, not a product.
@@ -60,21 +60,31 @@ let package = Package(
             dependencies: ["WidgetJSON", "WidgetLiquid", "WidgetCore", "WidgetStages", "WidgetFuzzSupport"],
             path: "Sources/WidgetFuzz"
         ),
-        // Test helpers of this package's own test targets: the fixtures' folder, a seeded generator.
-        .target(name: "TestSupport", path: "Tests/TestSupport"),
-        .testTarget(name: "WidgetJSONTests", dependencies: ["WidgetJSON", "TestSupport"]),
-        .testTarget(name: "WidgetLiquidTests", dependencies: ["WidgetJSON", "WidgetLiquid", "TestSupport"]),
-        .testTarget(name: "WidgetCoreTests", dependencies: ["WidgetJSON", "WidgetLiquid", "WidgetCore", "WidgetTesting", "TestSupport"]),
+        // What this package's own tests share and plugin authors do not need (the fixtures' folder, a seeded
+        // generator, comparisons with reference implementations such as Python packages): not a product.
+        .target(name: "WidgetTestSupport", path: "Tests/WidgetTestSupport"),
+        .testTarget(name: "WidgetJSONTests", dependencies: ["WidgetJSON", "WidgetTestSupport"]),
+        .testTarget(name: "WidgetLiquidTests", dependencies: ["WidgetJSON", "WidgetLiquid", "WidgetTestSupport"]),
         .testTarget(
-            name: "WidgetStagesTests", dependencies: ["WidgetJSON", "WidgetLiquid", "WidgetCore", "WidgetStages", "WidgetTesting"]
+            name: "WidgetCoreTests", dependencies: ["WidgetJSON", "WidgetLiquid", "WidgetCore", "WidgetTesting", "WidgetTestSupport"]
+        ),
+        .testTarget(
+            name: "WidgetStagesTests",
+            dependencies: ["WidgetJSON", "WidgetLiquid", "WidgetCore", "WidgetStages", "WidgetTesting", "WidgetTestSupport"]
         ),
         .testTarget(
             name: "WidgetTestingTests", dependencies: ["WidgetJSON", "WidgetLiquid", "WidgetCore", "WidgetStages", "WidgetTesting"]
         ),
         .testTarget(
             name: "WidgetRuntimeTests",
+            dependencies: ["WidgetJSON", "WidgetLiquid", "WidgetCore", "WidgetStages", "WidgetRuntime", "WidgetTesting", "WidgetTestSupport"]
+        ),
+        // The command line's tests; most run the built `widgetd` executable.
+        .testTarget(
+            name: "WidgetCommandsTests",
             dependencies: [
                 "WidgetJSON", "WidgetLiquid", "WidgetCore", "WidgetStages", "WidgetRuntime", "WidgetCommands", "WidgetTesting",
+                "WidgetTestSupport",
             ]
         ),
     ]

@@ -138,20 +138,21 @@ public struct RunCommand: WidgetCommand {
                 return 1
             }
         }
-        let watchdog = notifier.watchdogInterval.map { interval in
-            Task {
+        // The service manager's watchdog: a service beside the daemon, in the same task group.
+        var watchdog: (@Sendable () async -> Void)?
+        if let interval = notifier.watchdogInterval {
+            watchdog = {
                 while !Task.isCancelled {
                     notifier.send(["WATCHDOG=1"])
                     try? await Task.sleep(for: interval)
                 }
             }
         }
-        defer { watchdog?.cancel() }
         do {
             let lock = try DaemonLock(store: store)
             defer { lock.release() }
             configuration.outputCheck = { try lock.check() }
-            try await SignalHandling.run(WidgetDaemon(configuration: configuration), watching: config) {
+            try await SignalHandling.run(WidgetDaemon(configuration: configuration), watching: config, beside: watchdog) {
                 // The first line: the folder is prepared and locked, and from here on every signal counts.
                 let part = shard.map { ", shard \($0)" } ?? ""
                 let pid = ProcessInfo.processInfo.processIdentifier

@@ -66,13 +66,16 @@ enum SignalHandling {
     /// Installs the handlers, calls `ready` (from then on every signal counts), runs `daemon` until a
     /// stop signal, and returns when it has stopped.
     ///
-    /// The daemon and the loop that hands it what the process is told run as two child tasks of one
-    /// group (as a service group runs its services): a stop signal ends the loop, which cancels the
-    /// daemon; the daemon ending on its own (with an error) ends the loop. Nothing runs outside the
-    /// group once this returns.
+    /// The daemon, the loop that hands it what the process is told, and `beside` (the service manager's
+    /// watchdog) run as child tasks of one group (as a service group runs its services): a stop signal
+    /// ends the loop, which cancels the others; the daemon ending on its own (with an error) ends the
+    /// loop. `beside` runs until it is cancelled. The daemon's refreshes are child tasks of its own
+    /// group, inside this one: nothing runs outside the group once this returns.
     ///
     /// - Throws: what the daemon throws, or ``StoreError`` when the signal pipe cannot be made.
-    static func run(_ daemon: WidgetDaemon, watching folder: String, ready: () -> Void) async throws {
+    static func run(
+        _ daemon: WidgetDaemon, watching folder: String, beside: (@Sendable () async -> Void)? = nil, ready: () -> Void
+    ) async throws {
         let queue = DispatchQueue(label: "widgetd.signals")
         let pipe = try SignalPipe.install(UnixSignal.all.map(\.rawValue))
         ready()
@@ -101,6 +104,7 @@ enum SignalHandling {
         }
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await daemon.run() }
+            if let beside { group.addTask { await beside() } }
             group.addTask {
                 for await event in events {
                     switch event {
@@ -110,8 +114,9 @@ enum SignalHandling {
                     }
                 }
             }
-            // Whichever ends first, the other follows: a stop cancels the daemon; a daemon that failed
-            // throws from here, and a group left by a throw cancels and awaits the loop itself.
+            // Whichever of the daemon and the loop ends first, the others follow: a stop cancels the
+            // daemon; a daemon that failed throws from here, and a group left by a throw cancels and
+            // awaits the rest itself. `beside` never ends first.
             try await group.next()
             group.cancelAll()
             try await group.waitForAll()

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import WidgetCore
+import WidgetTestSupport
 import WidgetTesting
 
 /// Compares ``CronExpression/nextDate(after:calendar:)`` with Python's `croniter`, when it is installed

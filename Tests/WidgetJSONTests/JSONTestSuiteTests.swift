@@ -1,5 +1,5 @@
 import Foundation
-import TestSupport
+import WidgetTestSupport
 import Testing
 import WidgetJSON
 

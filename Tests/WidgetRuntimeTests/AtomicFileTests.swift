@@ -4,6 +4,7 @@ import Testing
 import WidgetCore
 import WidgetJSON
 import WidgetRuntime
+import WidgetTestSupport
 
 struct AtomicFileTests {
     @Test func writeReplacesTheWholeContent() throws {

@@ -3,6 +3,7 @@ import Testing
 import WidgetCore
 import WidgetRuntime
 import WidgetStages
+import WidgetTestSupport
 
 /// Loading a folder reads its files on several cores; what it gives must not depend on that.
 struct DefinitionDirectoryTests {

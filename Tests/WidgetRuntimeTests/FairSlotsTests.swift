@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import WidgetCore
 import WidgetJSON
+import WidgetTestSupport
 import WidgetTesting
 
 @testable import WidgetRuntime
@@ -111,10 +112,10 @@ struct FairSlotsTests {
         #expect(running.slowLimit == 2)
         var waits = running.mustWait("a")
         #expect(!waits)
-        running.add("a", start: running.nextStart(), task: Task {})
+        running.add("a", start: running.nextStart(), abandonment: WidgetDaemon.Abandonment())
         waits = running.mustWait("b")
         #expect(!waits)
-        running.add("b", start: running.nextStart(), task: Task {})
+        running.add("b", start: running.nextStart(), abandonment: WidgetDaemon.Abandonment())
         waits = running.mustWait("c")
         #expect(waits)
         waits = running.mustWait("fast")

@@ -4,6 +4,7 @@ import WidgetCore
 import WidgetJSON
 import WidgetRuntime
 import WidgetStages
+import WidgetTestSupport
 import WidgetTesting
 
 /// A reload reads the definitions beside the daemon's loop: however long a definition takes to load (its

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import WidgetCore
 import WidgetRuntime
+import WidgetTestSupport
 import WidgetTesting
 
 /// `widgetd reload` requests, as the daemon sees them: request files and a wake-up. Requests for a widget

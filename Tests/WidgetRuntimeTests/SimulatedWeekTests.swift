@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import WidgetCore
 import WidgetRuntime
+import WidgetTestSupport
 import WidgetTesting
 
 /// A week of a daemon's life on a manual clock, fast-forwarded from one due time to the next: every

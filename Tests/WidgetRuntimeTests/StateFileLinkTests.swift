@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import WidgetCore
 import WidgetRuntime
+import WidgetTestSupport
 
 /// widgetd never writes or reads its state through a symbolic link: a link at the state journal is an
 /// error naming the file, and files replaced whole replace a link instead of following it.

@@ -3,6 +3,7 @@ import Testing
 import WidgetCore
 import WidgetJSON
 import WidgetRuntime
+import WidgetTestSupport
 
 /// Widgets' states live in one append-only journal, `OUT/.state/_states.jsonl`: the last line of an id
 /// wins, a line a crash cut short is skipped and then cut off, the journal is compacted as it grows, and

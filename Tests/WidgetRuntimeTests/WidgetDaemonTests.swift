@@ -3,6 +3,7 @@ import Testing
 import WidgetCore
 import WidgetJSON
 import WidgetRuntime
+import WidgetTestSupport
 import WidgetTesting
 
 /// The daemon's loop, driven by a manual clock: no test here sleeps. A test waits for a refresh on the

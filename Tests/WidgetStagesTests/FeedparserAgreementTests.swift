@@ -3,6 +3,7 @@ import Testing
 import WidgetCore
 import WidgetJSON
 import WidgetLiquid
+import WidgetTestSupport
 import WidgetTesting
 
 @testable import WidgetStages

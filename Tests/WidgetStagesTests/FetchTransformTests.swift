@@ -102,7 +102,7 @@ struct FetchTransformTests {
         #expect(Set(api.itemRequests().map(\.path)).count == 5)
         #expect(api.itemRequests().allSatisfy { $0.headers["If-None-Match"] == nil })
         // Each story's validators are kept under the transform's place, one entry per URL.
-        let fetchKeys = first.cache.keys.filter { $0.hasPrefix("transforms[1] (fetch) ") }
+        let fetchKeys = first.cache.keys.filter { $0.stage == .transform(index: 1, type: "fetch") && $0.request != nil }
         #expect(fetchKeys.count == 5)
         // The metrics count what the fan-out fetched beside the source.
         let stories: [WidgetValue] = (101...105).map { ["id": .number(WidgetNumber($0)), "title": .string("Story \($0)"), "by": "pg"] }
@@ -115,7 +115,7 @@ struct FetchTransformTests {
         #expect(api.notModified.value == 5)
         #expect(api.itemRequests().suffix(5).allSatisfy { $0.headers["If-None-Match"]?.hasPrefix("\"story-") == true })
         #expect(second.entries.first?.content == titles)
-        #expect(second.notModified.filter { $0.hasPrefix("transforms[1] (fetch) ") }.count == 5)
+        #expect(second.notModified.filter { $0.stage == .transform(index: 1, type: "fetch") && $0.request != nil }.count == 5)
         #expect(Set(second.cache.keys) == Set(first.cache.keys))
         // The ids again (they carry no ETag), and no story.
         #expect(second.fetchBytes == ids)

@@ -1,4 +1,4 @@
-import WidgetJSON
+public import WidgetJSON
 
 /// What to serve when a refresh fails: `"fallback": {"keep": 20, "pick": "daily"}`.
 public struct FallbackPolicy: Sendable, Hashable {
@@ -19,6 +19,26 @@ public struct FallbackPolicy: Sendable, Hashable {
 
     /// The most items ``keep`` may name.
     public static let maximumKeep = 10_000
+
+    /// The kept item to serve on local day number `day` (days since 1970-01-01 in the widget's zone),
+    /// among `items`; `nil` for ``Pick/latest``, which serves the last good entries as they were, and
+    /// when nothing is kept.
+    public func choose(among items: [WidgetValue], day: Int) -> WidgetValue? {
+        guard !items.isEmpty else { return nil }
+        switch pick {
+        case .latest: return nil
+        case .daily: return items[((day % items.count) + items.count) % items.count]
+        case .random: return items.randomElement()
+        }
+    }
+
+    /// The items to keep after a successful refresh: `newest` first, then the kept `items` not among
+    /// them, ``keep`` at most.
+    public func kept(_ newest: [WidgetValue], after items: [WidgetValue]) -> [WidgetValue] {
+        var kept = newest
+        for item in items where !kept.contains(item) { kept.append(item) }
+        return Array(kept.prefix(keep))
+    }
 
     /// Creates a policy from its parts; by default the latest good data, one item kept.
     public init(keep: Int = 1, pick: Pick = .latest) {

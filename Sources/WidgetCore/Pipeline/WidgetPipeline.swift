@@ -174,7 +174,7 @@ public struct WidgetPipeline: Sendable {
     ///   a successful parse).
     /// - Throws: ``PipelineError`` naming the stage that failed and why.
     public func run(
-        context: StageContext, cache: [String: CachedFetch], trace: PipelineTrace? = nil
+        context: StageContext, cache: [FetchCacheKey: CachedFetch], trace: PipelineTrace? = nil
     ) async throws(PipelineError) -> PipelineResult {
         var result = PipelineResult(entries: [], cache: [:])
         let value = try await runToValue(context: context, cache: cache, result: &result, trace: trace)
@@ -217,7 +217,7 @@ public struct WidgetPipeline: Sendable {
 
     private func runToValue(
         context: StageContext,
-        cache: [String: CachedFetch],
+        cache: [FetchCacheKey: CachedFetch],
         result: inout PipelineResult,
         trace: PipelineTrace?
     ) async throws(PipelineError) -> FinalValue {
@@ -248,17 +248,16 @@ public struct WidgetPipeline: Sendable {
             let type = Swift.type(of: transformer).typeName
             let stage = PipelineStage.transform(index: index, type: type)
             // A transform that fetches (one request per item) keeps its validators under its own place.
-            let prefix = "\(stage) "
             var transformContext = context
-            transformContext.fetchCache = FetchCache(previous: Self.entries(of: cache, under: prefix))
+            transformContext.fetchCache = FetchCache(previous: Self.requests(of: stage, in: cache))
             let stageContext = transformContext
             let started = ContinuousClock.now
             let step = try await attempt(stage, .transformer, type: type, trace: trace) {
                 try await transformer.transform(input, context: stageContext)
             }
             let fetches = stageContext.fetchCache
-            for (key, entry) in fetches.kept { result.cache[prefix + key] = entry }
-            result.notModified += fetches.notModifiedKeys.map { prefix + $0 }
+            for (key, entry) in fetches.kept { result.cache[FetchCacheKey(stage, request: key)] = entry }
+            result.notModified += fetches.notModifiedKeys.map { FetchCacheKey(stage, request: $0) }
             let fetched = fetches.fetched
             if fetched.requests > 0 {
                 // A transform that fetched spent its time fetching, as far as the metrics tell.
@@ -285,13 +284,13 @@ public struct WidgetPipeline: Sendable {
         _ parser: any Parser,
         parserKey: String,
         context: StageContext,
-        cache: [String: CachedFetch],
+        cache: [FetchCacheKey: CachedFetch],
         result: inout PipelineResult,
         trace: PipelineTrace?
     ) async throws(PipelineError) -> WidgetValue {
         var context = context
         // A value parsed by another parser (the definition changed) is not what this one would give.
-        let key = stage.description
+        let key = FetchCacheKey(stage)
         let cached = cache[key].flatMap { $0.validators.parser == parserKey ? $0 : nil }
         context.validators = cached?.validators ?? FetchValidators()
         let fetchContext = context
@@ -312,8 +311,7 @@ public struct WidgetPipeline: Sendable {
         result.fetchSeconds += Self.seconds(ContinuousClock.now - started)
         result.fetchBytes += payload.data.count
         if let maxAge = payload.maxAge, maxAge > 0 {
-            let earliest = context.now.addingTimeInterval(min(maxAge, 86_400))
-            result.earliestNextFetch = max(result.earliestNextFetch ?? earliest, earliest)
+            result.sourcesFreshFor = max(result.sourcesFreshFor ?? maxAge, maxAge)
         }
         if payload.notModified, let cached {
             result.cache[key] = cached
@@ -348,10 +346,12 @@ public struct WidgetPipeline: Sendable {
         Double(duration.components.seconds) + Double(duration.components.attoseconds) * 1e-18
     }
 
-    /// The entries of `cache` whose keys start with `prefix`, keyed by the rest.
-    static func entries(of cache: [String: CachedFetch], under prefix: String) -> [String: CachedFetch] {
+    /// The entries of `cache` for the requests of the transform `stage`, by the transform's keys.
+    static func requests(of stage: PipelineStage, in cache: [FetchCacheKey: CachedFetch]) -> [String: CachedFetch] {
         var entries: [String: CachedFetch] = [:]
-        for (key, entry) in cache where key.hasPrefix(prefix) { entries[String(key.dropFirst(prefix.count))] = entry }
+        for (key, entry) in cache where key.stage == stage {
+            if let request = key.request { entries[request] = entry }
+        }
         return entries
     }
 
@@ -461,11 +461,12 @@ public struct PipelineResult: Sendable {
     /// Validators and parsed values of the fetches that gave validators, by stage (`source`,
     /// `inputs.NAME`, and `transforms[1] (fetch) KEY` for a transform's own fetches, see ``FetchCache``),
     /// for conditional requests next time.
-    public var cache: [String: CachedFetch]
-    /// The stages whose fetch answered "not modified" and reused the cached value.
-    public var notModified: [String] = []
-    /// The earliest moment a source allows the next fetch (`Cache-Control: max-age`), when one said so.
-    public var earliestNextFetch: Date?
+    public var cache: [FetchCacheKey: CachedFetch]
+    /// The fetches that were answered "not modified" and reused the cached value.
+    public var notModified: [FetchCacheKey] = []
+    /// How many seconds the sources' answers stay fresh (the longest `Cache-Control: max-age`), when one
+    /// said so: `RefreshPolicy` does not schedule the next refresh before then.
+    public var sourcesFreshFor: TimeInterval?
     /// The time spent in fetch stages (and in transforms that fetched, such as `fetch`), in seconds.
     public var fetchSeconds: Double = 0
     /// The bytes the fetch stages (and transforms that fetched) returned.
@@ -476,7 +477,7 @@ public struct PipelineResult: Sendable {
 
     /// Creates a result with these entries and cache, no "not modified" stages, no fetch time or bytes and
     /// no warnings.
-    public init(entries: [TimelineEntry], cache: [String: CachedFetch]) {
+    public init(entries: [TimelineEntry], cache: [FetchCacheKey: CachedFetch]) {
         self.entries = entries
         self.cache = cache
     }

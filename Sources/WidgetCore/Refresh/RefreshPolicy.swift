@@ -108,6 +108,48 @@ public struct RefreshPolicy: Sendable {
         budgetDayEnds(after: date).addingTimeInterval(jitterOffset)
     }
 
+    /// What a refresh at some moment does with the daily budget (see ``spendBudget(_:at:enforced:)``).
+    public enum BudgetDecision: Sendable, Hashable {
+        /// The refresh runs; it is counted.
+        case spent
+        /// The day's `maxPerDay` refreshes have run: the refresh waits until `renewsAt`, not counted.
+        case usedUp(renewsAt: Date)
+    }
+
+    /// Counts a refresh at `now` in `budget`: a new local day starts the count from 0; a refresh past
+    /// the schedule's `maxPerDay` is refused when `enforced` (a manual `run --once` is not).
+    ///
+    /// ```swift
+    /// if case .usedUp(let next) = policy.spendBudget(&state.budget, at: now, enforced: true) { … }
+    /// ```
+    public func spendBudget(_ budget: inout DailyBudget, at now: Date, enforced: Bool) -> BudgetDecision {
+        let today = budgetDay(now)
+        if budget.day != today {
+            budget.day = today
+            budget.used = 0
+        }
+        budget.dayEndsAt = budgetDayEnds(after: now)
+        if enforced, budget.used >= schedule.maxPerDay {
+            return .usedUp(renewsAt: budgetRenews(after: now))
+        }
+        budget.used += 1
+        return .spent
+    }
+
+    // MARK: - Source freshness
+
+    /// The longest a source's `Cache-Control: max-age` can delay a widget's next refresh: a day.
+    public static let longestMaxAge: TimeInterval = 86_400
+
+    /// When the refresh after a successful one at `date` is due: the schedule's next time (see
+    /// ``nextRefresh(after:lastEntryDate:)``), but not before the sources' answers stop being fresh —
+    /// `maxAge` seconds after `date`, capped at ``longestMaxAge``.
+    public func nextRefresh(after date: Date, lastEntryDate: Date?, sourcesFreshFor maxAge: TimeInterval?) -> Date? {
+        let scheduled = nextRefresh(after: date, lastEntryDate: lastEntryDate)
+        guard let maxAge, maxAge > 0, let scheduled else { return scheduled }
+        return max(scheduled, date.addingTimeInterval(min(maxAge, Self.longestMaxAge)))
+    }
+
     private var calendar: Calendar {
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = timeZone

@@ -68,6 +68,70 @@ extension WidgetDaemon {
             schedule.dueAt.popDue(at: now).compactMap { widgets[$0] }
         }
 
+        // MARK: - Scheduling
+
+        /// Makes the widgets `ids` that the book still has due at `now`.
+        mutating func makeDue(_ ids: [String], at now: Date) {
+            for id in ids where widgets[id] != nil { schedule.dueAt[id] = now }
+        }
+
+        /// The earliest due time, for the log.
+        var nextDue: Date? {
+            mutating get { schedule.dueAt.earliest }
+        }
+
+        /// When the loop must wake next (see ``RefreshSchedule/wakeTime(refreshesCanStart:)``).
+        mutating func wakeTime(refreshesCanStart: Bool) -> Date? {
+            schedule.wakeTime(refreshesCanStart: refreshesCanStart)
+        }
+
+        /// The widgets whose snapshot turned stale by `now`, taken off the staleness clock.
+        mutating func turningStale(at now: Date) -> [String] {
+            schedule.staleAt.popDue(at: now)
+        }
+
+        /// See ``RefreshSchedule/requestManualRefresh(of:at:)``.
+        mutating func requestManualRefresh(of id: String, at now: Date) -> Bool {
+            schedule.requestManualRefresh(of: id, at: now)
+        }
+
+        /// The state a refresh of `id` starts from, as kept, and whether its fetch cache, entries and
+        /// fallback items must be read back from the state journal (see ``StateCache``).
+        func keptState(of id: String) -> (state: WidgetState, onDisk: Bool) {
+            (states[id] ?? WidgetState(), states.cachedOnDisk.contains(id))
+        }
+
+        // MARK: - Recording
+
+        /// Takes in a snapshot rewritten `stale` (see ``WidgetDaemon/markStale(_:at:definitions:store:)``).
+        mutating func recordMarkedStale(_ snapshot: Snapshot) {
+            snapshots[snapshot.id] = SnapshotSummary(snapshot)
+            cardsToRender.remove(snapshot.id)
+            unwritten[snapshot.id] = nil
+        }
+
+        /// Takes in a snapshot of `id` that could not be written, with why.
+        mutating func recordWriteFailure(of id: String, reason: String) {
+            metrics.recordWriteFailure(of: id)
+            unwritten[id] = reason
+        }
+
+        /// Starts the daemon's record for `widgetd status`.
+        mutating func recordStart(pid: Int, at now: Date, shard: String?) {
+            daemon = DaemonRecord(pid: pid, startedAt: now, widgets: widgets.count, shard: shard)
+        }
+
+        /// Notes the end of a wave of refreshes in the daemon's record.
+        mutating func recordWave(at now: Date) {
+            daemon?.lastWaveAt = now
+        }
+
+        /// Notes the daemon's stop in its record, and writes it.
+        mutating func recordStop(at now: Date, log: (LogRecord) -> Void) {
+            daemon?.stoppedAt = now
+            writeDaemonRecord(log: log)
+        }
+
         /// Takes in a finished refresh whose files `written` says how the writing went.
         mutating func record(
             _ outcome: WidgetRefresher.Outcome, for widget: WidgetPipeline, duration: Duration, written: Written,

@@ -41,6 +41,16 @@ extension WidgetDaemon {
             staleAt[id] = policy.staleAt(lastSuccessAt: lastSuccessAt)
         }
 
+        /// Makes `id` due at `now` for a manual refresh (`widgetd reload`), unless one was asked for less than
+        /// ``WidgetDaemon/reloadCoalescingInterval`` ago: then this one is merged into it and the result is
+        /// `false`.
+        mutating func requestManualRefresh(of id: String, at now: Date) -> Bool {
+            if let last = manualRefreshAt[id], now.timeIntervalSince(last) < WidgetDaemon.reloadCoalescingInterval { return false }
+            manualRefreshAt[id] = now
+            dueAt[id] = now
+            return true
+        }
+
         /// Forgets a widget.
         mutating func remove(_ id: String) {
             dueAt[id] = nil

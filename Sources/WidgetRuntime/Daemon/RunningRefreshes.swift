@@ -1,10 +1,12 @@
 import Foundation
+import Synchronization
 
 extension WidgetDaemon {
-    /// The refreshes the loop started and has not recorded yet, each with the number of its start.
+    /// The refreshes the loop started and has not recorded yet, each with the number of its start and
+    /// the handle that abandons it. The refreshes themselves are child tasks of the loop's task group.
     struct RunningRefreshes {
         let limit: Int
-        private var tasks: [String: (start: Int, task: Task<Void, Never>)] = [:]
+        private var tasks: [String: (start: Int, abandonment: Abandonment)] = [:]
         private var starts = 0
         /// Widgets that became due again while their refresh was under way.
         var again: Set<String> = []
@@ -65,8 +67,8 @@ extension WidgetDaemon {
             return starts
         }
 
-        mutating func add(_ id: String, start: Int, task: Task<Void, Never>) {
-            tasks[id] = (start, task)
+        mutating func add(_ id: String, start: Int, abandonment: Abandonment) {
+            tasks[id] = (start, abandonment)
             if slowWidgets.contains(id) { slowRunning.insert(id) }
         }
 
@@ -80,9 +82,63 @@ extension WidgetDaemon {
 
         /// Cancels the refresh of `id` and forgets it: what it finishes with is ignored.
         mutating func abandon(_ id: String) {
-            tasks.removeValue(forKey: id)?.task.cancel()
+            tasks.removeValue(forKey: id)?.abandonment.abandon()
             again.remove(id)
             slowRunning.remove(id)
+        }
+    }
+}
+
+extension WidgetDaemon {
+    /// What the loop holds of one refresh to cancel it alone (its widget removed), since a task group
+    /// cancels only all its children at once.
+    ///
+    /// The refresh runs ``run(_:)``: its work beside a watcher of this handle, in a group of their own;
+    /// whichever ends first ends the other. Abandoning it cancels the work, which then returns at once
+    /// (see ``Deadline``) and writes nothing.
+    final class Abandonment: Sendable {
+        private let state = Mutex<(abandoned: Bool, waiter: CheckedContinuation<Void, Never>?)>((false, nil))
+
+        init() {}
+
+        /// Cancels the refresh; it still reports its end to the loop, which ignores it.
+        func abandon() {
+            let waiter = state.withLock { state in
+                state.abandoned = true
+                defer { state.waiter = nil }
+                return state.waiter
+            }
+            waiter?.resume()
+        }
+
+        /// Runs `work` until it returns, or until ``abandon()`` cancels it (it is then awaited too).
+        func run(_ work: @escaping @Sendable () async -> Void) async {
+            await withTaskGroup(of: Void.self) { group in
+                group.addTask { await work() }
+                group.addTask { await self.waitUntilAbandoned() }
+                await group.next()
+                group.cancelAll()
+            }
+        }
+
+        /// Returns once the refresh is abandoned, or once the waiting task is cancelled (its work ended).
+        private func waitUntilAbandoned() async {
+            await withTaskCancellationHandler {
+                await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                    let now = state.withLock { state in
+                        if state.abandoned || Task.isCancelled { return true }
+                        state.waiter = continuation
+                        return false
+                    }
+                    if now { continuation.resume() }
+                }
+            } onCancel: {
+                let waiter = state.withLock { state in
+                    defer { state.waiter = nil }
+                    return state.waiter
+                }
+                waiter?.resume()
+            }
         }
     }
 }

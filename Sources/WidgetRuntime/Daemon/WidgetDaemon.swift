@@ -128,14 +128,16 @@ public final class WidgetDaemon: Sendable {
     /// that falls behind gets only the newest unless ``Configuration/keepsEveryRefreshReport`` is set.
     public var refreshes: AsyncStream<RefreshReport> { refreshStream }
 
-    /// Asks the daemon to reload its definitions (what SIGHUP does).
+    /// Asks the daemon to reload its definitions (what SIGHUP does); while ``run()`` runs, returns once
+    /// its loop has taken the request.
     public func reloadDefinitions() async {
-        await mailbox.post(.reloadDefinitions)
+        await mailbox.postWaitingForTheLoop(.reloadDefinitions)
     }
 
-    /// Asks the daemon to look for `widgetd reload` requests (what SIGUSR1 does).
+    /// Asks the daemon to look for `widgetd reload` requests (what SIGUSR1 does); while ``run()`` runs,
+    /// returns once its loop has taken the request.
     public func checkReloadRequests() async {
-        await mailbox.post(.reloadRequested)
+        await mailbox.postWaitingForTheLoop(.reloadRequested)
     }
 
     // MARK: - Once
@@ -151,6 +153,10 @@ public final class WidgetDaemon: Sendable {
     /// Loads the definitions, refreshes every valid widget once (regardless of schedules and budgets),
     /// writes snapshots, the index, state and metrics.
     ///
+    /// The refreshes are child tasks of one task group, started the way the loop of ``run()`` starts
+    /// them, at most ``Configuration/maximumConcurrentRefreshes`` at a time; this returns once every one
+    /// has ended.
+    ///
     /// - Throws: ``StoreError`` when the output folder cannot be prepared.
     public func runOnce() async throws -> OnceReport {
         try configuration.store.prepare()
@@ -162,15 +168,47 @@ public final class WidgetDaemon: Sendable {
             book.add(widget, saved: configuration.store.savedState(for: widget.id), now: configuration.clock.now(), startup: false)
         }
         let now = configuration.clock.now()
-        let outcomes = await refresh(loaded.widgets, book: &book, now: now, respectBudget: false)
+        // Identical requests of this run share one fetch.
+        let refresher = coalescingRefresher()
+        let limit = max(1, configuration.maximumConcurrentRefreshes)
+        var outcomes: [WidgetRefresher.Outcome] = []
+        await withDiscardingTaskGroup { group in
+            var waiting = loaded.widgets[...]
+            var underWay = 0
+            while underWay > 0 || !waiting.isEmpty {
+                while underWay < limit, let widget = waiting.popFirst() {
+                    launch(widget, start: 0, book: book, refresher: refresher, now: now, respectBudget: false, in: &group)
+                    underWay += 1
+                }
+                // Every refresh started posts its end, even when this task is cancelled.
+                for refresh in await mailbox.waitForFinished() {
+                    underWay -= 1
+                    guard let widget = book.widgets[refresh.id] else { continue }
+                    if case .skipped = refresh.written {
+                        logInterrupted(refresh.id)
+                        continue
+                    }
+                    book.record(refresh.outcome, for: widget, duration: refresh.duration, written: refresh.written, log: configuration.log)
+                    refreshContinuation.yield(
+                        RefreshReport(id: refresh.id, snapshot: refresh.outcome.snapshot, error: refresh.outcome.error))
+                    outcomes.append(refresh.outcome)
+                }
+            }
+        }
         configuration.store.syncFolders()
         book.writeIndexAndMetrics(now: now, log: configuration.log)
-        return OnceReport(diagnostics: loaded.diagnostics, outcomes: outcomes)
+        return OnceReport(diagnostics: loaded.diagnostics, outcomes: outcomes.sorted { $0.snapshot.id < $1.snapshot.id })
     }
 
     // MARK: - Loop
 
     /// Runs until the calling task is cancelled (SIGTERM and SIGINT cancel it in `widgetd run`).
+    ///
+    /// The loop owns a task group: each refresh, and each reload's reading of the definitions, is a child
+    /// task of it. On a stop the loop cancels them and waits for every one before it returns: a refresh
+    /// returns at once when cancelled (whatever its stage still does is ignored, as at its deadline) and
+    /// writes nothing unless its files were being written already; then its widget keeps its last
+    /// snapshot and state.
     ///
     /// - Throws: ``StoreError`` when the output folder cannot be prepared.
     public func run() async throws {
@@ -178,9 +216,8 @@ public final class WidgetDaemon: Sendable {
         try store.prepare()
         var book = Book(store: store)
         apply(await loadDefinitionsOffThePool(), into: &book, startup: true)
-        book.daemon = DaemonRecord(
-            pid: Int(ProcessInfo.processInfo.processIdentifier), startedAt: configuration.clock.now(),
-            widgets: book.widgets.count, shard: configuration.shard?.description)
+        book.recordStart(
+            pid: Int(ProcessInfo.processInfo.processIdentifier), at: configuration.clock.now(), shard: configuration.shard?.description)
         // Describe the widgets at once, even when none is due: the index may be missing or list
         // widgets removed while the daemon was down.
         book.writeIndexAndMetrics(now: configuration.clock.now(), log: configuration.log)
@@ -192,25 +229,51 @@ public final class WidgetDaemon: Sendable {
         // The output folder removed or replaced under the daemon: it stops rather than write beside
         // whatever writes to the new one.
         var outputLost: (any Error)?
+        mailbox.setLooping(true)
+        await withDiscardingTaskGroup { group in
+            outputLost = await loop(&book, running: &running, group: &group)
+            mailbox.setLooping(false)
+            configuration.lifecycle(.stopping)
+            // Every refresh under way stops; the group waits for them (and for a reload's reading).
+            group.cancelAll()
+        }
+        // Each refresh posted its end before its task returned: the ones not taken in yet are all here.
+        let finished = mailbox.take().finished
+        if outputLost == nil {
+            record(finished.filter { if case .skipped = $0.written { false } else { true } }, in: &book, running: &running)
+        }
+        for id in running.ids {
+            running.abandon(id)
+            logInterrupted(id)
+        }
+        if let outputLost {
+            configuration.log(LogRecord(.error, "output-lost", "\(outputLost)", error: "\(outputLost)"))
+            throw outputLost
+        }
+        configuration.log(LogRecord(.notice, "stopping", "stopping"))
+        book.recordStop(at: configuration.clock.now(), log: configuration.log)
+    }
+
+    /// The daemon's loop, in its task group: until the task is cancelled or the output folder is lost
+    /// (returned).
+    private func loop(_ book: inout Book, running: inout RunningRefreshes, group: inout DiscardingTaskGroup) async -> (any Error)? {
         // A reload reads the definitions beside the loop (see `startReload`): one at a time, and one more
         // when asked again meanwhile.
         var reloading = false
         var reloadAgain = false
         while !Task.isCancelled {
-            if let lost = checkOutput() {
-                outputLost = lost
-                break
-            }
-            startDue(&book, running: &running)
+            if let lost = checkOutput() { return lost }
+            startDue(&book, running: &running, group: &group)
             await markStale(&book, running: running)
             // With refreshes or a reload under way the loop waits for them too: it is not idle.
-            let wakeAt = book.schedule.wakeTime(refreshesCanStart: !running.isFull)
+            let wakeAt = book.wakeTime(refreshesCanStart: !running.isFull)
             let mail = await mailbox.wait(until: wakeAt, clock: configuration.clock, busy: !running.isEmpty || reloading)
-            if Task.isCancelled { break }
-            if let lost = checkOutput() {
-                outputLost = lost
-                break
+            if Task.isCancelled {
+                // What ended meanwhile is taken in after the stop, with the rest.
+                for refresh in mail.finished { mailbox.post(refresh) }
+                return nil
             }
+            if let lost = checkOutput() { return lost }
             if !mail.finished.isEmpty { record(mail.finished, in: &book, running: &running) }
             if let loaded = mail.loaded {
                 apply(loaded, into: &book, startup: false)
@@ -220,7 +283,7 @@ public final class WidgetDaemon: Sendable {
                 configuration.lifecycle(.reloaded(widgets: book.widgets.count))
                 reloading = reloadAgain
                 reloadAgain = false
-                if reloading { startReload() }
+                if reloading { startReload(in: &group) }
             }
             for event in mail.events {
                 switch event {
@@ -229,47 +292,41 @@ public final class WidgetDaemon: Sendable {
                         reloadAgain = true
                     } else {
                         reloading = true
-                        startReload()
+                        startReload(in: &group)
                     }
                 case .reloadRequested:
-                    let now = configuration.clock.now()
-                    for id in takeReloadRequests() {
-                        guard book.widgets[id] != nil else {
-                            configuration.log(
-                                LogRecord(.warning, "reload-ignored", "\(id): reload requested for an unknown widget; ignored", widget: id))
-                            continue
-                        }
-                        // Requests within a second of the last manual refresh are merged into it.
-                        if let last = book.schedule.manualRefreshAt[id], now.timeIntervalSince(last) < WidgetDaemon.reloadCoalescingInterval
-                        {
-                            configuration.log(
-                                LogRecord(
-                                    .debug, "reload-merged", "\(id): reload requested again within a second; merged into the last one",
-                                    widget: id))
-                            continue
-                        }
-                        book.schedule.manualRefreshAt[id] = now
-                        book.schedule.dueAt[id] = now
-                        configuration.log(LogRecord(.info, "reload-requested", "\(id): reload requested", widget: id))
-                    }
+                    takeReloadRequests(into: &book)
                 }
             }
         }
-        configuration.lifecycle(.stopping)
-        // A refresh under way is abandoned: its widget keeps its last snapshot and state.
-        for id in running.ids {
-            running.abandon(id)
-            configuration.log(
-                LogRecord(
-                    .notice, "refresh-interrupted", "\(id): refresh interrupted by the stop; its last snapshot stays", widget: id))
+        return nil
+    }
+
+    /// Schedules the widgets `widgetd reload` asked for now; requests within a second of the last manual
+    /// refresh of a widget are merged into it.
+    private func takeReloadRequests(into book: inout Book) {
+        let now = configuration.clock.now()
+        for id in takeReloadRequests() {
+            guard book.widgets[id] != nil else {
+                configuration.log(
+                    LogRecord(.warning, "reload-ignored", "\(id): reload requested for an unknown widget; ignored", widget: id))
+                continue
+            }
+            guard book.requestManualRefresh(of: id, at: now) else {
+                configuration.log(
+                    LogRecord(
+                        .debug, "reload-merged", "\(id): reload requested again within a second; merged into the last one",
+                        widget: id))
+                continue
+            }
+            configuration.log(LogRecord(.info, "reload-requested", "\(id): reload requested", widget: id))
         }
-        if let outputLost {
-            configuration.log(LogRecord(.error, "output-lost", "\(outputLost)", error: "\(outputLost)"))
-            throw outputLost
-        }
-        configuration.log(LogRecord(.notice, "stopping", "stopping"))
-        book.daemon?.stoppedAt = configuration.clock.now()
-        book.writeDaemonRecord(log: configuration.log)
+    }
+
+    /// Logs that the refresh of `id` was stopped before it wrote anything.
+    private func logInterrupted(_ id: String) {
+        configuration.log(
+            LogRecord(.notice, "refresh-interrupted", "\(id): refresh interrupted by the stop; its last snapshot stays", widget: id))
     }
 
     /// The error of ``Configuration/outputCheck``, or `nil` when the output folder is still the daemon's.
@@ -282,17 +339,23 @@ public final class WidgetDaemon: Sendable {
         }
     }
 
+    /// The configured refresher, with a ``FetchCoalescer``: identical requests of the refreshes started
+    /// together share one fetch.
+    private func coalescingRefresher() -> WidgetRefresher {
+        var refresher = configuration.refresher
+        refresher.resources.insert(FetchCoalescer())
+        return refresher
+    }
+
     /// Starts the refreshes that are due, as many as there are free places; the others stay due. A widget
     /// whose refresh is still under way refreshes again once it is done.
-    private func startDue(_ book: inout Book, running: inout RunningRefreshes) {
+    private func startDue(_ book: inout Book, running: inout RunningRefreshes, group: inout DiscardingTaskGroup) {
         let now = configuration.clock.now()
         // Widgets whose refreshes are fast first: a slow one may have to wait for a place of its own.
         let popped = book.due(at: now)
         guard !popped.isEmpty else { return }
         var due = popped.filter { !running.isSlow($0.id) } + popped.filter { running.isSlow($0.id) }
-        // Identical requests of the refreshes started together share one fetch.
-        var refresher = configuration.refresher
-        refresher.resources.insert(FetchCoalescer())
+        let refresher = coalescingRefresher()
         while !due.isEmpty, !running.isFull {
             let widget = due.removeFirst()
             if running.contains(widget.id) {
@@ -301,30 +364,50 @@ public final class WidgetDaemon: Sendable {
             }
             // Slow hosts take at most half the places; this one waits for one of theirs to end.
             if running.mustWait(widget.id) { continue }
-            let kept = book.states[widget.id] ?? WidgetState()
-            let onDisk = book.states.cachedOnDisk.contains(widget.id)
             let start = running.nextStart()
-            let mailbox = mailbox
-            let store = configuration.store
-            let check = configuration.outputCheck
-            let clock = configuration.clock
-            let task = Task { [refresher] in
-                let started = ContinuousClock.now
-                let startedAt = clock.now()
-                let state = onDisk ? await WidgetDaemon.savedState(widget.id, kept: kept, store: store) : kept
-                let outcome = await refresher.refresh(widget, state: state, now: now, respectBudget: true)
-                let duration = ContinuousClock.now - started
-                // A refresh abandoned (its widget removed, or the daemon stopping) writes nothing.
-                let written =
-                    Task.isCancelled ? .skipped : await WidgetDaemon.write(outcome, definition: widget.definition, to: store, check: check)
-                let elapsed = clock.now().timeIntervalSince(startedAt)
-                await mailbox.post(
-                    FinishedRefresh(id: widget.id, start: start, outcome: outcome, duration: duration, elapsed: elapsed, written: written))
-            }
-            running.add(widget.id, start: start, task: task)
+            let abandonment = Abandonment()
+            launch(
+                widget, start: start, book: book, refresher: refresher, now: now, respectBudget: true, abandonment: abandonment,
+                in: &group)
+            running.add(widget.id, start: start, abandonment: abandonment)
         }
         // No free place: these wait for the next one, still due.
-        for widget in due { book.schedule.dueAt[widget.id] = now }
+        book.makeDue(due.map(\.id), at: now)
+    }
+
+    /// Starts the refresh of `widget` as a child task of `group`: the one way a refresh starts, for the
+    /// loop and for `run --once`.
+    ///
+    /// The child reads the widget's saved state, refreshes, writes the files unless it was cancelled
+    /// first (the daemon stopping, or `abandonment` used: its widget removed), and posts a
+    /// ``FinishedRefresh`` to the mailbox, whatever happened.
+    private func launch(
+        _ widget: WidgetPipeline, start: Int, book: Book, refresher: WidgetRefresher, now: Date, respectBudget: Bool,
+        abandonment: Abandonment? = nil, in group: inout DiscardingTaskGroup
+    ) {
+        let (kept, onDisk) = book.keptState(of: widget.id)
+        let mailbox = mailbox
+        let store = configuration.store
+        let check = configuration.outputCheck
+        let clock = configuration.clock
+        let work: @Sendable () async -> Void = {
+            let started = ContinuousClock.now
+            let startedAt = clock.now()
+            let state = onDisk ? await WidgetDaemon.savedState(widget.id, kept: kept, store: store) : kept
+            let outcome = await refresher.refresh(widget, state: state, now: now, respectBudget: respectBudget)
+            let duration = ContinuousClock.now - started
+            // A refresh cancelled (its widget removed, or the daemon stopping) writes nothing.
+            let stopped = Task.isCancelled || outcome.error?.isCancellation == true
+            let written = stopped ? .skipped : await WidgetDaemon.write(outcome, definition: widget.definition, to: store, check: check)
+            let elapsed = clock.now().timeIntervalSince(startedAt)
+            mailbox.post(
+                FinishedRefresh(id: widget.id, start: start, outcome: outcome, duration: duration, elapsed: elapsed, written: written))
+        }
+        if let abandonment {
+            group.addTask { await abandonment.run(work) }
+        } else {
+            group.addTask { await work() }
+        }
     }
 
     /// Rewrites as `stale` the snapshots whose data turned stale by now, at the moment it did rather than
@@ -332,7 +415,7 @@ public final class WidgetDaemon: Sendable {
     /// refresh is under way is left to it: the refresh writes `stale` itself if it fails.
     private func markStale(_ book: inout Book, running: RunningRefreshes) async {
         let now = configuration.clock.now()
-        let ids = book.schedule.staleAt.popDue(at: now).filter { !running.contains($0) }
+        let ids = book.turningStale(at: now).filter { !running.contains($0) }
         guard !ids.isEmpty else { return }
         var marked = 0
         for (id, mark) in await WidgetDaemon.markStale(
@@ -340,17 +423,14 @@ public final class WidgetDaemon: Sendable {
         {
             switch mark {
             case .marked(let snapshot):
-                book.snapshots[id] = SnapshotSummary(snapshot)
-                book.cardsToRender.remove(id)
-                book.unwritten[id] = nil
+                book.recordMarkedStale(snapshot)
                 marked += 1
                 configuration.log(
                     LogRecord(
                         .notice, "stale", "\(id): stale, its last good data is from \(snapshot.lastSuccessAt.map(Timestamp.string) ?? "-")",
                         widget: id, status: Snapshot.Status.stale.rawValue, next: snapshot.nextRefreshAt))
             case .failed(let reason):
-                book.metrics.recordWriteFailure(of: id)
-                book.unwritten[id] = reason
+                book.recordWriteFailure(of: id, reason: reason)
                 configuration.log(
                     LogRecord(.error, "write-failed", "\(id): stale, but it was not written — \(reason)", widget: id, error: reason))
             case .unchanged:
@@ -375,14 +455,14 @@ public final class WidgetDaemon: Sendable {
             book.record(refresh.outcome, for: widget, duration: refresh.duration, written: refresh.written, log: configuration.log)
             running.noteDuration(of: refresh.id, seconds: refresh.elapsed)
             refreshContinuation.yield(RefreshReport(id: refresh.id, snapshot: refresh.outcome.snapshot, error: refresh.outcome.error))
-            if running.again.remove(refresh.id) != nil { book.schedule.dueAt[refresh.id] = configuration.clock.now() }
+            if running.again.remove(refresh.id) != nil { book.makeDue([refresh.id], at: configuration.clock.now()) }
             recorded += 1
             if refresh.outcome.snapshot.status == .fresh { fresh += 1 }
         }
-        for id in running.takeWaitingSlow() where book.widgets[id] != nil { book.schedule.dueAt[id] = configuration.clock.now() }
+        book.makeDue(running.takeWaitingSlow(), at: configuration.clock.now())
         guard recorded > 0 else { return }
         let ended = configuration.clock.now()
-        book.daemon?.lastWaveAt = ended
+        book.recordWave(at: ended)
         // One flush of each folder for the renames of every refresh recorded here (the index's write
         // flushes the output folder again, which costs nothing more).
         configuration.store.syncFolders()
@@ -396,23 +476,23 @@ public final class WidgetDaemon: Sendable {
         configuration.log(
             LogRecord(
                 .debug, "wave", "wave done: \(recorded) refreshed, \(fresh) fresh, \(running.count) under way; index written",
-                next: book.schedule.dueAt.earliest,
+                next: book.nextDue,
                 details: [
                     "refreshed": .number(WidgetNumber(recorded)), "fresh": .number(WidgetNumber(fresh)),
                     "running": .number(WidgetNumber(running.count)),
                 ]))
     }
 
-    /// Starts reading the definitions beside the loop, which goes on starting and recording refreshes
-    /// meanwhile; the result arrives in the mailbox.
+    /// Starts reading the definitions beside the loop, in a child task of its group, while the loop goes on
+    /// starting and recording refreshes; the result arrives in the mailbox.
     ///
     /// A definition's templates are rendered as it loads (its title, placeholder and constant templates):
     /// each file's are bounded by a ``TemplateSteps`` budget, and the whole read runs on a thread of its
     /// own, so a folder of slow definitions delays only the reload, never a refresh.
-    private func startReload() {
+    private func startReload(in group: inout DiscardingTaskGroup) {
         configuration.lifecycle(.reloading)
-        Task { [self] in
-            await mailbox.post(await loadDefinitionsOffThePool())
+        group.addTask { [self] in
+            mailbox.post(await loadDefinitionsOffThePool())
         }
     }
 
@@ -540,62 +620,5 @@ public final class WidgetDaemon: Sendable {
         let names = ((try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []).filter { !$0.hasPrefix(".") }
         for name in names { try? FileManager.default.removeItem(at: folder.appendingPathComponent(name)) }
         return Array(Set(names)).sorted()
-    }
-
-    // MARK: - Refreshing
-
-    private func refresh(
-        _ widgets: [WidgetPipeline],
-        book: inout Book,
-        now: Date,
-        respectBudget: Bool
-    ) async -> [WidgetRefresher.Outcome] {
-        // Identical requests within this wave share one fetch.
-        let refresher = {
-            var refresher = configuration.refresher
-            refresher.resources.insert(FetchCoalescer())
-            return refresher
-        }()
-        let limit = max(1, configuration.maximumConcurrentRefreshes)
-        var outcomes: [WidgetRefresher.Outcome] = []
-        let states = book.states
-        let store = configuration.store
-        let check = configuration.outputCheck
-        await withTaskGroup(of: (WidgetPipeline, WidgetRefresher.Outcome, Duration, Written).self) { group in
-            var iterator = widgets.makeIterator()
-            func startNext() -> Bool {
-                guard let widget = iterator.next() else { return false }
-                let kept = states[widget.id] ?? WidgetState()
-                let onDisk = book.states.cachedOnDisk.contains(widget.id)
-                group.addTask {
-                    let started = ContinuousClock.now
-                    let state = onDisk ? await WidgetDaemon.savedState(widget.id, kept: kept, store: store) : kept
-                    let outcome = await refresher.refresh(widget, state: state, now: now, respectBudget: respectBudget)
-                    let duration = ContinuousClock.now - started
-                    // Stopping, not failing: the widget keeps its last snapshot and state.
-                    let stopped = outcome.error?.isCancellation == true || (outcome.error != nil && Task.isCancelled)
-                    let written =
-                        stopped ? .skipped : await WidgetDaemon.write(outcome, definition: widget.definition, to: store, check: check)
-                    return (widget, outcome, duration, written)
-                }
-                return true
-            }
-            for _ in 0..<limit where !startNext() { break }
-            for await (widget, outcome, duration, written) in group {
-                if case .skipped = written {
-                    configuration.log(
-                        LogRecord(
-                            .notice, "refresh-interrupted", "\(widget.id): refresh interrupted by the stop; its last snapshot stays",
-                            widget: widget.id))
-                    _ = startNext()
-                    continue
-                }
-                book.record(outcome, for: widget, duration: duration, written: written, log: configuration.log)
-                refreshContinuation.yield(RefreshReport(id: widget.id, snapshot: outcome.snapshot, error: outcome.error))
-                outcomes.append(outcome)
-                _ = startNext()
-            }
-        }
-        return outcomes.sorted { $0.snapshot.id < $1.snapshot.id }
     }
 }

@@ -103,22 +103,14 @@ public struct WidgetRefresher: Sendable {
         let definition = pipeline.definition
         let policy = definition.refreshPolicy
         var state = state
-        let today = policy.budgetDay(now)
-        if state.budgetDay != today {
-            state.budgetDay = today
-            state.budgetUsed = 0
-        }
-        state.budgetDayEndsAt = policy.budgetDayEnds(after: now)
-        if respectBudget, state.budgetUsed >= definition.schedule.maxPerDay {
-            let next = policy.budgetRenews(after: now)
+        if case .usedUp(let next) = policy.spendBudget(&state.budget, at: now, enforced: respectBudget) {
+            state.nextDueAt = next
             let message =
                 "the daily budget of \(definition.schedule.maxPerDay) refreshes is used up; the next refresh waits until \(Timestamp.string(next))"
-            state.nextDueAt = next
             let error = PipelineError(stage: .budget, kind: .fetcher, underlying: StageError(message))
             let snapshot = fallbackSnapshot(pipeline, state: state, now: now, error: error.description, next: next)
             return Outcome(snapshot: snapshot, state: state, error: error, ran: false)
         }
-        state.budgetUsed += 1
         state.lastAttemptAt = now
 
         do {
@@ -131,11 +123,8 @@ public struct WidgetRefresher: Sendable {
             state.lastSuccessAt = now
             state.lastError = nil
             state.consecutiveFailures = 0
-            var kept = entries.map(\.content)
-            for item in state.fallbackItems where !kept.contains(item) { kept.append(item) }
-            state.fallbackItems = Array(kept.prefix(definition.fallback.keep))
-            var next = policy.nextRefresh(after: now, lastEntryDate: entries.last?.date)
-            if let earliest = result.earliestNextFetch, let scheduled = next, scheduled < earliest { next = earliest }
+            state.fallbackItems = definition.fallback.kept(entries.map(\.content), after: state.fallbackItems)
+            let next = policy.nextRefresh(after: now, lastEntryDate: entries.last?.date, sourcesFreshFor: result.sourcesFreshFor)
             state.nextDueAt = next
             let snapshot = Snapshot(
                 id: definition.id, title: definition.title, status: .fresh, generatedAt: now,
@@ -170,7 +159,7 @@ public struct WidgetRefresher: Sendable {
     /// The refresh returns at the deadline, or as soon as the calling task is cancelled, even when a stage
     /// does not stop when asked: what it does afterwards is ignored.
     func runWithinDeadline(
-        _ pipeline: WidgetPipeline, context: StageContext, cache: [String: CachedFetch], trace: PipelineTrace? = nil
+        _ pipeline: WidgetPipeline, context: StageContext, cache: [FetchCacheKey: CachedFetch], trace: PipelineTrace? = nil
     ) async throws(PipelineError) -> PipelineResult {
         let deadline = pipeline.definition.deadline
         do {
@@ -213,19 +202,13 @@ public struct WidgetRefresher: Sendable {
         }
         let stale = definition.refreshPolicy.isStale(lastSuccessAt: lastSuccessAt, at: now)
         let entries: [TimelineEntry]
-        switch definition.fallback.pick {
-        case .latest:
+        if let item = definition.fallback.choose(
+            among: state.fallbackItems.isEmpty ? state.lastGoodEntries.map(\.content) : state.fallbackItems,
+            day: WidgetRefresher.dayNumber(now, timeZone: definition.timeZone))
+        {
+            entries = [TimelineEntry(date: now, content: item)]
+        } else {
             entries = state.lastGoodEntries
-        case .daily, .random:
-            let items = state.fallbackItems.isEmpty ? state.lastGoodEntries.map(\.content) : state.fallbackItems
-            let index: Int
-            if definition.fallback.pick == .daily {
-                let days = WidgetRefresher.dayNumber(now, timeZone: definition.timeZone)
-                index = ((days % items.count) + items.count) % items.count
-            } else {
-                index = Int.random(in: 0..<items.count)
-            }
-            entries = [TimelineEntry(date: now, content: items[index])]
         }
         return Snapshot(
             id: definition.id, title: definition.title, status: stale ? .stale : .cached, generatedAt: now,

@@ -30,14 +30,23 @@ public struct WidgetState: Sendable, Hashable {
     /// that is over, which `status` can tell without knowing the widget's zone.
     public var budgetDayEndsAt: Date?
 
+    /// The daily budget's count, as ``budgetDay``, ``budgetUsed`` and ``budgetDayEndsAt`` keep it: what
+    /// `RefreshPolicy` counts refreshes in.
+    public var budget: DailyBudget {
+        get { DailyBudget(day: budgetDay, used: budgetUsed, dayEndsAt: budgetDayEndsAt) }
+        set {
+            budgetDay = newValue.day
+            budgetUsed = newValue.used
+            budgetDayEndsAt = newValue.dayEndsAt
+        }
+    }
+
     /// The refreshes counted for the day of `now`: ``budgetUsed`` until ``budgetDayEndsAt``, then 0.
     public func refreshesToday(at now: Date) -> Int {
-        guard budgetDay != nil else { return 0 }
-        if let budgetDayEndsAt, now >= budgetDayEndsAt { return 0 }
-        return budgetUsed
+        budget.used(at: now)
     }
     /// Validators and parsed values of the last successful fetches, for conditional requests.
-    public var fetchCache: [String: CachedFetch] = [:]
+    public var fetchCache: [FetchCacheKey: CachedFetch] = [:]
 
     /// The state of a widget never refreshed: no data, no budget used, nothing due.
     public init() {}
@@ -57,8 +66,8 @@ public struct WidgetState: Sendable, Hashable {
         object["budgetUsed"] = .number(WidgetNumber(budgetUsed))
         object["budgetDayEndsAt"] = budgetDayEndsAt.map { .string(Timestamp.string($0)) } ?? .null
         var cache = WidgetObject()
-        for (stage, fetch) in fetchCache.sorted(by: { $0.key < $1.key }) {
-            cache[stage] = ["validators": WidgetState.value(of: fetch.validators), "value": fetch.value]
+        for (key, fetch) in fetchCache.sorted(by: { $0.key < $1.key }) {
+            cache[key.description] = ["validators": WidgetState.value(of: fetch.validators), "value": fetch.value]
         }
         object["fetchCache"] = .object(cache)
         return .object(object)
@@ -77,9 +86,11 @@ public struct WidgetState: Sendable, Hashable {
         budgetDay = value["budgetDay"]?.string
         budgetUsed = value["budgetUsed"]?.number?.int ?? 0
         budgetDayEndsAt = value["budgetDayEndsAt"]?.string.flatMap(Timestamp.date)
-        for (stage, entry) in value["fetchCache"]?.object ?? [:] {
-            guard let validators = entry["validators"]?.object, let cached = entry["value"] else { continue }
-            fetchCache[stage] = CachedFetch(validators: WidgetState.validators(from: validators), value: cached)
+        for (text, entry) in value["fetchCache"]?.object ?? [:] {
+            guard let key = FetchCacheKey(text), let validators = entry["validators"]?.object, let cached = entry["value"] else {
+                continue
+            }
+            fetchCache[key] = CachedFetch(validators: WidgetState.validators(from: validators), value: cached)
         }
     }
 

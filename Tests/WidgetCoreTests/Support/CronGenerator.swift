@@ -1,5 +1,5 @@
 import Foundation
-import TestSupport
+import WidgetTestSupport
 
 /// A seeded generator of five-field cron expressions (SplitMix64), the same on every run.
 struct CronGenerator {

@@ -125,7 +125,7 @@ struct ExampleDefinitionsTests {
         return String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init)
     }
 
-    @Test(.enabled(if: ExternalOracle.pythonModule("jsonschema").shouldRun, "needs python3 with jsonschema"))
+    @Test(.enabled(if: PythonModule.shouldRun("jsonschema"), "needs python3 with jsonschema"))
     func theSeedsNeedingPluginsMatchThePluginsSchema() throws {
         let files = [
             Self.seeds.appendingPathComponent("001-bitdream/bitdream.json"),
@@ -134,7 +134,7 @@ struct ExampleDefinitionsTests {
         #expect(try Self.checkWithJSONSchema(files) == ["ok", "ok"])
     }
 
-    @Test(.enabled(if: ExternalOracle.pythonModule("jsonschema").shouldRun, "needs python3 with jsonschema"))
+    @Test(.enabled(if: PythonModule.shouldRun("jsonschema"), "needs python3 with jsonschema"))
     func aMisspeltPluginOptionIsFlaggedByTheSchemaAsByValidate() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("widgetd-plugins-typo-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)

@@ -1,0 +1,384 @@
+import Foundation
+import Testing
+import WidgetCore
+import WidgetJSON
+import WidgetRuntime
+import WidgetStages
+import WidgetTestSupport
+import WidgetTesting
+
+/// The seed widgets of `Examples/seeds/` that need no plugin, end to end: the built `widgetd run --once`
+/// runs each seed's folder unchanged against payloads recorded in the real APIs' wire format
+/// (`--rewrite-origin` points the real APIs at a local fake of them), and the snapshots are read back.
+/// Every state the seeds name has its test; those that depend on time run the same command line in
+/// process with a manual clock.
+struct SeedWidgetsTests {
+    static let newYork = TimeZone(identifier: "America/New_York")!
+
+    /// `2026-11-22` for `date` in `zone`.
+    static func day(_ date: Date, in zone: TimeZone) -> String {
+        let parts = calendar(zone).dateComponents([.year, .month, .day], from: date)
+        return String(format: "%04d-%02d-%02d", parts.year ?? 0, parts.month ?? 0, parts.day ?? 0)
+    }
+
+    /// `08:00` for `date` in `zone`.
+    static func time(_ date: Date, in zone: TimeZone) -> String {
+        let parts = calendar(zone).dateComponents([.hour, .minute], from: date)
+        return String(format: "%02d:%02d", parts.hour ?? 0, parts.minute ?? 0)
+    }
+
+    static func calendar(_ zone: TimeZone) -> Calendar {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = zone
+        return calendar
+    }
+
+    static func date(_ value: WidgetValue?) -> Date? {
+        value?.string.flatMap(Timestamp.date)
+    }
+
+    /// The recorded bytes of artwork image `number`.
+    static func image(_ number: Int) throws -> Data {
+        try Data(contentsOf: SeedAPIs.fixtures.appendingPathComponent("000-featured-artworks/images/\(number).png"))
+    }
+
+    /// Each seed has one folder a newcomer can find: a definition, a README, and a row in `Examples/README.md`.
+    @Test func everySeedHasAFolderWithItsDefinitionAReadmeAndARowInTheExamplesReadme() throws {
+        let names = try FileManager.default.contentsOfDirectory(atPath: SeedAPIs.seeds.path).sorted()
+        #expect(Set(names.map { String($0.prefix(3)) }) == ["000", "001", "002", "003", "004"], "\(names)")
+        let index = try String(contentsOf: Widgetd.packageRoot.appendingPathComponent("Examples/README.md"), encoding: .utf8)
+        for name in names {
+            let files = try FileManager.default.contentsOfDirectory(atPath: SeedAPIs.seeds.appendingPathComponent(name).path)
+            #expect(files.contains("README.md"), "\(name) has no README.md")
+            #expect(files.contains { $0.hasSuffix(".json") }, "\(name) has no definition")
+            #expect(index.contains("| `seeds/\(name)/` |"), "Examples/README.md has no row for seeds/\(name)/")
+        }
+    }
+
+    // MARK: - Seed 000: Featured Artworks
+
+    /// The image tokens the app would take: the default image's, or the lowest position's without one.
+    static let artworkTokens = ["aBc1dEf2GhI3jKl4MnO5pQ", "pQ7wE3rT5yU7iO9pA1sD3f", "mN4vB6nM8qW0eR2tY4uI6o", "uV6xQ8wE0rT2yU4iO6pA8s"]
+
+    @Test func featuredArtworksReadTheSnakeCaseFileAndShowFourArtworksEachWithItsOwnImage() async throws {
+        let apis = try SeedAPIs()
+        defer { apis.stop() }
+        let out = try TemporaryFolder("seed-artworks")
+        let days = Set([Date()].map { Self.day($0, in: Self.newYork) })
+        let result = try await apis.run("000-featured-artworks", out: out)
+        let today = days.union([Self.day(Date(), in: Self.newYork)])
+        #expect(result.status == 0, "\(result.stderr)")
+
+        let snapshot = try out.json("featured-artworks.json")
+        #expect(snapshot["status"] == "fresh")
+        SnapshotLog.show("000 featured artworks, fresh", snapshot)
+        let targets = apis.targets()
+        let feeds = targets.filter { $0.hasPrefix("/artsy-public.s3.amazonaws.com/") }
+        #expect(feeds.count == 1)
+        #expect(today.map { "/artsy-public.s3.amazonaws.com/artworks-of-the-day/\($0).json" }.contains(feeds.first ?? ""), "\(feeds)")
+
+        let entries = try #require(snapshot["entries"]?.array)
+        let ids = [
+            "hilma-af-klint-the-ten-largest-no-7-adulthood", "yayoi-kusama-pumpkin-2", "jean-michel-basquiat-untitled-skull",
+            "georgia-okeeffe-black-iris",
+        ]
+        #expect(entries.map { $0["content"]?["id"]?.string } == ids)
+        #expect(
+            entries.map { $0["content"]?["artist"]?.string } == [
+                "Hilma af Klint", "Yayoi Kusama", "Jean-Michel Basquiat", "Georgia O'Keeffe",
+            ])
+        #expect(entries.map { $0["url"]?.string } == ids.map { "https://www.artsy.net/artwork/\($0)" })
+        // is_default, then the lowest position (Kusama's file has no default image); gemini_token, snake_case as written.
+        #expect(entries.map { $0["content"]?["token"]?.string } == Self.artworkTokens)
+
+        // 08:00, 12:00, 16:00 and 20:00 today in the widget's zone.
+        let dates = entries.compactMap { Self.date($0["date"]) }
+        #expect(dates.map { Self.time($0, in: Self.newYork) } == ["08:00", "12:00", "16:00", "20:00"])
+        #expect(Set(dates.map { Self.day($0, in: Self.newYork) }).isSubset(of: today))
+        #expect(Set(dates.map { Self.day($0, in: Self.newYork) }).count == 1)
+
+        // The next refresh is 20 hours after the morning entry: 04:00 in the widget's zone.
+        let next = try #require(Self.date(snapshot["nextRefreshAt"]))
+        let generated = try #require(Self.date(snapshot["generatedAt"]))
+        #expect(Self.time(next, in: Self.newYork) == "04:00")
+        #expect(next > generated && next.timeIntervalSince(generated) <= 86_400)
+        if Self.time(generated, in: Self.newYork) >= "04:00", let morning = dates.first,
+            Self.newYork.secondsFromGMT(for: morning) == Self.newYork.secondsFromGMT(for: next)
+        {
+            #expect(next.timeIntervalSince(morning) == 20 * 3600)
+        }
+
+        // The CDN URL as the app builds it: four downloads, one per artwork.
+        let downloads = targets.filter { $0.hasPrefix("/d7hftxdivxxvm.cloudfront.net/") }
+        let expected = Self.artworkTokens.map {
+            "/d7hftxdivxxvm.cloudfront.net/?convert_to=webp&height=1146&quality=50&resize_to=width&token=\($0)&width=1092"
+        }
+        #expect(downloads.sorted() == expected.sorted())
+
+        // Each image is in OUT/assets, named by its content, and the snapshot points at it: four files.
+        for (index, entry) in entries.enumerated() {
+            let bytes = try Self.image(index + 1)
+            let path = try #require(entry["content"]?["image"]?.string)
+            #expect(path == "assets/\(SHA256.hexDigest(of: bytes)).png")
+            #expect(try Data(contentsOf: out.file(path)) == bytes)
+        }
+        #expect(out.names(in: "assets").count == 4)
+    }
+
+    // MARK: - Seed 000: Latest Articles
+
+    @Test func latestArticlesShowTheFourNewestArticlesOfTheFeedInOneEntry() async throws {
+        let apis = try SeedAPIs()
+        defer { apis.stop() }
+        let out = try TemporaryFolder("seed-articles")
+        let result = try await apis.run("000-latest-articles", out: out)
+        #expect(result.status == 0, "\(result.stderr)")
+
+        let snapshot = try out.json("latest-articles.json")
+        #expect(snapshot["status"] == "fresh")
+        SnapshotLog.show("000 latest articles, fresh", snapshot)
+        let entries = try #require(snapshot["entries"]?.array)
+        #expect(entries.count == 1)
+        #expect(entries.first?["url"] == "https://www.artsy.net/news")
+        let articles = try #require(entries.first?["content"]?.array)
+        #expect(articles.count == 4)
+        #expect(articles.first?["title"] == "The 10 Best Booths at Art Basel Miami Beach")
+        #expect(articles.first?["link"] == "https://www.artsy.net/article/artsy-editorial-10-best-booths-art-basel-miami-beach-2026")
+        #expect(articles.first?["author"] == "Casey Lesser")
+        #expect(
+            articles.map { $0["date"]?.string } == [
+                "2026-11-21T17:30:00Z", "2026-11-21T14:05:00Z", "2026-11-20T16:00:00Z", "2026-11-19T12:45:00Z",
+            ])
+        #expect(articles.map { $0["author"]?.string } == ["Casey Lesser", "Arun Kakar", "Artsy Editorial", "Maxwell Rabb"])
+        for (index, article) in articles.enumerated() {
+            let path = try #require(article["image"]?.string)
+            #expect(try Data(contentsOf: out.file(path)) == Self.image(index + 1))
+        }
+        // The enclosure's Gemini URL, its &amp; read as &: one download per article.
+        let downloads = apis.targets().filter { $0.hasPrefix("/d7hftxdivxxvm.cloudfront.net?") }
+        #expect(downloads.count == 4)
+        #expect(
+            downloads.contains(
+                "/d7hftxdivxxvm.cloudfront.net?height=630&quality=80&resize_to=fill&src=https%3A%2F%2Fartsy-media-uploads.s3.amazonaws.com%2FkJ2dQ8Tb4mXr6Zp1Lw9vYg%2Fbooths-abmb-2026.jpg&width=1200"
+            ), "\(downloads)")
+    }
+
+    // MARK: - Seed 003: Joke of the Day
+
+    static let joke: WidgetValue = [
+        "id": "Qx7mT2pLk9",
+        "text": "Why don't scientists trust atoms? Because they make up everything!",
+        "character": "Professor Giggles",
+        "category": "science",
+        "setup": "Why don't scientists trust atoms?",
+        "punchline": "Because they make up everything!",
+    ]
+
+    @Test func jokeOfTheDayLooksUpTodaysJokeInTwoStepsAndSplitsIt() async throws {
+        let apis = try SeedAPIs()
+        defer { apis.stop() }
+        let out = try TemporaryFolder("seed-joke")
+        let before = Self.day(Date(), in: Self.newYork)
+        let result = try await apis.run("003-joke-of-the-day", out: out)
+        let today: Set = [before, Self.day(Date(), in: Self.newYork)]
+        #expect(result.status == 0, "\(result.stderr)")
+
+        let snapshot = try out.json("joke-of-the-day.json")
+        #expect(snapshot["status"] == "fresh")
+        #expect(snapshot["entries"]?[0]?["content"] == Self.joke)
+        SnapshotLog.show("003 joke of the day, fresh", snapshot)
+        let documents = "/firestore.googleapis.com/v1/projects/mr-funny-jokes/databases/(default)/documents/"
+        let lookups = apis.targets().filter { $0.hasPrefix("/firestore.googleapis.com/") }.map { $0.removingPercentEncoding ?? $0 }
+        #expect(lookups.count == 2)
+        #expect(today.map { documents + "daily_jokes/" + $0 }.contains(lookups.first ?? ""), "\(lookups)")
+        #expect(lookups.last == documents + "jokes/Qx7mT2pLk9")
+        // Refreshed at midnight, New York time.
+        let next = try #require(Self.date(snapshot["nextRefreshAt"]))
+        #expect(Self.time(next, in: Self.newYork) == "00:00")
+        #expect(try next.timeIntervalSince(#require(Self.date(snapshot["generatedAt"]))) <= 86_400)
+    }
+
+    @Test func jokeOfTheDayShowsThePlaceholderUntilTheFirstJokeThenAKeptJokeWhenFirestoreFails() async throws {
+        let apis = try SeedAPIs()
+        defer { apis.stop() }
+        let out = try TemporaryFolder("seed-joke-fallback")
+
+        apis.fail(with: 503)
+        _ = try await apis.run("003-joke-of-the-day", out: out)
+        var snapshot = try out.json("joke-of-the-day.json")
+        #expect(snapshot["status"] == "placeholder")
+        #expect(snapshot["entries"]?[0]?["content"]?["setup"] == "Open Mr. Funny Jokes to get started!")
+        #expect(snapshot["error"]?.string?.contains("503") == true, "\(snapshot)")
+        SnapshotLog.show("003 joke of the day, Firestore down before the first joke: placeholder", snapshot)
+
+        apis.fail(with: 0)
+        _ = try await apis.run("003-joke-of-the-day", out: out)
+        #expect(try out.json("joke-of-the-day.json")["status"] == "fresh")
+
+        apis.fail(with: 503)
+        _ = try await apis.run("003-joke-of-the-day", out: out)
+        snapshot = try out.json("joke-of-the-day.json")
+        #expect(snapshot["status"] == "cached")
+        #expect(snapshot["entries"]?[0]?["content"]?["punchline"] == "Because they make up everything!")
+        #expect(snapshot["error"]?.string?.contains("503") == true, "\(snapshot)")
+        SnapshotLog.show("003 joke of the day, Firestore down after a joke: cached", snapshot)
+    }
+
+    /// How the failed daily lookup ends: the status, then what Firestore said about it.
+    static let dailyJokeNotFound =
+        #" answered 404 Not Found: { "error": { "code": 404, "message": "Document \"projects/mr-funny-jokes/databases/(default)/documents/daily_jokes/2026-11-22\" not found.", "status": "NOT_FOUND" } }"#
+
+    @Test func aDayWithoutADailyJokeShowsAKeptJokeOrThePlaceholderOnAFreshInstall() async throws {
+        let apis = try SeedAPIs()
+        defer { apis.stop() }
+        // Firestore answers 404 with its error document when today's daily_jokes entry does not exist.
+        try apis.play("no-daily-joke")
+        let fresh = try TemporaryFolder("seed-joke-404-fresh-install")
+        #expect(try await apis.run("003-joke-of-the-day", out: fresh).status == 1)
+        var snapshot = try fresh.json("joke-of-the-day.json")
+        #expect(snapshot["status"] == "placeholder")
+        #expect(
+            snapshot["entries"]?[0]?["content"] == [
+                "setup": "Open Mr. Funny Jokes to get started!", "punchline": "", "text": "Open Mr. Funny Jokes to get started!",
+            ])
+        #expect(snapshot["error"]?.string?.hasPrefix("inputs.daily: ") == true, "\(snapshot)")
+        #expect(snapshot["error"]?.string?.hasSuffix(Self.dailyJokeNotFound) == true, "\(snapshot)")
+        SnapshotLog.show("003 joke of the day, no daily joke (404) on a fresh install: placeholder", snapshot)
+
+        // With a joke kept from an earlier day, that joke is served instead.
+        try apis.play("")
+        let out = try TemporaryFolder("seed-joke-404")
+        #expect(try await apis.run("003-joke-of-the-day", out: out).status == 0)
+        try apis.play("no-daily-joke")
+        #expect(try await apis.run("003-joke-of-the-day", out: out).status == 1)
+        snapshot = try out.json("joke-of-the-day.json")
+        #expect(snapshot["status"] == "cached")
+        #expect(snapshot["entries"]?[0]?["content"] == Self.joke)
+        #expect(snapshot["error"]?.string?.hasPrefix("inputs.daily: ") == true, "\(snapshot)")
+        #expect(snapshot["error"]?.string?.hasSuffix(Self.dailyJokeNotFound) == true, "\(snapshot)")
+        SnapshotLog.show("003 joke of the day, no daily joke (404) after a kept joke: cached", snapshot)
+        // Only the daily lookup was tried: there was no joke id to fetch.
+        let jokes = apis.targets().filter { $0.contains("/documents/jokes/") }
+        #expect(jokes.count == 1)
+    }
+
+    // MARK: - Seed 004: Bitpal portfolio
+
+    @Test func portfolioPricesEveryHoldingWithOneBatchedRequestInExactDecimals() async throws {
+        let apis = try SeedAPIs()
+        defer { apis.stop() }
+        let out = try TemporaryFolder("seed-portfolio")
+        let result = try await apis.run("004-bitpal-portfolio", out: out)
+        #expect(result.status == 0, "\(result.stderr)")
+
+        let prices = apis.targets().filter { $0.hasPrefix("/api.coingecko.com/") }
+        #expect(
+            prices == [
+                "/api.coingecko.com/api/v3/simple/price?ids=bitcoin%2Cethereum%2Csolana%2Carbitrum%2Cpepe%2Cmy-delisted-token&vs_currencies=usd"
+            ])
+
+        let snapshot = try out.json("bitpal-portfolio.json")
+        #expect(snapshot["status"] == "fresh")
+        let content = try #require(snapshot["entries"]?[0]?["content"])
+        let holdings = try #require(content["holdings"]?.array)
+        // The token CoinGecko has no price for is left out, as the app's compactMap does.
+        #expect(holdings.map { $0["symbol"]?.string } == ["BTC", "ETH", "SOL", "ARB", "PEPE"])
+        // PEPE's price is 1.034e-05 as CoinGecko writes it; the products stay exact.
+        #expect(
+            holdings.map { $0["currentValue"]?.number?.decimal }
+                == [48625.25, 13649, 4651.2, 390.875, 258.5].map { Decimal(string: "\($0)") })
+        #expect(
+            holdings.map { $0["pnlAmount"]?.number?.decimal } == [17375.25, -2351, 826.2, 390.875, 46].map { Decimal(string: "\($0)") })
+        // The airdrop (ARB, average cost 0) has no cost basis: 0 %, the app's costBasis > 0 ? … : 0.
+        #expect(holdings.map { $0["pnlPercentage"]?.number?.description } == ["55.6", "-14.69", "21.6", "0", "21.65"])
+        #expect(content["totalValue"]?.number?.decimal == Decimal(string: "67574.825"))
+        #expect(content["totalCost"]?.number?.decimal == Decimal(string: "51287.5"))
+        #expect(content["totalPnL"]?.number?.decimal == Decimal(string: "16287.325"))
+        #expect(content["totalPnLPercentage"]?.number?.description == "31.76")
+        #expect(content["realizedPnL"]?.number?.description == "1250.75")
+        SnapshotLog.show("004 portfolio, fresh, with a zero cost basis (ARB) and a delisted coin", snapshot)
+
+        let generated = try #require(Self.date(snapshot["generatedAt"]))
+        #expect(Self.date(snapshot["nextRefreshAt"]) == generated.addingTimeInterval(15 * 60))
+    }
+
+    @Test func anEmptyPortfolioIsFreshWithZeroTotalsAndAsksCoinGeckoNothing() async throws {
+        let apis = try SeedAPIs()
+        defer { apis.stop() }
+        let config = try SeedAPIs.copy("004-bitpal-portfolio")
+        try config.write("data/holdings.json", #"{"holdings": [], "realizedPnL": 0}"#)
+        let out = try TemporaryFolder("seed-portfolio-empty")
+        let result = try await apis.run(config: config, out: out)
+        #expect(result.status == 0, "\(result.stderr)")
+
+        let snapshot = try out.json("bitpal-portfolio.json")
+        #expect(snapshot["status"] == "fresh")
+        #expect(
+            snapshot["entries"]?[0]?["content"] == [
+                "holdings": [], "totalValue": 0, "totalCost": 0, "totalPnL": 0, "realizedPnL": 0, "currency": "usd",
+                "totalPnLPercentage": 0,
+            ])
+        SnapshotLog.show("004 portfolio, empty", snapshot)
+        #expect(apis.targets().filter { $0.hasPrefix("/api.coingecko.com/") } == [])
+    }
+
+    @Test func withoutTheAppsHoldingsFileThePortfolioShowsItsPrompt() async throws {
+        let apis = try SeedAPIs()
+        defer { apis.stop() }
+        let config = try SeedAPIs.copy("004-bitpal-portfolio")
+        try FileManager.default.removeItem(at: config.file("data/holdings.json"))
+        let out = try TemporaryFolder("seed-portfolio-missing")
+        #expect(try await apis.run(config: config, out: out).status == 1)
+
+        let snapshot = try out.json("bitpal-portfolio.json")
+        #expect(snapshot["status"] == "placeholder")
+        #expect(snapshot["entries"]?[0]?["content"] == ["holdings": [], "message": "Add coins in Bitpal to see your portfolio."])
+        #expect(snapshot["error"]?.string?.hasPrefix("inputs.holdings: ") == true, "\(snapshot)")
+        SnapshotLog.show("004 portfolio, no holdings file: prompt", snapshot)
+    }
+
+    @Test func portfolioServesTheLastGoodValuesAsCachedWhenCoinGeckoFails() async throws {
+        let apis = try SeedAPIs()
+        defer { apis.stop() }
+        let out = try TemporaryFolder("seed-portfolio-cached")
+        _ = try await apis.run("004-bitpal-portfolio", out: out)
+        let good = try out.json("bitpal-portfolio.json")
+        #expect(good["status"] == "fresh")
+
+        apis.fail(with: 503)
+        let result = try await apis.run("004-bitpal-portfolio", out: out)
+        #expect(result.status == 1)
+        let cached = try out.json("bitpal-portfolio.json")
+        #expect(cached["status"] == "cached")
+        #expect(cached["entries"] == good["entries"])
+        #expect(cached["lastSuccessAt"] == good["lastSuccessAt"])
+        #expect(cached["error"]?.string?.contains("503") == true, "\(cached)")
+        SnapshotLog.show("004 portfolio, CoinGecko down: cached", cached)
+    }
+
+    @Test func portfolioPricesOlderThanAnHourAreMarkedStale() async throws {
+        let apis = try SeedAPIs()
+        defer { apis.stop() }
+        let out = try TemporaryFolder("seed-portfolio-stale")
+        let start = try #require(Timestamp.date("2026-11-22T15:00:00Z"))
+        let clock = ManualClock(now: start)
+        #expect(await apis.run("004-bitpal-portfolio", out: out, clock: clock).status == 0)
+        let good = try out.json("bitpal-portfolio.json")
+        #expect(good["status"] == "fresh")
+
+        // The app's staleness indicator comes at 60 minutes: cached before, stale after.
+        apis.fail(with: 503)
+        clock.advance(by: 60 * 60)
+        #expect(await apis.run("004-bitpal-portfolio", out: out, clock: clock).status == 1)
+        #expect(try out.json("bitpal-portfolio.json")["status"] == "cached")
+        clock.advance(by: 60)
+        #expect(await apis.run("004-bitpal-portfolio", out: out, clock: clock).status == 1)
+        let stale = try out.json("bitpal-portfolio.json")
+        #expect(stale["status"] == "stale")
+        #expect(stale["entries"] == good["entries"])
+        #expect(stale["lastSuccessAt"] == "2026-11-22T15:00:00Z")
+        #expect(stale["generatedAt"] == "2026-11-22T16:01:00Z")
+        #expect(stale["error"]?.string?.contains("503") == true, "\(stale)")
+        SnapshotLog.show("004 portfolio, prices over an hour old: stale", stale)
+    }
+}
