@@ -88,7 +88,7 @@ struct WidgetRefresherTests {
         let outcome = await refresher.refresh(widget, state: good.state, now: later)
 
         #expect(outcome.ran)
-        #expect(outcome.error?.stage == .source)
+        #expect(outcome.error?.stageError?.stage == .source)
         let snapshot = outcome.snapshot
         #expect(snapshot.status == .cached)
         #expect(snapshot.error == "source: the feed is down")
