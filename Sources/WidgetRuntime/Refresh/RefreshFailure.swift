@@ -84,7 +84,7 @@ public enum RefreshFailure: Error, Sendable, CustomStringConvertible {
     }
 
     /// What the daemon's metrics count the failure under (`widgetd_refresh_failures_total`'s `stage`): the
-    /// failed stage's kind (`fetcher`, `parser`, …), `schedule` for the budget, `deadline` for the
+    /// failed stage's kind (`source`, `parser`, …), `schedule` for the budget, `deadline` for the
     /// deadline and a cancellation.
     var metricsLabel: String {
         switch self {

@@ -8,7 +8,8 @@ import WidgetLiquid
 ///
 /// A successful refresh gives a `fresh` snapshot and becomes the new last good data. A failed one serves
 /// the last good data (`cached`, or `stale` once older than `staleAfter`), chosen by the widget's
-/// `fallback` policy, or the placeholder when there never was data; `error` names the failed stage.
+/// `fallback` policy, or the placeholder when there never was data; `error` says what failed: a stage,
+/// the daily budget, the deadline.
 /// Failures are retried with exponential backoff (30 s, 1 m, 2 m … capped at the schedule's interval),
 /// never sooner than a source's `Retry-After`. Refreshes per local day are capped by `maxPerDay`.
 public struct WidgetRefresher: Sendable {
