@@ -483,7 +483,8 @@ public struct PipelineResult: Sendable {
     }
 }
 
-/// A stage of the pipeline that failed, named as a definition would: `source: 127.0.0.1:8123 answered 503 Service Unavailable`.
+/// A stage of the pipeline that failed, named as a definition would:
+/// `source: 127.0.0.1:8123 answered 503 Service Unavailable`.
 public struct PipelineError: Error, Sendable, CustomStringConvertible {
     /// The stage, which its description names as a definition would: `source`, `inputs.daily`, `parser`,
     /// `transforms[1] (map)`.
