@@ -26,7 +26,7 @@ struct TraceReport {
     /// The snapshot the refresh gave.
     var snapshot: Snapshot
     /// Why the refresh failed, secrets masked, when it did.
-    var error: PipelineError?
+    var error: RefreshFailure?
     /// The widget's secrets: masked in every value before it is cut (a server may repeat what it was
     /// sent), so that no cut splits one.
     var mask = SecretMask()

@@ -606,6 +606,11 @@ struct WidgetDaemonTests {
             outcome.error?.description
                 == #"refresh: stopped at its 1s deadline; the last good data stays (set "deadline" in the definition to allow longer)"#)
         #expect(outcome.state.consecutiveFailures == 1)
+        if case .deadline(let length) = outcome.error {
+            #expect(length == WidgetDuration(seconds: 1))
+        } else {
+            Issue.record("expected the deadline, got \(String(describing: outcome.error))")
+        }
     }
 
     @Test func aStopDoesNotWaitForAStageThatIgnoresCancellation() async throws {

@@ -3,8 +3,9 @@ import Testing
 import WidgetCore
 import WidgetJSON
 import WidgetLiquid
-import WidgetRuntime
 import WidgetTesting
+
+@testable import WidgetRuntime
 
 struct WidgetRefresherTests {
     static let hourly = """
@@ -88,7 +89,7 @@ struct WidgetRefresherTests {
         let outcome = await refresher.refresh(widget, state: good.state, now: later)
 
         #expect(outcome.ran)
-        #expect(outcome.error?.stage == .source)
+        #expect(outcome.error?.stageError?.stage == .source)
         let snapshot = outcome.snapshot
         #expect(snapshot.status == .cached)
         #expect(snapshot.error == "source: the feed is down")
@@ -233,6 +234,68 @@ struct WidgetRefresherTests {
         #expect(nextDay.snapshot.status == .fresh)
         #expect(nextDay.state.budgetDay == "2026-11-23")
         #expect(nextDay.state.budgetUsed == 1)
+    }
+
+    // MARK: - Outcomes
+
+    /// A used-up budget is an outcome of the refresh, not a failed stage: it names the budget and the
+    /// moment the next refresh waits for, and the snapshot words it as before.
+    @Test func aUsedUpBudgetComesBackAsItsOwnOutcome() async throws {
+        let widget = try TestWidgets.pipeline(
+            """
+            {"source": {"type": "memory", "key": "news"}, "parser": "json", "schedule": {"every": "1h", "maxPerDay": 1}}
+            """, file: "widgets.d/news.json")
+        let source = InMemorySource()
+        source.set("news", json: #"{"headline": "Rain tomorrow"}"#)
+        let refresher = TestWidgets.refresher(source)
+        let first = await refresher.refresh(widget, state: WidgetState(), now: start)
+        #expect(first.error == nil)
+
+        let refused = await refresher.refresh(widget, state: first.state, now: start.addingTimeInterval(3_600))
+        let midnight = TestWidgets.date("2026-11-23T00:00:00Z")
+        guard case .budgetUsedUp(let limit, let next) = refused.error else {
+            Issue.record("expected a used-up budget, got \(String(describing: refused.error))")
+            return
+        }
+        #expect(limit == 1)
+        #expect(next == midnight)
+        #expect(!refused.ran)
+        let error = try #require(refused.error)
+        #expect(error.stageError == nil)
+        #expect(error.retryAfter == nil)
+        #expect(!error.isCancellation)
+        #expect(error.metricsLabel == "schedule")
+        #expect(
+            error.description
+                == "schedule: the daily budget of 1 refreshes is used up; the next refresh waits until 2026-11-23T00:00:00Z")
+        #expect(refused.snapshot.error == error.description)
+    }
+
+    /// A pipeline run stopped at its deadline comes back as the deadline, with its length; a run whose
+    /// task was cancelled as a cancellation; a stage's error as that stage's.
+    @Test func aDeadlineComesBackAsItsOwnOutcome() throws {
+        let deadline = WidgetRefresher.failure(Deadline.Exceeded(), deadline: WidgetDuration(seconds: 30))
+        guard case .deadline(let length) = deadline else {
+            Issue.record("expected the deadline, got \(deadline)")
+            return
+        }
+        #expect(length == WidgetDuration(seconds: 30))
+        #expect(!deadline.isCancellation)
+        #expect(deadline.metricsLabel == "deadline")
+        #expect(
+            deadline.description
+                == #"refresh: stopped at its 30s deadline; the last good data stays (set "deadline" in the definition to allow longer)"#)
+
+        let cancelled = WidgetRefresher.failure(CancellationError(), deadline: WidgetDuration(seconds: 30))
+        #expect(cancelled.isCancellation)
+        #expect(cancelled.description == "refresh: the refresh was cancelled")
+
+        let stage = PipelineError(stage: .source, kind: .fetcher, underlying: StageError("down", retryAfter: 60))
+        let failed = WidgetRefresher.failure(stage, deadline: WidgetDuration(seconds: 30))
+        #expect(failed.stageError?.stage == .source)
+        #expect(failed.retryAfter == 60)
+        #expect(failed.metricsLabel == "source")
+        #expect(failed.description == "source: down")
     }
 
     // MARK: - Retries

@@ -1,6 +1,6 @@
 public import WidgetJSON
 
-/// A step of a widget's refresh, as its errors name it (`source: …`, `transforms[1] (map): …`) and as its
+/// A stage of a widget's pipeline, as its errors name it (`source: …`, `transforms[1] (map): …`) and as its
 /// fetch cache is keyed (`source`, `inputs.NAME`).
 public enum PipelineStage: Sendable, Hashable, CustomStringConvertible {
     /// The source's fetch: `source`.
@@ -19,10 +19,6 @@ public enum PipelineStage: Sendable, Hashable, CustomStringConvertible {
     case transform(index: Int, type: String)
     /// The timeline, with `relevance`, `url` and `limit`: `timeline`.
     case timeline
-    /// Not run because the widget's daily budget (`maxPerDay`) is spent: `schedule`.
-    case budget
-    /// Stopped at the refresh's `deadline`: `refresh`.
-    case deadline
 
     public var description: String {
         switch self {
@@ -34,14 +30,11 @@ public enum PipelineStage: Sendable, Hashable, CustomStringConvertible {
         case .inputParser(let name): "inputs.\(name).parser"
         case .transform(let index, let type): "transforms[\(index)] (\(type))"
         case .timeline: "timeline"
-        case .budget: "schedule"
-        case .deadline: "refresh"
         }
     }
 
-    /// Where the stage's options are in a definition: `source`, `inputs.NAME`, `transforms[1]`; `nil` for
-    /// the steps that are not written there.
-    public var definitionPath: ValuePath? {
+    /// Where the stage's options are in a definition: `source`, `inputs.NAME`, `transforms[1]`.
+    public var definitionPath: ValuePath {
         switch self {
         case .source: ValuePath.root.appending("source")
         case .sourceTest: ValuePath.root.appending("source").appending("when")
@@ -51,7 +44,6 @@ public enum PipelineStage: Sendable, Hashable, CustomStringConvertible {
         case .inputParser(let name): ValuePath.root.appending("inputs").appending(name).appending("parser")
         case .transform(let index, _): ValuePath.root.appending("transforms").appending(index: index)
         case .timeline: ValuePath.root.appending("timeline")
-        case .budget, .deadline: nil
         }
     }
 

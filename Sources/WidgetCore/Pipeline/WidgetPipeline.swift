@@ -483,7 +483,8 @@ public struct PipelineResult: Sendable {
     }
 }
 
-/// A refresh that failed, naming the stage: `source: 127.0.0.1:8123 answered 503 Service Unavailable`.
+/// A stage of the pipeline that failed, named as a definition would:
+/// `source: 127.0.0.1:8123 answered 503 Service Unavailable`.
 public struct PipelineError: Error, Sendable, CustomStringConvertible {
     /// The stage, which its description names as a definition would: `source`, `inputs.daily`, `parser`,
     /// `transforms[1] (map)`.
@@ -515,8 +516,8 @@ public struct PipelineError: Error, Sendable, CustomStringConvertible {
         case let error as StageError:
             message = error.message
             retryAfter = error.retryAfter
-            if let place = error.template, let base = stage.definitionPath {
-                template = StageError.TemplatePlace(path: base.appending(place.path), column: place.column)
+            if let place = error.template {
+                template = StageError.TemplatePlace(path: stage.definitionPath.appending(place.path), column: place.column)
             }
         case let error as ExpressionError:
             message = error.description

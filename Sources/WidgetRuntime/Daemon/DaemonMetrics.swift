@@ -49,15 +49,7 @@ extension WidgetDaemon {
             var counters = widgets[id] ?? Widget()
             counters[outcome.snapshot.status] += 1
             counters.lastDuration = seconds
-            if let error = outcome.error {
-                let stage =
-                    switch error.stage {
-                    case .budget: "schedule"
-                    case .deadline: "deadline"
-                    default: error.kind.rawValue
-                    }
-                counters.failures[stage, default: 0] += 1
-            }
+            if let error = outcome.error { counters.failures[error.metricsLabel, default: 0] += 1 }
             if let seconds = outcome.fetchSeconds { counters.fetchSeconds = seconds }
             if let bytes = outcome.fetchBytes { counters.fetchBytes = bytes }
             counters.budget = (outcome.state.budgetUsed, widget.definition.schedule.maxPerDay)

@@ -105,7 +105,7 @@ public final class WidgetDaemon: Sendable {
         /// The snapshot the refresh produced.
         public var snapshot: Snapshot
         /// The failure, when the refresh failed or was not run.
-        public var error: PipelineError?
+        public var error: RefreshFailure?
     }
 
     /// A daemon with `configuration`; nothing happens until ``run()`` or ``runOnce()``.

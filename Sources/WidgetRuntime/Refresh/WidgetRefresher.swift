@@ -8,7 +8,8 @@ import WidgetLiquid
 ///
 /// A successful refresh gives a `fresh` snapshot and becomes the new last good data. A failed one serves
 /// the last good data (`cached`, or `stale` once older than `staleAfter`), chosen by the widget's
-/// `fallback` policy, or the placeholder when there never was data; `error` names the failed stage.
+/// `fallback` policy, or the placeholder when there never was data; `error` says what failed: a stage,
+/// the daily budget, the deadline.
 /// Failures are retried with exponential backoff (30 s, 1 m, 2 m … capped at the schedule's interval),
 /// never sooner than a source's `Retry-After`. Refreshes per local day are capped by `maxPerDay`.
 public struct WidgetRefresher: Sendable {
@@ -41,8 +42,9 @@ public struct WidgetRefresher: Sendable {
         public var snapshot: Snapshot
         /// The widget's state after the refresh, to save and pass to the next one.
         public var state: WidgetState
-        /// The failure, when the refresh failed or was not run.
-        public var error: PipelineError?
+        /// The failure, when the refresh failed or was not run: a stage's error, the used-up budget, the
+        /// deadline or a cancellation.
+        public var error: RefreshFailure?
         /// Whether the pipeline ran (false when the daily budget was used up).
         public var ran: Bool
         /// Seconds spent fetching and bytes fetched, for a refresh that succeeded.
@@ -105,9 +107,7 @@ public struct WidgetRefresher: Sendable {
         var state = state
         if case .usedUp(let next) = policy.spendBudget(&state.budget, at: now, enforced: respectBudget) {
             state.nextDueAt = next
-            let message =
-                "the daily budget of \(definition.schedule.maxPerDay) refreshes is used up; the next refresh waits until \(Timestamp.string(next))"
-            let error = PipelineError(stage: .budget, kind: .fetcher, underlying: StageError(message))
+            let error = RefreshFailure.budgetUsedUp(limit: definition.schedule.maxPerDay, next: next)
             let snapshot = fallbackSnapshot(pipeline, state: state, now: now, error: error.description, next: next)
             return Outcome(snapshot: snapshot, state: state, error: error, ran: false)
         }
@@ -160,32 +160,35 @@ public struct WidgetRefresher: Sendable {
     /// does not stop when asked: what it does afterwards is ignored.
     func runWithinDeadline(
         _ pipeline: WidgetPipeline, context: StageContext, cache: [FetchCacheKey: CachedFetch], trace: PipelineTrace? = nil
-    ) async throws(PipelineError) -> PipelineResult {
+    ) async throws(RefreshFailure) -> PipelineResult {
         let deadline = pipeline.definition.deadline
         do {
             return try await Deadline.run(within: .seconds(deadline.seconds)) {
                 try await pipeline.run(context: context, cache: cache, trace: trace)
             }
-        } catch let error as PipelineError {
-            throw error
-        } catch is Deadline.Exceeded {
-            throw PipelineError(
-                stage: .deadline, kind: .fetcher,
-                underlying: StageError(
-                    "stopped at its \(deadline) deadline; the last good data stays (set \"deadline\" in the definition to allow longer)"))
         } catch {
-            throw PipelineError(stage: .deadline, kind: .fetcher, underlying: CancellationError())
+            throw Self.failure(error, deadline: deadline)
+        }
+    }
+
+    /// The failure that `error`, thrown by a pipeline run within `deadline`, stands for: a stage's error
+    /// as it is, ``RefreshFailure/deadline(_:)`` when the deadline passed, else a cancellation.
+    static func failure(_ error: any Error, deadline: WidgetDuration) -> RefreshFailure {
+        switch error {
+        case let error as PipelineError: .stage(error)
+        case is Deadline.Exceeded: .deadline(deadline)
+        default: .cancelled
         }
     }
 
     /// Fails the refresh when a snapshot of `entries` would pass ``ValueLimits/maximumSnapshotBytes``:
     /// the entries then do not become the last good data, and the snapshot written serves the data before.
-    static func checkSnapshotSize(of entries: [TimelineEntry], limits: ValueLimits) throws(PipelineError) {
+    static func checkSnapshotSize(of entries: [TimelineEntry], limits: ValueLimits) throws(RefreshFailure) {
         // The entries are the snapshot's bulk; what surrounds them takes well under a kilobyte.
         let limit = limits.maximumSnapshotBytes
         let size = JSONWriter.size(of: .array(entries.map(Snapshot.entryValue)), style: .pretty, indent: 1, upTo: limit)
         guard size > limit else { return }
-        throw PipelineError(stage: .timeline, kind: .timeline, underlying: StageError(limits.snapshotTooLargeMessage(size)))
+        throw .stage(PipelineError(stage: .timeline, kind: .timeline, underlying: StageError(limits.snapshotTooLargeMessage(size))))
     }
 
     // MARK: - Fallback
