@@ -35,7 +35,7 @@ struct ValueDecoder: Decoder {
             )
         }
         let container = tracker.open(object, at: node, keyType: Key.self)
-        return KeyedDecodingContainer(KeyedContainer<Key>(decoder: self, container: container))
+        return KeyedDecodingContainer(KeyedContainer<Key>(decoder: self, container: container, rules: KeyRules.of(Key.self)))
     }
 
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
@@ -220,6 +220,8 @@ struct ValueDecoder: Decoder {
 private struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     let decoder: ValueDecoder
     let container: KeyTracker.Container
+    /// The defaults, bounds and choices `Key` declares, when it declares any.
+    let rules: KeyRules?
 
     var codingPath: [any CodingKey] { decoder.codingPath }
 
@@ -233,14 +235,29 @@ private struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
         container.lookUp(key.stringValue)
     }
 
+    /// The member `key`, or its declared default when it is absent or null.
+    ///
+    /// - Throws: `DecodingError.keyNotFound` when it is absent with no default; ``OptionsError`` when it
+    ///   is outside its declared bounds or choices.
     private func required(_ key: Key) throws -> WidgetValue {
-        guard let value = lookUp(key) else {
+        let value = lookUp(key)
+        if let description = rules?.descriptions[key.stringValue] {
+            if value?.isNull ?? true, let defaultValue = description.defaultValue { return defaultValue }
+            if let value { try check(value, against: description, key) }
+        }
+        guard let value else {
             throw DecodingError.keyNotFound(
                 key,
                 .init(codingPath: codingPath, debugDescription: "missing key '\(key.stringValue)'")
             )
         }
         return value
+    }
+
+    /// Throws the sentence for `value` when `description`'s bounds or choices do not allow it.
+    private func check(_ value: WidgetValue, against description: KeyDescription, _ key: Key) throws {
+        guard let problem = description.violation(of: value, key: key.stringValue) else { return }
+        throw OptionsError(path: decoder.child(value, key: key).path, message: problem)
     }
 
     func contains(_ key: Key) -> Bool {
@@ -251,9 +268,10 @@ private struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
         decoder.child(try required(key), key: key)
     }
 
-    /// The member `key` when it is there and not null.
-    private func present(_ key: Key) -> WidgetValue? {
+    /// The member `key` when it is there and not null, within its declared bounds and choices.
+    private func present(_ key: Key) throws -> WidgetValue? {
         guard let value = lookUp(key), !value.isNull else { return nil }
+        if let description = rules?.descriptions[key.stringValue] { try check(value, against: description, key) }
         return value
     }
 
@@ -270,7 +288,7 @@ private struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     }
 
     func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
-        guard let value = present(key) else { return nil }
+        guard let value = try present(key) else { return nil }
         return try decoder.child(value, key: key).decode(type)
     }
 
