@@ -80,15 +80,32 @@ public protocol DescribedKey: CodingKey, CaseIterable, Sendable {
 final class KeyRules: Sendable {
     /// The descriptions of the keys with rules, by name.
     let descriptions: [String: KeyDescription]
+    /// Whether a key has integer bounds, or choices: only then is a written number, or string, looked up.
+    private let bounds: Bool
+    private let choices: Bool
+
+    /// The description of `key`, written as `value` (`nil` when absent), when it has a rule to apply to
+    /// it: a default for an absent or null member, bounds for a number, choices for a string.
+    func description(of key: String, for value: WidgetValue?) -> KeyDescription? {
+        switch value {
+        case .number?: bounds ? descriptions[key] : nil
+        case .string?: choices ? descriptions[key] : nil
+        case nil, .null?: descriptions.isEmpty ? nil : descriptions[key]
+        default: nil
+        }
+    }
 
     private init(descriptions: [String: KeyDescription]) {
         self.descriptions = descriptions
+        bounds = descriptions.values.contains { if case .integer = $0.shape { true } else { false } }
+        choices = descriptions.values.contains { if case .oneOf = $0.shape { true } else { false } }
     }
 
-    /// The rules of each key type seen, `nil` for a type that has none (or does not describe its keys).
+    /// The rules of each key type seen, `nil` for a type that does not describe its keys.
     private static let cache = Mutex<[ObjectIdentifier: KeyRules?]>([:])
 
-    /// The rules of `type`, or `nil` when it has none.
+    /// The rules of `type` (none, for a type without defaults or bounds), or `nil` when it does not
+    /// describe its keys.
     static func of(_ type: any CodingKey.Type) -> KeyRules? {
         let id = ObjectIdentifier(type)
         if let known = cache.withLock({ $0[id] }) { return known }
@@ -104,7 +121,7 @@ final class KeyRules: Sendable {
                 let description = key.keyDescription
                 if description.hasRules { descriptions[key.stringValue] = description }
             }
-            return descriptions.isEmpty ? nil : KeyRules(descriptions: descriptions)
+            return KeyRules(descriptions: descriptions)
         }
         guard let described = type as? any DescribedKey.Type else { return nil }
         return rules(described)

@@ -80,19 +80,19 @@ final class KeyTracker: @unchecked Sendable {
         /// Keys the type enumerated (`allKeys`), read as a whole, or abandoned after a problem: not checked.
         @exclusivity(unchecked) var dynamic: Bool
 
-        init(node: CodingPathNode, object: WidgetObject, keyType: any CodingKey.Type, dynamic: Bool) {
+        init(node: CodingPathNode, object: WidgetObject, keyType: any CodingKey.Type, described: Bool, dynamic: Bool) {
             self.node = node
             self.object = object
             keyTypes = [keyType]
             self.dynamic = dynamic
-            recordsAbsent = !(keyType is any DescribedKey.Type)
+            recordsAbsent = !described
         }
 
         /// Records that the object is read with `keyType` too.
-        func add(_ keyType: any CodingKey.Type) {
+        func add(_ keyType: any CodingKey.Type, described: Bool) {
             guard !keyTypes.contains(where: { $0 == keyType }) else { return }
             keyTypes.append(keyType)
-            if !(keyType is any DescribedKey.Type) { recordsAbsent = true }
+            if !described { recordsAbsent = true }
         }
 
         /// The member `key`, asked for whether or not it is there.
@@ -159,12 +159,15 @@ final class KeyTracker: @unchecked Sendable {
         self.hintKeys = hintKeys
     }
 
-    func open(_ object: WidgetObject, at node: CodingPathNode, keyType: any CodingKey.Type) -> Container {
+    /// The object at `node`, opened with `keyType`; `described` says whether the type is a
+    /// ``DescribedKey`` type, when the caller knows.
+    func open(_ object: WidgetObject, at node: CodingPathNode, keyType: any CodingKey.Type, described: Bool? = nil) -> Container {
+        let described = described ?? (keyType is any DescribedKey.Type)
         if let container = node.container {
-            container.add(keyType)
+            container.add(keyType, described: described)
             return container
         }
-        let container = Container(node: node, object: object, keyType: keyType, dynamic: node.claimed)
+        let container = Container(node: node, object: object, keyType: keyType, described: described, dynamic: node.claimed)
         containers.append(container)
         node.container = container
         return container

@@ -34,8 +34,9 @@ struct ValueDecoder: Decoder {
                 .init(codingPath: codingPath, debugDescription: "found \(value.typeName)")
             )
         }
-        let container = tracker.open(object, at: node, keyType: Key.self)
-        return KeyedDecodingContainer(KeyedContainer<Key>(decoder: self, container: container, rules: KeyRules.of(Key.self)))
+        let rules = KeyRules.of(Key.self)
+        let container = tracker.open(object, at: node, keyType: Key.self, described: rules != nil)
+        return KeyedDecodingContainer(KeyedContainer<Key>(decoder: self, container: container, rules: rules))
     }
 
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
@@ -200,7 +201,14 @@ struct ValueDecoder: Decoder {
         // The collections and expressions options use most, read in place rather than through the
         // standard library's generic `init(from:)` and this decoder's containers: the same values, the same
         // errors at the same paths.
-        if T.self == JSONPath.self { return try JSONPath.decoded(try decodeString(), codingPath: codingPath) as! T }
+        if T.self == JSONPath.self {
+            let text = try decodeString()
+            // Through the cache, as templates are: a definition's paths are mostly the same few.
+            if let cache = tracker.templates {
+                return try ExpressionError.decode(text, codingPath: codingPath, what: "JSONPath", cache.jsonPath) as! T
+            }
+            return try JSONPath.decoded(text, codingPath: codingPath) as! T
+        }
         if T.self == [String: Template].self { return try decodeTemplateMap() as! T }
         if T.self == TemplateTree.self {
             return try TemplateTree(decoded: claim(), cache: tracker.templates, filters: tracker.filters, codingPath: codingPath) as! T
@@ -211,7 +219,7 @@ struct ValueDecoder: Decoder {
         // A type that never opened this object (an options type without properties) asked for no keys, so
         // every member is unknown.
         if case .object(let object) = value, node.container == nil, !node.claimed {
-            _ = tracker.open(object, at: node, keyType: AnyCodingKey.self)
+            _ = tracker.open(object, at: node, keyType: AnyCodingKey.self, described: false)
         }
         return result
     }
@@ -241,7 +249,7 @@ private struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     ///   is outside its declared bounds or choices.
     private func required(_ key: Key) throws -> WidgetValue {
         let value = lookUp(key)
-        if let description = rules?.descriptions[key.stringValue] {
+        if let description = rules?.description(of: key.stringValue, for: value) {
             if value?.isNull ?? true, let defaultValue = description.defaultValue { return defaultValue }
             if let value { try check(value, against: description, key) }
         }
@@ -271,7 +279,7 @@ private struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     /// The member `key` when it is there and not null, within its declared bounds and choices.
     private func present(_ key: Key) throws -> WidgetValue? {
         guard let value = lookUp(key), !value.isNull else { return nil }
-        if let description = rules?.descriptions[key.stringValue] { try check(value, against: description, key) }
+        if let description = rules?.description(of: key.stringValue, for: value) { try check(value, against: description, key) }
         return value
     }
 
