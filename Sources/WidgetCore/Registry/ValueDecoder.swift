@@ -288,8 +288,10 @@ private struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     }
 
     func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
-        let child = try member(key)
-        if child.value.isNull, T.self != WidgetValue.self {
+        let value = try required(key)
+        if let leaf = leaf(value, as: type) { return leaf }
+        let child = decoder.child(value, key: key)
+        if value.isNull, T.self != WidgetValue.self {
             throw DecodingError.valueNotFound(type, .init(codingPath: child.codingPath, debugDescription: "null"))
         }
         return try child.decode(type)
@@ -297,7 +299,29 @@ private struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
 
     func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
         guard let value = try present(key) else { return nil }
+        if let leaf = leaf(value, as: type) { return leaf }
         return try decoder.child(value, key: key).decode(type)
+    }
+
+    /// The member `value` as `T` when it is one of the values options hold most (a template, a JSONPath,
+    /// a duration) written as expected, read in place without a member decoder; `nil` for anything else,
+    /// a problem included, which the member decoder then reads and reports.
+    private func leaf<T>(_ value: WidgetValue, as type: T.Type) -> T? {
+        guard case .string(let text) = value else { return nil }
+        // Each cast is of a value to its own type, as the check before it says.
+        if T.self == Template.self {
+            guard let templates = decoder.tracker.templates, let template = try? templates.template(text) else { return nil }
+            return unsafeBitCast(template, to: T.self)
+        }
+        if T.self == JSONPath.self {
+            guard let templates = decoder.tracker.templates, let path = try? templates.jsonPath(text) else { return nil }
+            return unsafeBitCast(path, to: T.self)
+        }
+        if T.self == WidgetDuration.self {
+            guard let duration = WidgetDuration(text) else { return nil }
+            return unsafeBitCast(duration, to: T.self)
+        }
+        return nil
     }
 
     // Scalars are read in place; a member decoder (for its path) is made only for a problem.
