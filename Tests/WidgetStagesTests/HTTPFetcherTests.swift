@@ -266,7 +266,7 @@ struct HTTPFetcherTests {
         #expect(payload.data == Data("not json".utf8))
         #expect(payload.origin == "\(base)/file/bot***/updates.txt")
         let error = #expect(throws: StageError.self) {
-            _ = try JSONParser(options: .init()).parse(payload, context: context())
+            _ = try JSONParser(options: .decoded()).parse(payload, context: context())
         }
         #expect(error?.message.hasPrefix("the payload from \(base)/file/bot***/updates.txt is not valid JSON: ") == true)
         #expect(error?.message.contains("s3cr3t") == false)
@@ -337,9 +337,9 @@ struct HTTPFetcherTests {
     }
 
     @Test func maxRedirectsAboveFiveIsRejected() throws {
-        let expected = #"$.maxRedirects: "maxRedirects" must be from 0 to 5"#
-        #expect(optionsError(["url": "https://example.com", "maxRedirects": 6])?.description == expected)
-        #expect(optionsError(["url": "https://example.com", "maxRedirects": -1])?.description == expected)
+        let expected = #"$.maxRedirects: "maxRedirects" must be from 0 to 5, not "#
+        #expect(optionsError(["url": "https://example.com", "maxRedirects": 6])?.description == expected + "6")
+        #expect(optionsError(["url": "https://example.com", "maxRedirects": -1])?.description == expected + "-1")
         #expect(optionsError(["url": "https://example.com", "maxRedirects": 5]) == nil)
     }
 

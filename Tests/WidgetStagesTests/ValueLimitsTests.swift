@@ -35,14 +35,14 @@ struct ValueLimitsTests {
     // MARK: - Depth
 
     @Test func xmlNested50000DeepIsRefusedAtTheDepthLimit() throws {
-        let parser = XMLValueParser(options: .init(forceList: nil))
+        let parser = XMLValueParser(options: .init(forceList: []))
         let message = try #require(failure { try parser.parse(payload(nestedXML(50_000)), context: context) })
         #expect(message.hasPrefix("the XML from api.example (line 1, column "), "\(message)")
         #expect(message.contains("deeper than 512 levels, the limit for any value widgetd keeps"), "\(message)")
     }
 
     @Test func xmlAtTheDepthLimitIsReadAndOnePastItIsNot() throws {
-        let parser = XMLValueParser(options: .init(forceList: nil))
+        let parser = XMLValueParser(options: .init(forceList: []))
         // The root is a member of the value's object: 511 elements whose innermost holds text nest 511 levels
         // of objects inside that one.
         let value = try parser.parse(payload(nestedXML(ValueLimits.maximumDepth - 1)), context: context)
@@ -59,7 +59,7 @@ struct ValueLimitsTests {
     }
 
     @Test func jsonNestedPastTheLimitIsRefusedWithTheLimitNotAsInvalid() throws {
-        let parser = try JSONParser(options: .init())
+        let parser = try JSONParser(options: .decoded())
         let deep = Data((String(repeating: "[", count: 100_000) + String(repeating: "]", count: 100_000)).utf8)
         let message = try #require(failure { try parser.parse(payload(deep), context: context) })
         #expect(message.hasPrefix("the JSON from api.example (line 1, column 513) nests lists and objects deeper than 512 levels"))
@@ -113,7 +113,7 @@ struct ValueLimitsTests {
     }
 
     @Test func theValueLimitScalesWithTheSourcesBodyCap() throws {
-        let parser = try JSONParser(options: .init())
+        let parser = try JSONParser(options: .decoded())
         let numbers = Data(("[" + String(repeating: "0,", count: 99_999) + "0]").utf8)
         // 100,001 values: within the default cap's limit, past that of a 512 KiB cap (65,536, the floor).
         #expect(try parser.parse(payload(numbers), context: context).array?.count == 100_000)
@@ -122,7 +122,7 @@ struct ValueLimitsTests {
         #expect(message.contains("raise the source's \"maxBytes\" (now 524288)"), "\(message)")
         let xml = Data(("<r>" + String(repeating: "<i/>", count: 70_000) + "</r>").utf8)
         let xmlMessage = try #require(
-            failure { try XMLValueParser(options: .init(forceList: nil)).parse(payload(xml, maxBytes: 512 * 1024), context: context) })
+            failure { try XMLValueParser(options: .init(forceList: [])).parse(payload(xml, maxBytes: 512 * 1024), context: context) })
         #expect(xmlMessage.contains("the XML from api.example holds more than 65536 values"), "\(xmlMessage)")
     }
 

@@ -7,7 +7,7 @@ import WidgetJSON
 
 struct XMLValueParserTests {
     func parse(_ xml: String, forceList: [String]? = nil) throws -> WidgetValue {
-        try XMLValueParser(options: .init(forceList: forceList)).parse(
+        try XMLValueParser(options: .init(forceList: forceList ?? [])).parse(
             Payload(data: Data(xml.utf8), contentType: "application/xml", origin: "api.example"),
             context: StageContext(widgetID: "x", now: Date()))
     }

@@ -217,7 +217,7 @@ extension DefinitionReader {
         var secretUses: Set<Template.SecretUse> = []
         /// The options whose templates may read secrets, by index in `transforms`, for the transforms
         /// whose stage sends requests of its own (``Stage/secretOptions``).
-        var transformSecretOptions: [Int: Set<String>] = [:]
+        var transformSecretOptions: [Int: [any CodingKey & Sendable]] = [:]
         /// Where every key and value starts, read from `source` when the first problem is reported.
         private var locations: SourceMap?
         /// The steps the templates rendered while the file is checked (titles, placeholders, constant
@@ -544,7 +544,7 @@ extension DefinitionReader {
             if components.count >= 3, case .key("transforms") = components[0], case .index(let index) = components[1],
                 case .key(let option) = components[2]
             {
-                return transformSecretOptions[index]?.contains(option) ?? false
+                return transformSecretOptions[index]?.contains { $0.stringValue == option } ?? false
             }
             func leafAllowed(_ rest: ArraySlice<ValuePath.Component>) -> Bool {
                 guard case .key(let key)? = rest.first else { return false }

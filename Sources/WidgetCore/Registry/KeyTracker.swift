@@ -69,7 +69,9 @@ final class KeyTracker: @unchecked Sendable {
     final class Container {
         let node: CodingPathNode
         let object: WidgetObject
-        let keyType: any CodingKey.Type
+        /// The key types the object was opened with, in order: more than one when options read a shared
+        /// part from the same object (`RequestOptions` inside a stage's options).
+        @exclusivity(unchecked) private(set) var keyTypes: [any CodingKey.Type]
         /// The members asked for, by position (the first 64; later ones in `askedBeyond`).
         @exclusivity(unchecked) var asked: UInt64 = 0
         @exclusivity(unchecked) var askedBeyond: Set<Int> = []
@@ -77,16 +79,23 @@ final class KeyTracker: @unchecked Sendable {
         /// list its keys itself (a ``DescribedKey`` type's hints come from its cases).
         @exclusivity(unchecked) var askedAbsent: [String] = []
         /// Whether to keep ``askedAbsent``: recording each missing key cost an array for most objects.
-        let recordsAbsent: Bool
+        @exclusivity(unchecked) private(set) var recordsAbsent: Bool
         /// Keys the type enumerated (`allKeys`), read as a whole, or abandoned after a problem: not checked.
         @exclusivity(unchecked) var dynamic: Bool
 
-        init(node: CodingPathNode, object: WidgetObject, keyType: any CodingKey.Type, dynamic: Bool) {
+        init(node: CodingPathNode, object: WidgetObject, keyType: any CodingKey.Type, described: Bool, dynamic: Bool) {
             self.node = node
             self.object = object
-            self.keyType = keyType
+            keyTypes = [keyType]
             self.dynamic = dynamic
-            recordsAbsent = !(keyType is any DescribedKey.Type)
+            recordsAbsent = !described
+        }
+
+        /// Records that the object is read with `keyType` too.
+        func add(_ keyType: any CodingKey.Type, described: Bool) {
+            guard !keyTypes.contains(where: { $0 == keyType }) else { return }
+            keyTypes.append(keyType)
+            if !described { recordsAbsent = true }
         }
 
         /// The member `key`, asked for whether or not it is there.
@@ -153,9 +162,15 @@ final class KeyTracker: @unchecked Sendable {
         self.hintKeys = hintKeys
     }
 
-    func open(_ object: WidgetObject, at node: CodingPathNode, keyType: any CodingKey.Type) -> Container {
-        if let container = node.container { return container }
-        let container = Container(node: node, object: object, keyType: keyType, dynamic: node.claimed)
+    /// The object at `node`, opened with `keyType`; `described` says whether the type is a
+    /// ``DescribedKey`` type, when the caller knows.
+    func open(_ object: WidgetObject, at node: CodingPathNode, keyType: any CodingKey.Type, described: Bool? = nil) -> Container {
+        let described = described ?? (keyType is any DescribedKey.Type)
+        if let container = node.container {
+            container.add(keyType, described: described)
+            return container
+        }
+        let container = Container(node: node, object: object, keyType: keyType, described: described, dynamic: node.claimed)
         containers.append(container)
         node.container = container
         return container
@@ -234,10 +249,14 @@ final class KeyTracker: @unchecked Sendable {
         return found.min { $0.path < $1.path }.map { [$0.error] } ?? []
     }
 
-    /// The keys the object takes: as a ``DescribedKey`` type lists them, else those asked for, sorted.
+    /// The keys the object takes: as its ``DescribedKey`` types list them, else those asked for, sorted.
     private func knownKeys(of container: Container) -> [String] {
         func described<Key: DescribedKey>(_ type: Key.Type) -> [String] { Key.allCases.map(\.stringValue) }
-        if let type = container.keyType as? any DescribedKey.Type { return described(type) }
-        return Set(container.askedKeys).sorted()
+        var known: [String] = []
+        for keyType in container.keyTypes {
+            guard let type = keyType as? any DescribedKey.Type else { return Set(container.askedKeys).sorted() }
+            known += described(type)
+        }
+        return known
     }
 }

@@ -57,11 +57,6 @@ public struct OptionsDecoder: Sendable {
         }
     }
 
-    /// `object`'s members, read as this decoder reads them: templates through its cache, with its filters.
-    func directMembers(_ object: WidgetObject) -> DirectMembers {
-        DirectMembers(object: object, templates: plainUserInfo.templates, filters: plainUserInfo.filters)
-    }
-
     private func makeTracker(collects: Bool) -> KeyTracker {
         KeyTracker(
             userInfo: plainUserInfo.values, templates: plainUserInfo.templates, filters: plainUserInfo.filters, collects: collects,

@@ -23,7 +23,7 @@ public struct StageRegistry: Sendable {
         /// they do not, and the schema then accepts any options.
         public var options: ObjectShape? { describe() }
         /// The options whose templates may read secrets, its ``Stage/secretOptions``.
-        public let secretOptions: Set<String>
+        public let secretOptions: [any CodingKey & Sendable]
         /// Whether the stage type adopts ``LocalFileDependent``: only its stages have files to look up.
         let needsLocalFiles: Bool
         /// Finds the description when asked: looking a conformance up costs more than most commands need.
@@ -163,50 +163,26 @@ extension StageRegistry {
 
         /// Registers a source stage.
         public mutating func register<S: Fetcher>(_ stage: S.Type) {
-            add(.fetcher, stage, direct: nil) { .fetcher($0) }
+            add(.fetcher, stage) { .fetcher($0) }
         }
 
         /// Registers a parser stage.
         public mutating func register<S: Parser>(_ stage: S.Type) {
-            add(.parser, stage, direct: nil) { .parser($0) }
+            add(.parser, stage) { .parser($0) }
         }
 
         /// Registers a transform stage.
         public mutating func register<S: Transformer>(_ stage: S.Type) {
-            add(.transformer, stage, direct: nil) { .transformer($0) }
+            add(.transformer, stage) { .transformer($0) }
         }
 
         /// Registers a timeline stage.
         public mutating func register<S: TimelineBuilder>(_ stage: S.Type) {
-            add(.timeline, stage, direct: nil) { .timeline($0) }
-        }
-
-        // The stages whose options are read directly when written as expected (see DirectOptions): chosen
-        // where the type is known, so that no conformance is looked up while the program starts.
-
-        /// Registers a source stage whose options can be read directly.
-        package mutating func register<S: Fetcher>(_ stage: S.Type) where S.Options: DirectOptions {
-            add(.fetcher, stage, direct: S.Options.direct) { .fetcher($0) }
-        }
-
-        /// Registers a parser stage whose options can be read directly.
-        package mutating func register<S: Parser>(_ stage: S.Type) where S.Options: DirectOptions {
-            add(.parser, stage, direct: S.Options.direct) { .parser($0) }
-        }
-
-        /// Registers a transform stage whose options can be read directly.
-        package mutating func register<S: Transformer>(_ stage: S.Type) where S.Options: DirectOptions {
-            add(.transformer, stage, direct: S.Options.direct) { .transformer($0) }
-        }
-
-        /// Registers a timeline stage whose options can be read directly.
-        package mutating func register<S: TimelineBuilder>(_ stage: S.Type) where S.Options: DirectOptions {
-            add(.timeline, stage, direct: S.Options.direct) { .timeline($0) }
+            add(.timeline, stage) { .timeline($0) }
         }
 
         private mutating func add<S: Stage>(
             _ kind: StageKind, _ stage: S.Type,
-            direct: (@Sendable (DirectMembers) throws(DirectMembers.NotDirect) -> S.Options)?,
             as built: @escaping @Sendable (S) -> BuiltStage
         ) {
             pending.append(
@@ -216,10 +192,6 @@ extension StageRegistry {
                     describe: { Self.shape(of: S.Options.self) }
                 ) {
                     options, decoder in
-                    // Options written as expected are read without the decoder; any problem is its to report.
-                    if let direct, case .object(let object) = options, let read = try? direct(decoder.directMembers(object)) {
-                        return built(try S(options: read))
-                    }
                     let decoded = try decoder.decode(S.Options.self, from: options)
                     return built(try S(options: decoded))
                 }

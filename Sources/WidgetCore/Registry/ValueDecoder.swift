@@ -36,8 +36,9 @@ struct ValueDecoder: Decoder {
                 .init(codingPath: codingPath, debugDescription: "found \(value.typeName)")
             )
         }
-        let container = tracker.open(object, at: node, keyType: Key.self)
-        return KeyedDecodingContainer(KeyedContainer<Key>(decoder: self, container: container))
+        let rules = KeyRules.of(Key.self)
+        let container = tracker.open(object, at: node, keyType: Key.self, described: rules != nil)
+        return KeyedDecodingContainer(KeyedContainer<Key>(decoder: self, container: container, rules: rules))
     }
 
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
@@ -202,7 +203,14 @@ struct ValueDecoder: Decoder {
         // The collections and expressions options use most, read in place rather than through the
         // standard library's generic `init(from:)` and this decoder's containers: the same values, the same
         // errors at the same paths.
-        if T.self == JSONPath.self { return try JSONPath.decoded(try decodeString(), codingPath: codingPath) as! T }
+        if T.self == JSONPath.self {
+            let text = try decodeString()
+            // Through the cache, as templates are: a definition's paths are mostly the same few.
+            if let cache = tracker.templates {
+                return try ExpressionError.decode(text, codingPath: codingPath, what: "JSONPath", cache.jsonPath) as! T
+            }
+            return try JSONPath.decoded(text, codingPath: codingPath) as! T
+        }
         if T.self == [String: Template].self { return try decodeTemplateMap() as! T }
         if T.self == TemplateTree.self {
             return try TemplateTree(decoded: claim(), cache: tracker.templates, filters: tracker.filters, codingPath: codingPath) as! T
@@ -213,7 +221,7 @@ struct ValueDecoder: Decoder {
         // A type that never opened this object (an options type without properties) asked for no keys, so
         // every member is unknown.
         if case .object(let object) = value, node.container == nil, !node.claimed {
-            _ = tracker.open(object, at: node, keyType: AnyCodingKey.self)
+            _ = tracker.open(object, at: node, keyType: AnyCodingKey.self, described: false)
         }
         return result
     }
@@ -222,6 +230,8 @@ struct ValueDecoder: Decoder {
 private struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     let decoder: ValueDecoder
     let container: KeyTracker.Container
+    /// The defaults, bounds and choices `Key` declares, when it declares any.
+    let rules: KeyRules?
 
     var codingPath: [any CodingKey] { decoder.codingPath }
 
@@ -235,14 +245,29 @@ private struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
         container.lookUp(key.stringValue)
     }
 
+    /// The member `key`, or its declared default when it is absent or null.
+    ///
+    /// - Throws: `DecodingError.keyNotFound` when it is absent with no default; ``OptionsError`` when it
+    ///   is outside its declared bounds or choices.
     private func required(_ key: Key) throws -> WidgetValue {
-        guard let value = lookUp(key) else {
+        let value = lookUp(key)
+        if let description = rules?.description(of: key.stringValue, for: value) {
+            if value?.isNull ?? true, let defaultValue = description.defaultValue { return defaultValue }
+            if let value { try check(value, against: description, key) }
+        }
+        guard let value else {
             throw DecodingError.keyNotFound(
                 key,
                 .init(codingPath: codingPath, debugDescription: "missing key '\(key.stringValue)'")
             )
         }
         return value
+    }
+
+    /// Throws the sentence for `value` when `description`'s bounds or choices do not allow it.
+    private func check(_ value: WidgetValue, against description: KeyDescription, _ key: Key) throws {
+        guard let problem = description.violation(of: value, key: key.stringValue) else { return }
+        throw OptionsError(path: decoder.child(value, key: key).path, message: problem)
     }
 
     func contains(_ key: Key) -> Bool {
@@ -253,9 +278,10 @@ private struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
         decoder.child(try required(key), key: key)
     }
 
-    /// The member `key` when it is there and not null.
-    private func present(_ key: Key) -> WidgetValue? {
+    /// The member `key` when it is there and not null, within its declared bounds and choices.
+    private func present(_ key: Key) throws -> WidgetValue? {
         guard let value = lookUp(key), !value.isNull else { return nil }
+        if let description = rules?.description(of: key.stringValue, for: value) { try check(value, against: description, key) }
         return value
     }
 
@@ -264,16 +290,40 @@ private struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     }
 
     func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
-        let child = try member(key)
-        if child.value.isNull, T.self != WidgetValue.self {
+        let value = try required(key)
+        if let leaf = leaf(value, as: type) { return leaf }
+        let child = decoder.child(value, key: key)
+        if value.isNull, T.self != WidgetValue.self {
             throw DecodingError.valueNotFound(type, .init(codingPath: child.codingPath, debugDescription: "null"))
         }
         return try child.decode(type)
     }
 
     func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
-        guard let value = present(key) else { return nil }
+        guard let value = try present(key) else { return nil }
+        if let leaf = leaf(value, as: type) { return leaf }
         return try decoder.child(value, key: key).decode(type)
+    }
+
+    /// The member `value` as `T` when it is one of the values options hold most (a template, a JSONPath,
+    /// a duration) written as expected, read in place without a member decoder; `nil` for anything else,
+    /// a problem included, which the member decoder then reads and reports.
+    private func leaf<T>(_ value: WidgetValue, as type: T.Type) -> T? {
+        guard case .string(let text) = value else { return nil }
+        // Each cast is of a value to its own type, as the check before it says.
+        if T.self == Template.self {
+            guard let templates = decoder.tracker.templates, let template = try? templates.template(text) else { return nil }
+            return unsafeBitCast(template, to: T.self)
+        }
+        if T.self == JSONPath.self {
+            guard let templates = decoder.tracker.templates, let path = try? templates.jsonPath(text) else { return nil }
+            return unsafeBitCast(path, to: T.self)
+        }
+        if T.self == WidgetDuration.self {
+            guard let duration = WidgetDuration(text) else { return nil }
+            return unsafeBitCast(duration, to: T.self)
+        }
+        return nil
     }
 
     // Scalars are read in place; a member decoder (for its path) is made only for a problem.

@@ -30,11 +30,14 @@ public protocol Stage: Sendable {
     /// - Throws: A ``StageError`` (or `DecodingError`) that says which option is wrong and what would work.
     init(options: Options) throws
 
-    /// The options whose templates may read secrets (`{{ env.NAME }}`, `{{ secret.NAME }}`), checked by
-    /// the same rules as a source's `url`, `headers` and `body`. Empty for most stages, the default: only a
+    /// The options whose templates may read secrets (`{{ env.NAME }}`, `{{ secret.NAME }}`), by coding key,
+    /// checked by the same rules as a source's `url`, `headers` and `body`. Empty for most stages: only a
     /// stage that sends requests of its own names any (the `fetch` transform: `url`, `headers`, `body`).
     /// A source's `url`, `headers` and `body` may always read secrets.
-    static var secretOptions: Set<String> { get }
+    ///
+    /// For ``DescribedOptions`` the default is their ``DescribedOptions/secretKeys``: the keys whose
+    /// ``KeyDescription`` says `secrets: true`.
+    static var secretOptions: [any CodingKey & Sendable] { get }
 }
 
 extension Stage {
@@ -42,7 +45,12 @@ extension Stage {
     public static var summary: String { "" }
 
     /// No option reads secrets.
-    public static var secretOptions: Set<String> { [] }
+    public static var secretOptions: [any CodingKey & Sendable] { [] }
+}
+
+extension Stage where Options: DescribedOptions {
+    /// The keys whose description allows secrets (``KeyDescription/allowsSecrets``).
+    public static var secretOptions: [any CodingKey & Sendable] { Options.secretKeys }
 }
 
 /// Fetches the raw bytes of a widget's source or input.
@@ -118,7 +126,8 @@ public struct StageError: Error, Sendable, Hashable, CustomStringConvertible {
     public var message: String
     /// How long the source asked us to wait before trying again (HTTP `Retry-After`), when it did.
     public var retryAfter: Double?
-    /// When thrown while checking options, the option at fault, so that `validate` points at it.
+    /// When thrown while checking options, the name of the option at fault (its coding key's), so that
+    /// `validate` points at it.
     public var option: String?
     /// When a template of the stage's options failed while running: the template's path inside the stage's
     /// options (`fields.title`) and the column inside the template, so the error can name the file, line
@@ -139,12 +148,17 @@ public struct StageError: Error, Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    /// Creates an error from its message, with the wait the source asked for and the option at fault
-    /// when they are known.
-    public init(_ message: String, retryAfter: Double? = nil, option: String? = nil) {
+    /// Creates an error from its message, with the wait the source asked for when it is known.
+    public init(_ message: String, retryAfter: Double? = nil) {
         self.message = message
         self.retryAfter = retryAfter
-        self.option = option
+    }
+
+    /// Creates an error about the option `key`, thrown while checking options, so that `validate` points
+    /// at it: `StageError("\"run\" needs the program", option: CodingKeys.run)`.
+    public init(_ message: String, option key: some CodingKey) {
+        self.message = message
+        option = key.stringValue
     }
 
     public var description: String { message }

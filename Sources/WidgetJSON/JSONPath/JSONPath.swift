@@ -115,7 +115,7 @@ extension ExpressionError {
 
     /// Makes an expression of `text`, read as a JSON string at `codingPath`, with `make`; a bad one
     /// becomes the `DecodingError.dataCorrupted` of ``decode(from:what:_:)``.
-    static func decode<Expression>(
+    package static func decode<Expression>(
         _ text: String,
         codingPath: @autoclosure () -> [any CodingKey],
         what: String,

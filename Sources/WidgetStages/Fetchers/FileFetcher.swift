@@ -10,8 +10,8 @@ public struct FileFetcher: Fetcher {
     public struct Options: Decodable, Sendable, DescribedOptions {
         /// The file, absolute or relative to the definition's folder.
         public var path: String
-        /// The largest file accepted, in bytes (default 10 MiB).
-        public var maxBytes: Int?
+        /// The largest file accepted, in bytes.
+        public var maxBytes: Int
 
         public enum CodingKeys: String, DescribedKey {
             case path, maxBytes
@@ -41,10 +41,11 @@ public struct FileFetcher: Fetcher {
     public let maxBytes: Int
 
     public init(options: Options) throws {
-        guard !options.path.isEmpty else { throw StageError("\"path\" is empty; name a file such as \"data/sample.json\"", option: "path") }
+        guard !options.path.isEmpty else {
+            throw StageError("\"path\" is empty; name a file such as \"data/sample.json\"", option: Options.CodingKeys.path)
+        }
         path = options.path
-        maxBytes = options.maxBytes ?? Self.defaultMaxBytes
-        guard maxBytes > 0 else { throw StageError("\"maxBytes\" must be above 0", option: "maxBytes") }
+        maxBytes = options.maxBytes
     }
 
     public func fetch(context: StageContext) async throws -> Payload {

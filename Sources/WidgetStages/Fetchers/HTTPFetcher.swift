@@ -30,59 +30,23 @@ import FoundationNetworking
 /// 5 s, or `connectTimeout` when that is over 10 s) fails with what it sent, so a server that trickles
 /// frees its place for other widgets long before the `timeout`.
 public struct HTTPFetcher: Fetcher {
+    /// The request's options (``RequestOptions``), and those of a source alone.
     public struct Options: Decodable, Sendable, DescribedOptions {
-        /// The `http` or `https` URL, a template that may read secrets (`env`, `secret`).
-        public var url: Template
-        /// The request method, in any case; default `GET`, or `POST` when there is a `body`.
-        public var method: String?
-        /// Request headers, name to template; templates may read secrets.
-        public var headers: [String: Template]?
-        /// The request body: a template sent as text, or an object or array of templates sent as JSON.
-        public var body: TemplateTree?
-        /// The deadline for the whole exchange, as a duration (`"10s"`); default 30 s.
-        public var timeout: WidgetDuration?
-        /// The longest silence while connecting or receiving; default 10 s.
-        public var connectTimeout: WidgetDuration?
-        /// The largest body accepted, in bytes; default 10 MiB.
-        public var maxBytes: Int?
-        /// How many redirects to follow, at most 5.
-        public var maxRedirects: Int?
+        /// The request: `url`, `method`, `headers`, `body`, `timeout`, `connectTimeout`, `maxBytes`.
+        public var request: RequestOptions
+        /// How many redirects to follow.
+        public var maxRedirects: Int
         /// A status that asks for a response header to be echoed and the request sent once more; none by default.
         public var handshake: Handshake?
         /// The least the response must bring in a window once it has begun; default 1 KiB in any 5 s.
         public var minimumRate: MinimumRate?
 
+        /// The keys of a source alone, read beside ``RequestOptions/CodingKeys``.
         public enum CodingKeys: String, DescribedKey {
-            case url, method, headers, body, timeout, connectTimeout, maxBytes, maxRedirects, handshake, minimumRate
+            case maxRedirects, handshake, minimumRate
 
             public var keyDescription: KeyDescription {
                 switch self {
-                case .url:
-                    KeyDescription(
-                        "The http or https URL, a template that may read inputs, params and secrets (env, secret).", .template,
-                        required: true)
-                case .method:
-                    KeyDescription(
-                        "The request method, in any case; GET, or POST when there is a body.",
-                        .string(pattern: HTTPFetcher.methodPattern, examples: HTTPFetcher.methods)
-                    )
-                case .headers:
-                    KeyDescription("Request headers: name to template (secrets allowed).", .map(.template))
-                case .body:
-                    KeyDescription("The request body: a template, or an object or array of templates sent as JSON (secrets allowed).", .any)
-                case .timeout:
-                    KeyDescription(
-                        "The deadline for the whole exchange.", .duration,
-                        default: .string(WidgetDuration(seconds: Int(HTTPRequest.defaultTimeout)).description))
-                case .connectTimeout:
-                    KeyDescription(
-                        "The longest silence while connecting or receiving.",
-                        .duration, default: .string(WidgetDuration(seconds: Int(HTTPRequest.defaultConnectTimeout)).description)
-                    )
-                case .maxBytes:
-                    KeyDescription(
-                        "The largest body accepted, in bytes.", .integer(minimum: 1),
-                        default: .number(WidgetNumber(HTTPRequest.defaultMaxBytes)))
                 case .maxRedirects:
                     KeyDescription(
                         "How many redirects to follow.",
@@ -101,6 +65,19 @@ public struct HTTPFetcher: Fetcher {
                     )
                 }
             }
+        }
+
+        /// The request's keys, then a source's own.
+        public static var describedKeys: [any DescribedKey] {
+            RequestOptions.describedKeys + CodingKeys.allCases.map { $0 as any DescribedKey }
+        }
+
+        public init(from decoder: any Decoder) throws {
+            request = try RequestOptions(from: decoder)
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            maxRedirects = try container.decode(Int.self, forKey: .maxRedirects)
+            handshake = try container.decodeIfPresent(Handshake.self, forKey: .handshake)
+            minimumRate = try container.decodeIfPresent(MinimumRate.self, forKey: .minimumRate)
         }
     }
 
@@ -127,8 +104,8 @@ public struct HTTPFetcher: Fetcher {
     public struct MinimumRate: Decodable, Sendable, Hashable, DescribedOptions {
         /// The fewest bytes (head and body) in any window; 0 turns the check off.
         public var bytes: Int
-        /// The window; default 5 s.
-        public var within: WidgetDuration?
+        /// The window.
+        public var within: WidgetDuration
 
         public enum CodingKeys: String, DescribedKey {
             case bytes, within
@@ -191,26 +168,39 @@ public struct HTTPFetcher: Fetcher {
     }
 
     public init(options: Options) throws {
+        try self.init(
+            request: options.request, maxRedirects: options.maxRedirects, handshake: options.handshake, minimumRate: options.minimumRate)
+    }
+
+    /// Checks `request` and the options of a source alone, as the decoder left them: within their bounds,
+    /// defaults supplied. A `fetch` transform builds its request this way, with a source's defaults.
+    ///
+    /// - Throws: A `StageError` naming the option at fault: a method that is not one of ``methods``, a
+    ///   `timeout`, `connectTimeout` or `minimumRate` window of 0s, a constant `url` that is not http(s).
+    init(
+        request options: RequestOptions, maxRedirects: Int = HTTPRequest.defaultMaxRedirects, handshake: Handshake? = nil,
+        minimumRate rate: MinimumRate? = nil
+    ) throws {
+        typealias Key = RequestOptions.CodingKeys
         url = options.url
         method = (options.method ?? (options.body == nil ? "GET" : "POST")).uppercased()
         guard Self.methods.contains(method) else {
-            throw StageError("\"method\" is \"\(method)\"; use one of \(Self.methods.joined(separator: ", "))", option: "method")
+            throw StageError("\"method\" is \"\(method)\"; use one of \(Self.methods.joined(separator: ", "))", option: Key.method)
         }
         headers = (options.headers ?? [:]).sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
         body = options.body
-        timeout = options.timeout.map { Double($0.seconds) } ?? HTTPRequest.defaultTimeout
-        connectTimeout = options.connectTimeout.map { Double($0.seconds) } ?? HTTPRequest.defaultConnectTimeout
-        maxBytes = options.maxBytes ?? HTTPRequest.defaultMaxBytes
-        maxRedirects = options.maxRedirects ?? HTTPRequest.defaultMaxRedirects
-        handshake = options.handshake
-        if let rate = options.minimumRate {
-            let seconds = rate.within.map { Double($0.seconds) } ?? HTTPRequest.defaultMinimumRate.seconds
-            guard rate.bytes >= 0, seconds > 0 else {
+        timeout = Double(options.timeout.seconds)
+        connectTimeout = Double(options.connectTimeout.seconds)
+        maxBytes = options.maxBytes
+        self.maxRedirects = maxRedirects
+        self.handshake = handshake
+        if let rate {
+            guard rate.within.seconds > 0 else {
                 throw StageError(
                     "\"minimumRate\" needs \"bytes\" of 0 or more and a \"within\" above 0s; write e.g. {\"bytes\": 1024, \"within\": \"5s\"}",
-                    option: "minimumRate")
+                    option: Options.CodingKeys.minimumRate)
             }
-            minimumRate = HTTPRequest.MinimumRate(bytes: rate.bytes, seconds: seconds)
+            minimumRate = HTTPRequest.MinimumRate(bytes: rate.bytes, seconds: Double(rate.within.seconds))
         } else {
             minimumRate = HTTPRequest.defaultMinimumRate
         }
@@ -228,15 +218,13 @@ public struct HTTPFetcher: Fetcher {
         bodyReadsSecret = templates[count...].contains(where: Self.readsSecret)
         secretUses = Array(Set(templates.flatMap(\.secretUses.uses)))
         guard timeout > 0, connectTimeout > 0 else {
-            throw StageError("\"timeout\" and \"connectTimeout\" must be above 0s", option: "timeout")
+            throw StageError("\"timeout\" and \"connectTimeout\" must be above 0s", option: Key.timeout)
         }
-        guard maxBytes > 0 else { throw StageError("\"maxBytes\" must be above 0", option: "maxBytes") }
-        guard (0...5).contains(maxRedirects) else { throw StageError("\"maxRedirects\" must be from 0 to 5", option: "maxRedirects") }
         if url.isConstant {
             guard let parsed = URL(string: url.source), let scheme = parsed.scheme?.lowercased(),
                 scheme == "http" || scheme == "https", parsed.host != nil
             else {
-                throw StageError("\"url\" is not an http or https URL; write e.g. \"https://example.com/feed.json\"", option: "url")
+                throw StageError("\"url\" is not an http or https URL; write e.g. \"https://example.com/feed.json\"", option: Key.url)
             }
         }
     }
@@ -457,19 +445,5 @@ public struct HTTPFetcher: Fetcher {
             }
         }
         return request
-    }
-}
-
-extension HTTPFetcher.Options: DirectOptions {
-    package static func direct(_ members: DirectMembers) throws(DirectMembers.NotDirect) -> Self {
-        try members.only(CodingKeys.self)
-        // A handshake is rare: its options are left to the decoder.
-        guard members.object["handshake"] == nil, members.object["minimumRate"] == nil else { throw DirectMembers.NotDirect() }
-        return Self(
-            url: try members.template("url"), method: try members.optionalString("method"),
-            headers: try members.optionalTemplateMap("headers"), body: try members.optionalTemplateTree("body"),
-            timeout: try members.optionalDuration("timeout"), connectTimeout: try members.optionalDuration("connectTimeout"),
-            maxBytes: try members.optionalInteger("maxBytes"), maxRedirects: try members.optionalInteger("maxRedirects"), handshake: nil,
-            minimumRate: nil)
     }
 }

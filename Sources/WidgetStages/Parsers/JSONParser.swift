@@ -22,11 +22,11 @@ public import WidgetJSON
 /// ```
 public struct JSONParser: Parser {
     public struct Options: Decodable, Sendable, DescribedOptions {
-        /// What an empty body gives: `"error"` (the default) or `"null"`.
-        public var empty: String?
+        /// What an empty body gives: `"error"` or `"null"`.
+        public var empty: EmptyBody
 
-        /// Options with `empty` as written in a definition; `nil` means `"error"`.
-        public init(empty: String? = nil) {
+        /// Options with `empty` as written in a definition.
+        public init(empty: EmptyBody) {
             self.empty = empty
         }
 
@@ -38,7 +38,8 @@ public struct JSONParser: Parser {
                 case .empty:
                     KeyDescription(
                         "What an empty body (HTTP 204, an empty 200) gives: a failed refresh, or null for the transforms to handle.",
-                        .oneOf(EmptyBody.allCases.map(\.rawValue)), default: .string(EmptyBody.error.rawValue)
+                        .oneOf(EmptyBody.allCases.map(\.rawValue)), default: .string(EmptyBody.error.rawValue),
+                        fix: "use \"null\" to read an empty body as null, or \"error\" (the default)"
                     )
                 }
             }
@@ -46,7 +47,7 @@ public struct JSONParser: Parser {
     }
 
     /// What an empty body gives.
-    public enum EmptyBody: String, Sendable, CaseIterable {
+    public enum EmptyBody: String, Sendable, CaseIterable, Decodable {
         /// The refresh fails, saying the body was empty.
         case error
         /// The value is `null`.
@@ -59,17 +60,9 @@ public struct JSONParser: Parser {
     /// What an empty body gives; ``EmptyBody/error`` unless the definition says `"null"`.
     public let empty: EmptyBody
 
-    /// Checks the options.
-    ///
-    /// - Throws: A `StageError` when `empty` is neither `"error"` nor `"null"`.
-    public init(options: Options) throws {
-        guard let empty = EmptyBody(rawValue: options.empty ?? EmptyBody.error.rawValue) else {
-            throw StageError(
-                "\"empty\" is \"\(options.empty ?? "")\"; use \"null\" to read an empty body as null, or \"error\" (the default)",
-                option: "empty"
-            )
-        }
-        self.empty = empty
+    /// Takes the options as the decoder checked them.
+    public init(options: Options) {
+        empty = options.empty
     }
 
     public func parse(_ payload: Payload, context: StageContext) throws -> WidgetValue {
@@ -111,12 +104,5 @@ public struct JSONParser: Parser {
         if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes = bytes.dropFirst(3) }
         let first = bytes.first { ![0x20, 0x09, 0x0A, 0x0D].contains($0) }
         return first == UInt8(ascii: "<")
-    }
-}
-
-extension JSONParser.Options: DirectOptions {
-    package static func direct(_ members: DirectMembers) throws(DirectMembers.NotDirect) -> Self {
-        try members.only(CodingKeys.self)
-        return Self(empty: try members.optionalString("empty"))
     }
 }

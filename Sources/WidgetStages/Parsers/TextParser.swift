@@ -10,11 +10,11 @@ public import WidgetJSON
 public struct TextParser: Parser {
     public struct Options: Decodable, Sendable, DescribedOptions {
         /// Split into an array of lines.
-        public var lines: Bool?
+        public var lines: Bool
         /// Remove whitespace around the text (or each line).
-        public var trim: Bool?
+        public var trim: Bool
         /// With `lines`, drop empty lines.
-        public var skipEmpty: Bool?
+        public var skipEmpty: Bool
 
         public enum CodingKeys: String, DescribedKey {
             case lines, trim, skipEmpty
@@ -40,9 +40,9 @@ public struct TextParser: Parser {
     public let skipEmpty: Bool
 
     public init(options: Options) {
-        lines = options.lines ?? false
-        trim = options.trim ?? false
-        skipEmpty = options.skipEmpty ?? false
+        lines = options.lines
+        trim = options.trim
+        skipEmpty = options.skipEmpty
     }
 
     public func parse(_ payload: Payload, context: StageContext) throws -> WidgetValue {

@@ -27,7 +27,7 @@ import FoundationXML
 public struct XMLValueParser: Parser {
     public struct Options: Decodable, Sendable, DescribedOptions {
         /// Element names that are always lists (`["item"]`), so that one item is not read as an object.
-        public var forceList: [String]?
+        public var forceList: [String]
 
         public enum CodingKeys: String, DescribedKey {
             case forceList
@@ -48,7 +48,7 @@ public struct XMLValueParser: Parser {
     public let forceList: Set<String>
 
     public init(options: Options) {
-        forceList = Set(options.forceList ?? [])
+        forceList = Set(options.forceList)
     }
 
     public func parse(_ payload: Payload, context: StageContext) throws -> WidgetValue {

@@ -66,14 +66,16 @@ public struct EachTimeline: TimelineBuilder {
             var times: [TimeOfDay] = []
             for text in at {
                 guard let time = TimeOfDay(text) else {
-                    throw StageError("\"\(text)\" in \"at\" is not a time of day; write e.g. \"08:00\"", option: "at")
+                    throw StageError("\"\(text)\" in \"at\" is not a time of day; write e.g. \"08:00\"", option: Options.CodingKeys.at)
                 }
                 times.append(time)
             }
-            guard !times.isEmpty else { throw StageError("\"at\" needs at least one time of day, e.g. [\"08:00\"]", option: "at") }
+            guard !times.isEmpty else {
+                throw StageError("\"at\" needs at least one time of day, e.g. [\"08:00\"]", option: Options.CodingKeys.at)
+            }
             rule = .at(times)
         } else if let every = options.every {
-            guard every.seconds > 0 else { throw StageError("\"every\" must be longer than 0s", option: "every") }
+            guard every.seconds > 0 else { throw StageError("\"every\" must be longer than 0s", option: Options.CodingKeys.every) }
             rule = .every(every)
         } else {
             rule = .date(options.date!)
@@ -108,7 +110,7 @@ public struct EachTimeline: TimelineBuilder {
                 guard InternetDate.isWritable(date.timeIntervalSince1970) else {
                     throw StageError(
                         "item \(index) of an \"every\" timeline would be dated after the year 9999; "
-                            + "shorten \"every\" or limit the list", option: "every")
+                            + "shorten \"every\" or limit the list", option: Options.CodingKeys.every)
                 }
                 entries.append(TimelineEntry(date: date, content: item))
             }
@@ -169,14 +171,5 @@ public struct EachTimeline: TimelineBuilder {
         default:
             return nil
         }
-    }
-}
-
-extension EachTimeline.Options: DirectOptions {
-    package static func direct(_ members: DirectMembers) throws(DirectMembers.NotDirect) -> Self {
-        try members.only(CodingKeys.self)
-        return Self(
-            at: try members.optionalStrings("at"), every: try members.optionalDuration("every"),
-            date: try members.optionalJSONPath("date"))
     }
 }

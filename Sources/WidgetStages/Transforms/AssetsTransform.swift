@@ -22,10 +22,10 @@ public struct AssetsTransform: Transformer {
     public struct Options: Decodable, Sendable, DescribedOptions {
         /// A JSONPath to the image URLs, e.g. `$.items[*].image` or `$[*].thumbnail`.
         public var path: JSONPath
-        /// The largest image accepted, in bytes (default 5 MiB).
-        public var maxBytes: Int?
-        /// How many images are downloaded at once (default 4).
-        public var concurrency: Int?
+        /// The largest image accepted, in bytes.
+        public var maxBytes: Int
+        /// How many images are downloaded at once.
+        public var concurrency: Int
 
         public enum CodingKeys: String, DescribedKey {
             case path, maxBytes, concurrency
@@ -65,16 +65,11 @@ public struct AssetsTransform: Transformer {
     /// How many images are downloaded at once, from 1 to ``maximumConcurrency``.
     public let concurrency: Int
 
+    /// Takes the options as the decoder checked them.
     public init(options: Options) throws {
         path = options.path
-        maxBytes = options.maxBytes ?? Self.defaultMaxBytes
-        concurrency = options.concurrency ?? Self.defaultConcurrency
-        guard maxBytes > 0 else {
-            throw StageError("\"maxBytes\" must be a positive number of bytes, not \(maxBytes); e.g. 5242880 for 5 MiB", option: "maxBytes")
-        }
-        guard (1...Self.maximumConcurrency).contains(concurrency) else {
-            throw StageError("\"concurrency\" must be from 1 to \(Self.maximumConcurrency), not \(concurrency)", option: "concurrency")
-        }
+        maxBytes = options.maxBytes
+        concurrency = options.concurrency
     }
 
     public func transform(_ value: WidgetValue, context: StageContext) async throws -> WidgetValue {

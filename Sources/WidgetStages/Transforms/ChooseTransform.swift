@@ -96,7 +96,7 @@ public struct ChooseTransform: Transformer {
         guard !options.cases.isEmpty else {
             throw StageError(
                 "\"cases\" is empty; give at least one, e.g. [{\"where\": \"@.price > 0\", \"fields\": {\"onSale\": true}}]",
-                option: "cases"
+                option: Options.CodingKeys.cases
             )
         }
         var rules: [Rule] = []
@@ -105,17 +105,17 @@ public struct ChooseTransform: Transformer {
             do {
                 test = try ItemTest(where: option.where, if: option.if)
             } catch let error as StageError {
-                throw StageError("case \(index): \(error.message)", option: "cases")
+                throw StageError("case \(index): \(error.message)", option: Options.CodingKeys.cases)
             }
             guard case .object(let fields) = option.fields else {
                 throw StageError(
                     "case \(index): \"fields\" must be an object of field names and templates, e.g. {\"label\": \"{{ name }}\"}",
-                    option: "cases")
+                    option: Options.CodingKeys.cases)
             }
             if test == nil, index < options.cases.count - 1 {
                 throw StageError(
                     "case \(index) has no \"where\" or \"if\", so every item takes it and the cases after it can never be chosen; move it last",
-                    option: "cases"
+                    option: Options.CodingKeys.cases
                 )
             }
             rules.append(Rule(test: test, fields: fields))

@@ -30,12 +30,12 @@ public struct CommandTransform: Transformer {
     public struct Options: Decodable, Sendable, DescribedOptions {
         /// The program and its arguments.
         public var run: [String]
-        /// The longest the program may run; default `10s`.
-        public var timeout: WidgetDuration?
-        /// The most bytes it may print; default 1 MiB.
-        public var maxBytes: Int?
+        /// The longest the program may run.
+        public var timeout: WidgetDuration
+        /// The most bytes it may print.
+        public var maxBytes: Int
         /// Variables of widgetd's environment the program sees besides the basic ones.
-        public var passEnvironment: [String]?
+        public var passEnvironment: [String]
 
         public enum CodingKeys: String, DescribedKey {
             case run, timeout, maxBytes, passEnvironment
@@ -85,16 +85,16 @@ public struct CommandTransform: Transformer {
 
     public init(options: Options) throws {
         guard let program = options.run.first, !program.isEmpty else {
-            throw StageError("\"run\" needs the program and its arguments, e.g. [\"python3\", \"script.py\"]", option: "run")
+            throw StageError(
+                "\"run\" needs the program and its arguments, e.g. [\"python3\", \"script.py\"]", option: Options.CodingKeys.run)
         }
         arguments = options.run
-        timeout = options.timeout.map { Double($0.seconds) } ?? Self.defaultTimeout
-        maxBytes = options.maxBytes ?? Self.defaultMaxBytes
-        passEnvironment = options.passEnvironment ?? []
-        guard timeout > 0 else { throw StageError("\"timeout\" must be above 0s", option: "timeout") }
-        guard maxBytes > 0 else { throw StageError("\"maxBytes\" must be above 0", option: "maxBytes") }
+        timeout = Double(options.timeout.seconds)
+        maxBytes = options.maxBytes
+        passEnvironment = options.passEnvironment
+        guard timeout > 0 else { throw StageError("\"timeout\" must be above 0s", option: Options.CodingKeys.timeout) }
         for name in passEnvironment where name.isEmpty || name.contains("=") || name.contains("\0") {
-            throw StageError("\"\(name)\" is not an environment variable name", option: "passEnvironment")
+            throw StageError("\"\(name)\" is not an environment variable name", option: Options.CodingKeys.passEnvironment)
         }
     }
 

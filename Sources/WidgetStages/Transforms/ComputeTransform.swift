@@ -31,8 +31,8 @@ public struct ComputeTransform: Transformer {
     public struct Options: Decodable, Sendable, DescribedOptions {
         /// Field name → template (or any JSON value, kept as written), rendered in order.
         public var fields: TemplateTree
-        /// The name a list value is kept under in the result, and read by in the templates (default `items`).
-        public var `as`: String?
+        /// The name a list value is kept under in the result, and read by in the templates.
+        public var `as`: String
 
         public enum CodingKeys: String, DescribedKey {
             case fields, `as`
@@ -73,14 +73,14 @@ public struct ComputeTransform: Transformer {
         guard case .object(let members) = options.fields else {
             throw StageError(
                 "\"fields\" must be an object of field names and templates, e.g. {\"total\": \"{{ items | sum: 'price' }}\"}",
-                option: "fields")
+                option: Options.CodingKeys.fields)
         }
         fields = members
-        name = options.as ?? Self.defaultName
+        name = options.as
         guard ValuePath.isIdentifier(name) else {
             throw StageError(
                 "\"as\" is \"\(name)\", which a template cannot read as a name; use letters, digits and _, e.g. \"holdings\"",
-                option: "as")
+                option: Options.CodingKeys.as)
         }
     }
 

@@ -1,7 +1,7 @@
 import Foundation
 public import WidgetCore
 public import WidgetJSON
-public import WidgetLiquid
+import WidgetLiquid
 
 /// Fetches one URL per item of a list and parses each answer: a fan-out, such as Hacker News' top
 /// stories (a list of ids, then one request per id).
@@ -30,77 +30,73 @@ public import WidgetLiquid
 /// - `onError` says what an item whose fetch or parse fails does: `fail` (the default) fails the refresh,
 ///   naming the item; `drop` leaves the item out, logs why, and keeps the others.
 public struct FetchTransform: Transformer {
+    /// The request's options (``RequestOptions``), and those of the fan-out.
     public struct Options: Decodable, Sendable, DescribedOptions {
-        /// The `http` or `https` URL of each item's request: a template that reads the item.
-        public var url: Template
-        /// The request method; default `GET`, or `POST` when there is a `body`.
-        public var method: String?
-        /// Request headers, name to template.
-        public var headers: [String: Template]?
-        /// The request body: a template sent as text, or an object or array of templates sent as JSON.
-        public var body: TemplateTree?
-        /// The deadline for each exchange; default 30 s.
-        public var timeout: WidgetDuration?
-        /// The longest silence while connecting or receiving; default 10 s.
-        public var connectTimeout: WidgetDuration?
-        /// The largest body accepted for each item, in bytes; default 10 MiB.
-        public var maxBytes: Int?
-        /// The parser for each answer; default `json`.
-        public var parser: ParserChoice?
-        /// How many requests are in flight at once; default 4.
-        public var concurrency: Int?
-        /// `fail` (default) or `drop`: what an item whose fetch or parse fails does.
-        public var onError: String?
+        /// Each item's request: `url`, `method`, `headers`, `body`, `timeout`, `connectTimeout`,
+        /// `maxBytes` (for each item), as an HTTP source reads them; its templates read the item.
+        public var request: RequestOptions
+        /// The parser for each answer.
+        public var parser: ParserChoice
+        /// How many requests are in flight at once.
+        public var concurrency: Int
+        /// What an item whose fetch or parse fails does.
+        public var onError: FailurePolicy
         /// Adds each answer to its item under this name instead of replacing the item.
         public var into: String?
-        /// The most items one refresh may fetch; default 100.
-        public var maxItems: Int?
+        /// The most items one refresh may fetch.
+        public var maxItems: Int
 
+        /// The keys of the fan-out, read beside ``RequestOptions/CodingKeys``.
         public enum CodingKeys: String, DescribedKey {
-            case url, method, headers, body, timeout, connectTimeout, maxBytes, parser, concurrency, onError, into, maxItems
+            case parser, concurrency, onError, into, maxItems
 
             public var keyDescription: KeyDescription {
-                typealias HTTP = HTTPFetcher.Options.CodingKeys
                 switch self {
-                case .url:
-                    return KeyDescription(
-                        "The http or https URL of each item's request, a template that reads the item (item, or its fields) and may read inputs, params and secrets (env, secret).",
-                        .string(examples: ["https://hacker-news.firebaseio.com/v0/item/{{ item }}.json"]), required: true)
-                case .method: return HTTP.method.keyDescription
-                case .headers: return HTTP.headers.keyDescription
-                case .body: return HTTP.body.keyDescription
-                case .timeout: return HTTP.timeout.keyDescription
-                case .connectTimeout: return HTTP.connectTimeout.keyDescription
-                case .maxBytes: return HTTP.maxBytes.keyDescription
                 case .parser:
-                    return KeyDescription(
+                    KeyDescription(
                         "The parser for each answer: a name, or an object with \"type\" and its options.",
                         // Any parser; "json" first, as the example a conformance check decodes.
                         .either([.oneOf([JSONParser.typeName]), .reference("parser")]), default: "json")
                 case .concurrency:
-                    return KeyDescription(
+                    KeyDescription(
                         "How many requests are in flight at once (never more than the per-host limit to one host).",
                         .integer(minimum: 1, maximum: FetchTransform.maximumConcurrency),
                         default: .number(WidgetNumber(FetchTransform.defaultConcurrency)))
                 case .onError:
-                    return KeyDescription(
+                    KeyDescription(
                         "What an item whose fetch or parse fails does: fail the refresh, or drop the item (logged) and keep the others.",
-                        .oneOf(FailurePolicy.allCases.map(\.rawValue)), default: .string(FailurePolicy.fail.rawValue))
+                        .oneOf(FailurePolicy.allCases.map(\.rawValue)), default: .string(FailurePolicy.fail.rawValue),
+                        fix: "use \"fail\" (fail the refresh) or \"drop\" (leave the item out)")
                 case .into:
-                    return KeyDescription(
+                    KeyDescription(
                         "Add each answer to its item (an object) under this name, instead of replacing the item.",
                         .string(examples: ["details"]))
                 case .maxItems:
-                    return KeyDescription(
+                    KeyDescription(
                         "The most items one refresh may fetch; a longer list fails the refresh (put a limit before).",
                         .integer(minimum: 1), default: .number(WidgetNumber(FetchTransform.defaultMaxItems)))
                 }
             }
         }
+
+        /// The request's keys, then the fan-out's.
+        public static var describedKeys: [any DescribedKey] {
+            RequestOptions.describedKeys + CodingKeys.allCases.map { $0 as any DescribedKey }
+        }
+
+        public init(from decoder: any Decoder) throws {
+            request = try RequestOptions(from: decoder)
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            parser = try container.decode(ParserChoice.self, forKey: .parser)
+            concurrency = try container.decode(Int.self, forKey: .concurrency)
+            onError = try container.decode(FailurePolicy.self, forKey: .onError)
+            into = try container.decodeIfPresent(String.self, forKey: .into)
+            maxItems = try container.decode(Int.self, forKey: .maxItems)
+        }
     }
 
     /// What an item whose fetch or parse fails does.
-    public enum FailurePolicy: String, Sendable, CaseIterable {
+    public enum FailurePolicy: String, Sendable, CaseIterable, Decodable {
         /// The refresh fails, naming the item.
         case fail
         /// The item is left out (and the reason logged); the others are kept.
@@ -163,7 +159,6 @@ public struct FetchTransform: Transformer {
 
     public static let typeName = "fetch"
     public static let summary = "Fetches one URL per item of a list (a fan-out) and parses each answer, politely and conditionally."
-    public static var secretOptions: Set<String> { ["url", "headers", "body"] }
 
     /// The default ``concurrency``.
     public static let defaultConcurrency = 4
@@ -196,37 +191,26 @@ public struct FetchTransform: Transformer {
     ///   templates that do not read the item, a `concurrency` or `maxItems` out of range, an unknown
     ///   `onError`.
     public init(options: Options) throws {
-        fetcher = try HTTPFetcher(
-            options: HTTPFetcher.Options(
-                url: options.url, method: options.method, headers: options.headers, body: options.body, timeout: options.timeout,
-                connectTimeout: options.connectTimeout, maxBytes: options.maxBytes))
-        let parser = try options.parser ?? ParserChoice.json()
-        self.parser = parser.parser
-        parserKey = parser.key
-        concurrency = options.concurrency ?? Self.defaultConcurrency
-        guard (1...Self.maximumConcurrency).contains(concurrency) else {
-            throw StageError("\"concurrency\" must be from 1 to \(Self.maximumConcurrency), not \(concurrency)", option: "concurrency")
-        }
-        maxItems = options.maxItems ?? Self.defaultMaxItems
-        guard maxItems >= 1 else { throw StageError("\"maxItems\" must be 1 or more, not \(maxItems)", option: "maxItems") }
-        let policy = options.onError ?? FailurePolicy.fail.rawValue
-        guard let onError = FailurePolicy(rawValue: policy) else {
-            throw StageError(
-                "\"onError\" is \"\(policy)\"; use \"fail\" (fail the refresh) or \"drop\" (leave the item out)", option: "onError")
-        }
-        self.onError = onError
+        fetcher = try HTTPFetcher(request: options.request)
+        parser = options.parser.parser
+        parserKey = options.parser.key
+        concurrency = options.concurrency
+        maxItems = options.maxItems
+        onError = options.onError
         if let into = options.into, into.isEmpty {
-            throw StageError("\"into\" is empty; name the field each answer is added under, e.g. \"details\"", option: "into")
+            throw StageError(
+                "\"into\" is empty; name the field each answer is added under, e.g. \"details\"", option: Options.CodingKeys.into)
         }
         into = options.into
         // Names a template sets itself (a loop's variable) read nothing of the item.
-        var names = options.url.freeVariables
-        for header in (options.headers ?? [:]).values { names.formUnion(header.freeVariables) }
-        if let body = options.body { names.formUnion(body.freeVariables) }
+        let request = options.request
+        var names = request.url.freeVariables
+        for header in (request.headers ?? [:]).values { names.formUnion(header.freeVariables) }
+        if let body = request.body { names.formUnion(body.freeVariables) }
         guard !names.subtracting(Self.globalNames).isEmpty else {
             throw StageError(
                 "\"url\" does not read the item, so every item would fetch the same URL; put the item in it, e.g. \"https://example.com/item/{{ item }}.json\" or \"…/{{ id }}.json\" for an item's field",
-                option: "url")
+                option: RequestOptions.CodingKeys.url)
         }
     }
 
@@ -334,18 +318,5 @@ public struct FetchTransform: Transformer {
             context.fetchCache.keep(CachedFetch(validators: validators, value: value), for: key, notModified: false)
         }
         return value
-    }
-}
-
-extension FetchTransform.ParserChoice {
-    /// `parser`, whose type and options `key` names.
-    init(parser: any Parser, key: String) {
-        self.parser = parser
-        self.key = key
-    }
-
-    /// The `json` parser with no options, the default.
-    static func json() throws -> Self {
-        Self(parser: try JSONParser(options: JSONParser.Options()), key: JSONParser.typeName + " " + JSONWriter.string(.object([:])))
     }
 }

@@ -6,8 +6,8 @@ public struct LimitTransform: Transformer {
     public struct Options: Decodable, Sendable, DescribedOptions {
         /// How many items to keep.
         public var count: Int
-        /// How many items to skip first (default 0).
-        public var offset: Int?
+        /// How many items to skip first.
+        public var offset: Int
 
         public enum CodingKeys: String, DescribedKey {
             case count, offset
@@ -29,12 +29,10 @@ public struct LimitTransform: Transformer {
     /// How many items to skip before keeping any, 0 or more; 0 by default.
     public let offset: Int
 
+    /// Takes the options as the decoder checked them: both 0 or more, `offset` 0 when absent.
     public init(options: Options) throws {
-        guard options.count >= 0 else { throw StageError("\"count\" must be 0 or more, not \(options.count)", option: "count") }
-        let offset = options.offset ?? 0
-        guard offset >= 0 else { throw StageError("\"offset\" must be 0 or more, not \(offset)", option: "offset") }
         count = options.count
-        self.offset = offset
+        offset = options.offset
     }
 
     public func transform(_ value: WidgetValue, context: StageContext) async throws -> WidgetValue {
@@ -42,12 +40,5 @@ public struct LimitTransform: Transformer {
             throw StageError("limit needs a list, but the value is \(value.typeName); select a list first")
         }
         return .array(Array(items.dropFirst(offset).prefix(count)))
-    }
-}
-
-extension LimitTransform.Options: DirectOptions {
-    package static func direct(_ members: DirectMembers) throws(DirectMembers.NotDirect) -> Self {
-        try members.only(CodingKeys.self)
-        return Self(count: try members.integer("count"), offset: try members.optionalInteger("offset"))
     }
 }

@@ -19,8 +19,8 @@ public struct MapTransform: Transformer {
     public struct Options: Decodable, Sendable, DescribedOptions {
         /// Field name → template (or any JSON value, kept as written).
         public var fields: TemplateTree
-        /// Add the fields to the item instead of replacing it (default false).
-        public var merge: Bool?
+        /// Add the fields to the item instead of replacing it.
+        public var merge: Bool
 
         public enum CodingKeys: String, DescribedKey {
             case fields, merge
@@ -51,10 +51,11 @@ public struct MapTransform: Transformer {
     public init(options: Options) throws {
         guard case .object(let members) = options.fields else {
             throw StageError(
-                "\"fields\" must be an object of field names and templates, e.g. {\"title\": \"{{ title }}\"}", option: "fields")
+                "\"fields\" must be an object of field names and templates, e.g. {\"title\": \"{{ title }}\"}",
+                option: Options.CodingKeys.fields)
         }
         fields = options.fields
-        merge = options.merge ?? false
+        merge = options.merge
         self.members = members
     }
 
@@ -90,12 +91,5 @@ public struct MapTransform: Transformer {
             return .array(result)
         }
         return try apply(value, index: nil)
-    }
-}
-
-extension MapTransform.Options: DirectOptions {
-    package static func direct(_ members: DirectMembers) throws(DirectMembers.NotDirect) -> Self {
-        try members.only(CodingKeys.self)
-        return Self(fields: try members.templateTree("fields"), merge: try members.optionalBool("merge"))
     }
 }

@@ -47,10 +47,3 @@ public struct SelectTransform: Transformer {
         return one ? (matches.first ?? .null) : .array(matches)
     }
 }
-
-extension SelectTransform.Options: DirectOptions {
-    package static func direct(_ members: DirectMembers) throws(DirectMembers.NotDirect) -> Self {
-        try members.only(CodingKeys.self)
-        return Self(path: try members.jsonPath("path"), one: try members.optionalBool("one"))
-    }
-}

@@ -12,8 +12,8 @@ public struct SortTransform: Transformer {
     public struct Options: Decodable, Sendable, DescribedOptions {
         /// A JSONPath into each item (`$` is the item).
         public var by: JSONPath
-        /// `ascending` (default) or `descending`.
-        public var order: String?
+        /// `ascending` or `descending` (`asc`, `desc`).
+        public var order: String
 
         public enum CodingKeys: String, DescribedKey {
             case by, order
@@ -24,7 +24,9 @@ public struct SortTransform: Transformer {
                     KeyDescription(
                         "A JSONPath into each item ($ is the item) to sort by; items without the value go last.", .jsonPath, required: true)
                 case .order:
-                    KeyDescription("ascending or descending (asc, desc).", .oneOf(SortTransform.orders.map(\.name)), default: "ascending")
+                    KeyDescription(
+                        "ascending or descending (asc, desc).", .oneOf(SortTransform.orders.map(\.name)), default: "ascending",
+                        fix: "use \"ascending\" or \"descending\"")
                 }
             }
         }
@@ -44,11 +46,8 @@ public struct SortTransform: Transformer {
 
     public init(options: Options) throws {
         by = options.by
-        let order = options.order ?? Self.orders[0].name
-        guard let known = Self.orders.first(where: { $0.name == order }) else {
-            throw StageError("\"order\" is \"\(order)\"; use \"ascending\" or \"descending\"", option: "order")
-        }
-        descending = known.descending
+        // The decoder let only the names of `orders` through.
+        descending = Self.orders.first { $0.name == options.order }?.descending ?? false
     }
 
     enum Key: Comparable {
@@ -114,12 +113,5 @@ public struct SortTransform: Transformer {
             }
         }
         return .array(sorted.map(\.item))
-    }
-}
-
-extension SortTransform.Options: DirectOptions {
-    package static func direct(_ members: DirectMembers) throws(DirectMembers.NotDirect) -> Self {
-        try members.only(CodingKeys.self)
-        return Self(by: try members.jsonPath("by"), order: try members.optionalString("order"))
     }
 }

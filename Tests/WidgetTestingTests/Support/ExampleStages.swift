@@ -10,6 +10,8 @@ struct ScaleTransform: Transformer {
     struct Options: Decodable, Sendable {
         var factor: Int
         var label: Template?
+
+        enum CodingKeys: String, CodingKey { case factor, label }
     }
 
     static let typeName = "scale"
@@ -21,7 +23,7 @@ struct ScaleTransform: Transformer {
     init(options: Options) throws {
         factor = options.factor
         label = options.label
-        guard factor != 0 else { throw StageError("\"factor\" must not be 0", option: "factor") }
+        guard factor != 0 else { throw StageError("\"factor\" must not be 0", option: Options.CodingKeys.factor) }
     }
 
     func transform(_ value: WidgetValue, context: StageContext) async throws -> WidgetValue {
@@ -57,14 +59,18 @@ struct CountingTransform: Transformer {
 
 /// Fetches a URL through `context.http`: `{"type": "plain", "url": "https://api.example.com/x"}`.
 struct PlainFetcher: Fetcher {
-    struct Options: Decodable, Sendable { var url: String }
+    struct Options: Decodable, Sendable {
+        var url: String
+
+        enum CodingKeys: String, CodingKey { case url }
+    }
     static let typeName = "plain"
     static let summary = "Fetches a URL through the runtime's HTTP client."
 
     let url: URL
 
     init(options: Options) throws {
-        guard let url = URL(string: options.url) else { throw StageError("\"url\" is not a URL", option: "url") }
+        guard let url = URL(string: options.url) else { throw StageError("\"url\" is not a URL", option: Options.CodingKeys.url) }
         self.url = url
     }
 

@@ -59,11 +59,14 @@ public import WidgetJSON
 /// its maximum takeoff weight over a 50 ft obstacle: use your aircraft's flight manual) and `maxTailwind`
 /// (knots, default 10).
 public struct RunwayPerformanceTransform: Transformer {
-    /// The options describe their keys (``DescribedOptions``), so `widgetd-plugins schema` lists them
-    /// with their defaults and flags a misspelt one, as `validate` does.
+    /// The options describe their keys (``DescribedOptions``), each once: `widgetd-plugins schema` lists
+    /// them with their bounds and defaults, the decoder supplies the defaults and refuses a value out of
+    /// bounds, and `validate` flags a misspelt key.
     public struct Options: Decodable, Sendable, DescribedOptions {
-        public var baseDistance: Int?
-        public var maxTailwind: Int?
+        /// The takeoff distance in feet at sea level, 15 °C and no wind.
+        public var baseDistance: Int
+        /// The most tailwind in knots a runway may have and still be computed.
+        public var maxTailwind: Int
 
         public enum CodingKeys: String, DescribedKey {
             case baseDistance, maxTailwind
@@ -106,19 +109,11 @@ public struct RunwayPerformanceTransform: Transformer {
     public let baseDistance: Int
     public let maxTailwind: Int
 
-    /// Checks the options.
-    ///
-    /// - Throws: A ``StageError`` when `baseDistance` is not from 100 to 20,000 ft or `maxTailwind` is negative.
-    public init(options: Options) throws {
-        baseDistance = options.baseDistance ?? Self.defaultBaseDistance
-        maxTailwind = options.maxTailwind ?? Self.defaultMaxTailwind
-        guard (100...20_000).contains(baseDistance) else {
-            throw StageError(
-                "\"baseDistance\" is \(baseDistance); give the distance in feet, from 100 to 20000, e.g. 3200", option: "baseDistance")
-        }
-        guard maxTailwind >= 0 else {
-            throw StageError("\"maxTailwind\" is \(maxTailwind); give a number of knots of 0 or more, e.g. 10", option: "maxTailwind")
-        }
+    /// Takes the options as the decoder checked them: `baseDistance` from 100 to 20,000 ft, `maxTailwind`
+    /// 0 or more, each its default when not written.
+    public init(options: Options) {
+        baseDistance = options.baseDistance
+        maxTailwind = options.maxTailwind
     }
 
     public func transform(_ value: WidgetValue, context: StageContext) async throws -> WidgetValue {

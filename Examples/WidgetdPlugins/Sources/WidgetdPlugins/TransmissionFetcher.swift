@@ -49,6 +49,11 @@ public struct TransmissionFetcher: Fetcher {
         public var fields: [String]?
         public var timeout: WidgetDuration?
         public var maxBytes: Int?
+
+        /// The keys, by which errors name the option at fault.
+        public enum CodingKeys: String, CodingKey {
+            case url, username, password, fields, timeout, maxBytes
+        }
     }
 
     public static let typeName = "transmission"
@@ -82,20 +87,23 @@ public struct TransmissionFetcher: Fetcher {
         timeout = options.timeout.map { TimeInterval($0.seconds) } ?? 10
         maxBytes = options.maxBytes ?? 4 * 1024 * 1024
         if password != nil, username == nil {
-            throw StageError("\"password\" is set without \"username\"; give both for basic authentication", option: "password")
+            throw StageError(
+                "\"password\" is set without \"username\"; give both for basic authentication", option: Options.CodingKeys.password)
         }
         guard !fields.isEmpty else {
-            throw StageError("\"fields\" is empty; name the torrent fields to fetch, e.g. [\"name\", \"percentDone\"]", option: "fields")
+            throw StageError(
+                "\"fields\" is empty; name the torrent fields to fetch, e.g. [\"name\", \"percentDone\"]", option: Options.CodingKeys.fields
+            )
         }
-        guard timeout > 0 else { throw StageError("\"timeout\" must be above 0s; write e.g. \"10s\"", option: "timeout") }
-        guard maxBytes > 0 else { throw StageError("\"maxBytes\" must be above 0", option: "maxBytes") }
+        guard timeout > 0 else { throw StageError("\"timeout\" must be above 0s; write e.g. \"10s\"", option: Options.CodingKeys.timeout) }
+        guard maxBytes > 0 else { throw StageError("\"maxBytes\" must be above 0", option: Options.CodingKeys.maxBytes) }
         if url.isConstant {
             guard let parsed = URL(string: url.source), ["http", "https"].contains(parsed.scheme?.lowercased() ?? ""),
                 parsed.host != nil
             else {
                 throw StageError(
                     "\"url\" is not an http or https URL; write e.g. \"http://nas.local:9091/transmission/rpc\"",
-                    option: "url"
+                    option: Options.CodingKeys.url
                 )
             }
         }

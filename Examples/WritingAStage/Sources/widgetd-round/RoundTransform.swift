@@ -5,14 +5,27 @@ import WidgetJSON
 
 /// Rounds every number in a list: {"type": "round", "places": 2}
 struct RoundTransform: Transformer {
-    struct Options: Decodable, Sendable { var places: Int? }
+    struct Options: Decodable, Sendable, DescribedOptions {
+        var places: Int
+
+        // Each key said once: its meaning, bounds and default, for the schema, the decoder and validate.
+        enum CodingKeys: String, DescribedKey {
+            case places
+
+            var keyDescription: KeyDescription {
+                switch self {
+                case .places: KeyDescription("Digits after the decimal point.", .integer(minimum: 0, maximum: 10), default: 0)
+                }
+            }
+        }
+    }
     static let typeName = "round"
     static let summary = "Rounds every number of a list."
 
     let places: Int
-    init(options: Options) throws {
-        places = options.places ?? 0
-        guard (0...10).contains(places) else { throw StageError("\"places\" must be from 0 to 10", option: "places") }
+    // The decoder has supplied the default and refused {"places": 11}: nothing is left to check.
+    init(options: Options) {
+        places = options.places
     }
 
     func transform(_ value: WidgetValue, context: StageContext) async throws -> WidgetValue {

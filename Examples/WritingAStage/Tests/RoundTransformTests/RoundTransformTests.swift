@@ -12,8 +12,13 @@ struct RoundTransformTests {
         #expect(value == [1.3, 2, "n/a"])
     }
 
+    @Test func roundsToWholeNumbersByDefault() async throws {
+        let value = try await StageHarness.run(RoundTransform.self, options: #"{}"#, input: [1.5, 2.25])
+        #expect(value == [2, 2])
+    }
+
     @Test func refusesPlacesOutOfRange() async {
-        await #expect(throws: OptionsError.self) {
+        await #expect(throws: OptionsError(path: .root.appending("places"), message: #""places" must be from 0 to 10, not 11"#)) {
             try await StageHarness.run(RoundTransform.self, options: #"{"places": 11}"#, input: [])
         }
     }

@@ -1,0 +1,68 @@
+public import WidgetCore
+public import WidgetJSON
+public import WidgetLiquid
+
+/// The options of an HTTP request, said once for every stage that sends one: an `http` source
+/// (``HTTPFetcher``) and the `fetch` transform (``FetchTransform``) read these keys from their own options'
+/// object, and each adds only its own keys beside them.
+///
+/// ```json
+/// {"url": "https://example.com/{{ params.id }}.json", "method": "POST", "headers": {"X-Key": "{{ env.KEY }}"},
+///  "body": {"q": "{{ params.q }}"}, "timeout": "10s", "connectTimeout": "2s", "maxBytes": 1048576}
+/// ```
+///
+/// `url`, `headers` and `body` are templates that may read secrets (`env`, `secret`); the defaults and
+/// bounds below are enforced by the decoder.
+public struct RequestOptions: Decodable, Sendable, DescribedOptions {
+    /// The `http` or `https` URL, a template that may read secrets (`env`, `secret`).
+    public var url: Template
+    /// The request method, in any case; `GET`, or `POST` when there is a `body`, when not written.
+    public var method: String?
+    /// Request headers, name to template; templates may read secrets.
+    public var headers: [String: Template]?
+    /// The request body: a template sent as text, or an object or array of templates sent as JSON.
+    public var body: TemplateTree?
+    /// The deadline for the whole exchange.
+    public var timeout: WidgetDuration
+    /// The longest silence while connecting or receiving.
+    public var connectTimeout: WidgetDuration
+    /// The largest body accepted, in bytes.
+    public var maxBytes: Int
+
+    /// The request keys.
+    public enum CodingKeys: String, DescribedKey {
+        case url, method, headers, body, timeout, connectTimeout, maxBytes
+
+        public var keyDescription: KeyDescription {
+            switch self {
+            case .url:
+                KeyDescription(
+                    "The http or https URL, a template that may read inputs, params and secrets (env, secret); in a fetch transform it reads each item (item, or its fields).",
+                    .template, required: true, secrets: true)
+            case .method:
+                KeyDescription(
+                    "The request method, in any case; GET, or POST when there is a body.",
+                    .string(pattern: HTTPFetcher.methodPattern, examples: HTTPFetcher.methods)
+                )
+            case .headers:
+                KeyDescription("Request headers: name to template (secrets allowed).", .map(.template), secrets: true)
+            case .body:
+                KeyDescription(
+                    "The request body: a template, or an object or array of templates sent as JSON (secrets allowed).", .any, secrets: true)
+            case .timeout:
+                KeyDescription(
+                    "The deadline for the whole exchange.", .duration,
+                    default: .string(WidgetDuration(seconds: Int(HTTPRequest.defaultTimeout)).description))
+            case .connectTimeout:
+                KeyDescription(
+                    "The longest silence while connecting or receiving.",
+                    .duration, default: .string(WidgetDuration(seconds: Int(HTTPRequest.defaultConnectTimeout)).description)
+                )
+            case .maxBytes:
+                KeyDescription(
+                    "The largest body accepted, in bytes.", .integer(minimum: 1),
+                    default: .number(WidgetNumber(HTTPRequest.defaultMaxBytes)))
+            }
+        }
+    }
+}
