@@ -77,7 +77,9 @@ let package = Package(
         ),
         .testTarget(
             name: "WidgetRuntimeTests",
-            dependencies: ["WidgetJSON", "WidgetLiquid", "WidgetCore", "WidgetStages", "WidgetRuntime", "WidgetTesting", "WidgetTestSupport"]
+            dependencies: [
+                "WidgetJSON", "WidgetLiquid", "WidgetCore", "WidgetStages", "WidgetRuntime", "WidgetTesting", "WidgetTestSupport",
+            ]
         ),
         // The command line's tests; most run the built `widgetd` executable.
         .testTarget(

@@ -1,7 +1,7 @@
 import Foundation
-import WidgetTestSupport
 import Testing
 import WidgetJSON
+import WidgetTestSupport
 
 /// Runs the JSONPath Compliance Test Suite (RFC 9535) from the shared oracles.
 struct JSONPathComplianceTests {

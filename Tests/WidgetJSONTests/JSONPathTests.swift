@@ -1,7 +1,7 @@
 import Foundation
-import WidgetTestSupport
 import Testing
 import WidgetJSON
+import WidgetTestSupport
 
 struct JSONPathTests {
     static let store: WidgetValue = [

@@ -1,7 +1,7 @@
 import Foundation
-import WidgetTestSupport
 import Testing
 import WidgetJSON
+import WidgetTestSupport
 
 /// Reads generated and real documents and compares the result with what the generator meant and with
 /// `JSONSerialization`, so that the reader's shortcuts (predicted keys, shared shapes, eight-byte scans)

@@ -1,7 +1,7 @@
 import Foundation
-import WidgetTestSupport
 import Testing
 import WidgetJSON
+import WidgetTestSupport
 
 /// Runs Nicolas Seriot's JSONTestSuite (`test_parsing/`): `y_` files must be accepted, `n_` files rejected,
 /// `i_` files may go either way; none may crash the reader.

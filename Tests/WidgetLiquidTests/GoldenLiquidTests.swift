@@ -1,8 +1,8 @@
 import Foundation
-import WidgetTestSupport
 import Testing
 import WidgetJSON
 import WidgetLiquid
+import WidgetTestSupport
 
 /// Runs the whole Golden Liquid suite through ``Template``: output, filters, tags and partials.
 struct GoldenLiquidTests {

@@ -1,8 +1,8 @@
 import Foundation
-import WidgetTestSupport
 import Testing
 import WidgetJSON
 import WidgetLiquid
+import WidgetTestSupport
 
 struct TemplateDateTests {
     private func date(_ source: String, now: Date = Date(timeIntervalSince1970: 0), zone: String) throws -> String {

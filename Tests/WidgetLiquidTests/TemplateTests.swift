@@ -1,8 +1,8 @@
 import Foundation
-import WidgetTestSupport
 import Testing
 import WidgetJSON
 import WidgetLiquid
+import WidgetTestSupport
 
 struct TemplateTests {
     private func render(_ source: String, _ globals: WidgetObject = [:], item: WidgetValue? = nil) throws -> WidgetValue {

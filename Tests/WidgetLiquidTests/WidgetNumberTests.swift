@@ -1,7 +1,7 @@
 import Foundation
-import WidgetTestSupport
 import Testing
 import WidgetLiquid
+import WidgetTestSupport
 
 @testable import WidgetJSON
 

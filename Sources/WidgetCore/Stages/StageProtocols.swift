@@ -48,11 +48,6 @@ extension Stage {
     public static var secretOptions: [any CodingKey & Sendable] { [] }
 }
 
-extension Stage where Options: DescribedOptions {
-    /// The keys whose description allows secrets (``KeyDescription/allowsSecrets``).
-    public static var secretOptions: [any CodingKey & Sendable] { Options.secretKeys }
-}
-
 /// Fetches the raw bytes of a widget's source or input.
 ///
 /// A source that speaks HTTP sends through `context.http` (from `WidgetStages`): the runtime's shared

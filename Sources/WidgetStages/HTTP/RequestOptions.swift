@@ -1,5 +1,5 @@
 public import WidgetCore
-public import WidgetJSON
+import WidgetJSON
 public import WidgetLiquid
 
 /// The options of an HTTP request, said once for every stage that sends one: an `http` source
