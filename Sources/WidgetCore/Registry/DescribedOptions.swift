@@ -81,16 +81,20 @@ public protocol DescribedKey: CodingKey, CaseIterable, Sendable {
 final class KeyRules: Sendable {
     /// The descriptions of the keys with rules, by name.
     let descriptions: [String: KeyDescription]
-    /// Whether a key has integer bounds, or choices: only then is a written number, or string, looked up.
+    /// Whether a key has integer bounds, choices, or a shortest list: only then is a written number, string,
+    /// or list looked up.
     private let bounds: Bool
     private let choices: Bool
+    private let lengths: Bool
 
     /// The description of `key`, written as `value` (`nil` when absent), when it has a rule to apply to
-    /// it: a default for an absent or null member, bounds for a number, choices for a string.
+    /// it: a default for an absent or null member, bounds for a number, choices for a string, a shortest
+    /// length for a list.
     func description(of key: String, for value: WidgetValue?) -> KeyDescription? {
         switch value {
         case .number?: bounds ? descriptions[key] : nil
         case .string?: choices ? descriptions[key] : nil
+        case .array?: lengths ? descriptions[key] : nil
         case nil, .null?: descriptions.isEmpty ? nil : descriptions[key]
         default: nil
         }
@@ -100,6 +104,7 @@ final class KeyRules: Sendable {
         self.descriptions = descriptions
         bounds = descriptions.values.contains { if case .integer = $0.shape { true } else { false } }
         choices = descriptions.values.contains { if case .oneOf = $0.shape { true } else { false } }
+        lengths = descriptions.values.contains { if case .array(_, let minItems) = $0.shape { minItems > 0 } else { false } }
     }
 
     /// The rules of each key type seen, `nil` for a type that does not describe its keys.

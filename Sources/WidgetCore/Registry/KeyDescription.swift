@@ -26,8 +26,9 @@ public struct KeyDescription: Sendable {
     /// Whether the key's templates may read secrets (`{{ env.NAME }}`, `{{ secret.NAME }}`): only the
     /// options of a stage that sends requests of its own (the `fetch` transform's `url`, `headers`, `body`).
     public var allowsSecrets: Bool
-    /// What would work, ending the sentence for a written value that is not one of the shape's choices, in
-    /// place of the list of them: `use "fail" (fail the refresh) or "drop" (leave the item out)`.
+    /// What would work, ending the sentence for a written value that is not one of the shape's choices (in
+    /// place of the list of them: `use "fail" (fail the refresh) or "drop" (leave the item out)`) or is a
+    /// list shorter than its `minItems` (in place of `needs at least 1 item`).
     public var fix: String?
 
     /// Creates a key's description; by default the key is optional, states no default and reads no secret.
@@ -49,6 +50,7 @@ public struct KeyDescription: Sendable {
         switch shape {
         case .integer(let minimum, let maximum): return minimum != nil || maximum != nil
         case .oneOf: return true
+        case .array(_, let minItems): return minItems > 0
         default: return false
         }
     }
@@ -74,6 +76,9 @@ public struct KeyDescription: Sendable {
         case .oneOf(let choices):
             guard case .string(let text) = value, !choices.contains(text) else { return nil }
             return "\"\(key)\" is \"\(text)\"; " + (fix ?? "use " + Self.list(choices))
+        case .array(_, let minItems):
+            guard case .array(let items) = value, items.count < minItems else { return nil }
+            return "\"\(key)\" " + (fix ?? "needs at least \(minItems) item" + (minItems == 1 ? "" : "s"))
         default:
             return nil
         }

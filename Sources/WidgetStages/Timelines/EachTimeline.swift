@@ -33,7 +33,7 @@ public struct EachTimeline: TimelineBuilder {
                 case .at:
                     KeyDescription(
                         "Item i at the i-th of these times of day, in the widget's zone, repeating on the next days.",
-                        .array(.timeOfDay, minItems: 1)
+                        .array(.timeOfDay, minItems: 1), fix: #"needs at least one time of day, e.g. ["08:00"]"#
                     )
                 case .every: KeyDescription("Item i at the refresh time plus i intervals.", .duration)
                 case .date: KeyDescription("Each item at the date this JSONPath finds in it (ISO 8601 or Unix seconds).", .jsonPath)
@@ -69,9 +69,6 @@ public struct EachTimeline: TimelineBuilder {
                     throw StageError("\"\(text)\" in \"at\" is not a time of day; write e.g. \"08:00\"", option: Options.CodingKeys.at)
                 }
                 times.append(time)
-            }
-            guard !times.isEmpty else {
-                throw StageError("\"at\" needs at least one time of day, e.g. [\"08:00\"]", option: Options.CodingKeys.at)
             }
             rule = .at(times)
         } else if let every = options.every {

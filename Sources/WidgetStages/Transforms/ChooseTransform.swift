@@ -37,7 +37,8 @@ public struct ChooseTransform: Transformer {
                 case .cases:
                     KeyDescription(
                         "The cases, tried in order: the first whose test an item passes adds its fields; a case without a test (the otherwise case) comes last.",
-                        .array(.object(Case.shape), minItems: 1), required: true
+                        .array(.object(Case.shape), minItems: 1), required: true,
+                        fix: #"is empty; give at least one, e.g. [{"where": "@.price > 0", "fields": {"onSale": true}}]"#
                     )
                 case .each:
                     KeyDescription(
@@ -93,12 +94,6 @@ public struct ChooseTransform: Transformer {
     /// - Throws: A `StageError` when there are no cases, a case has both `where` and `if`, its `fields`
     ///   are not an object, or a case without a test comes before others (which could then never be chosen).
     public init(options: Options) throws {
-        guard !options.cases.isEmpty else {
-            throw StageError(
-                "\"cases\" is empty; give at least one, e.g. [{\"where\": \"@.price > 0\", \"fields\": {\"onSale\": true}}]",
-                option: Options.CodingKeys.cases
-            )
-        }
         var rules: [Rule] = []
         for (index, option) in options.cases.enumerated() {
             let test: ItemTest?

@@ -40,12 +40,15 @@ public struct CommandTransform: Transformer {
         public enum CodingKeys: String, DescribedKey {
             case run, timeout, maxBytes, passEnvironment
 
+            /// What `run` needs, for an empty list and for an empty program name alike.
+            static let runFix = #"needs the program and its arguments, e.g. ["python3", "script.py"]"#
+
             public var keyDescription: KeyDescription {
                 switch self {
                 case .run:
                     KeyDescription(
                         "The program (relative to the definition's folder when it has a '/') and its arguments; no shell.",
-                        .array(.string(), minItems: 1), required: true)
+                        .array(.string(), minItems: 1), required: true, fix: Self.runFix)
                 case .timeout:
                     KeyDescription(
                         "The longest the program may run.", .duration,
@@ -85,8 +88,7 @@ public struct CommandTransform: Transformer {
 
     public init(options: Options) throws {
         guard let program = options.run.first, !program.isEmpty else {
-            throw StageError(
-                "\"run\" needs the program and its arguments, e.g. [\"python3\", \"script.py\"]", option: Options.CodingKeys.run)
+            throw StageError("\"run\" " + Options.CodingKeys.runFix, option: Options.CodingKeys.run)
         }
         arguments = options.run
         timeout = Double(options.timeout.seconds)
