@@ -1,6 +1,6 @@
 #!/bin/sh
-# Builds, tests and runs this package: the README's "Writing a stage", compiled as a package of its own
-# (Tests/WidgetCommandsTests/ReadmeStageExampleTests.swift checks that the README shows these files exactly).
+# Builds, tests and runs this package: the "Writing a stage" article, compiled as a package of its own
+# (Tests/WidgetCommandsTests/ReadmeStageExampleTests.swift checks that the article shows these files exactly).
 # Run from anywhere; the build folder is the package's own .build.
 set -eu
 cd "$(dirname "$0")"

@@ -48,7 +48,7 @@ struct BoundedMemoryEndToEndTests {
 
     /// The peak resident memory the daemon may reach beside the servers below, which all fail at once:
     /// its own ~40 MiB, and for each of the 5 refreshes under way its body (10 MiB) and the value parsed
-    /// from it (at most 8 times that), and the 32 MiB its templates may keep (README, "Hostile servers").
+    /// from it (at most 8 times that), and the 32 MiB its templates may keep (the HTTP article, "Hostile servers").
     static let memoryBound = 40 * 1_048_576 + 5 * (10 + 80) * 1_048_576 + 32 * 1_048_576
 
     /// Deep XML, a million empty feed items, a JSON Feed of three million `{}`, endless trailers and a

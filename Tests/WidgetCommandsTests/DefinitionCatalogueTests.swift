@@ -22,7 +22,7 @@ struct DefinitionCatalogueTests {
     }
 
     /// The definitions that run with a plugin package's stages (the seeds with `widgetd-plugins`, the
-    /// README's stage example with `widgetd-round`), and the stage each needs:
+    /// stage article's example with `widgetd-round`), and the stage each needs:
     /// widgetd alone rejects them, in `validate` and in the schema alike.
     static let pluginSeeds = [
         "Examples/seeds/001-bitdream/bitdream.json": "transmission",

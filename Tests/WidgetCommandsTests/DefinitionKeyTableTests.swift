@@ -79,9 +79,9 @@ struct DefinitionKeyTableTests {
         }
     }
 
-    @Test func theReadmeHasTheDefinitionKeyTable() throws {
+    @Test func theDefinitionsArticleHasTheDefinitionKeyTable() throws {
         let tables = try Self.allKeyTables()
-        #expect(tables.contains { $0.file == "README.md" })
+        #expect(tables.contains { $0.file == "Definitions.md" })
     }
 
     @Test func everyKeyTableListsTheModelsKeysInItsOrder() throws {

@@ -41,7 +41,7 @@ struct HostileServerTests {
     /// one of 3,000 items. Two of them, so that on a two-core machine every core has one.
     static let busy = ["busy-1", "busy-2"]
 
-    /// The documented bound on the daemon's memory (README, "Hostile servers"): its own ~40 MiB, plus,
+    /// The documented bound on the daemon's memory (the HTTP article, "Hostile servers"): its own ~40 MiB, plus,
     /// for each refresh under way, the `maxBytes` of its transfer and the parsed value built from it (at
     /// most about 8 times that cap, see `ValueLimits`), and the 32 MiB its templates may produce. Here at
     /// most 16 refreshes run at once, each with a 1 MiB cap; templates that run past their deadline are

@@ -48,7 +48,7 @@ struct HostileUpstreamTests {
     /// A secret the daemon reads from its environment; no 4-character piece of it may reach a file or log.
     static let token = "hz7Q-tok3n-Wv9x-Kp2m-Rj8s-Lq4n"
 
-    /// The documented bound on the daemon's memory beside one hostile upstream (README, "Hostile servers
+    /// The documented bound on the daemon's memory beside one hostile upstream (the HTTP article, "Hostile servers
     /// and busy templates"): its own ~40 MiB, and for the hostile refresh its body cap (16 MiB here), the
     /// value parsed from it (at most about 8 times the cap) and the 32 MiB its templates may produce.
     static let memoryBound = 40 * 1_048_576 + 16 * 1_048_576 + 8 * 16 * 1_048_576 + 32 * 1_048_576

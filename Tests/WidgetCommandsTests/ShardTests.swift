@@ -73,7 +73,7 @@ struct ShardTests {
 
     @Test func ownershipDependsOnTheIdAloneAndIsStable() throws {
         // The same answer on every machine and run. These owners were computed independently (in Python,
-        // from the README's description: FNV-1a of "K:id", MurmurHash3's fmix64, the largest wins).
+        // from the documented description (Operating, "Many machines"): FNV-1a of "K:id", MurmurHash3's fmix64, the largest wins).
         let owners = ["news", "quotes", "bitdream.home", "jotd"].map { Shard.owner(of: $0, among: 3) }
         #expect(owners == [2, 2, 0, 0])
         let shards = try (0..<3).map { try Shard(index: $0, count: 3) }

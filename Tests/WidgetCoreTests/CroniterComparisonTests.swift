@@ -11,7 +11,7 @@ import WidgetTesting
 /// The expressions are a handful written by hand plus 500 made by a seeded generator (steps, ranges,
 /// lists, month and day names, macros). Each is evaluated in four zones from a local start that is not
 /// on a daylight-saving transition day, for the next 20 fire times that are not on a transition day
-/// either (the README's DST policy on those days is checked by the DST table tests instead).
+/// either (the documented DST policy on those days is checked by the DST table tests instead).
 ///
 /// Shapes left out because Vixie cron and croniter disagree on them, or croniter is wrong:
 /// - `*/n` in the day of month or day of week while the other day field is restricted: Vixie treats a

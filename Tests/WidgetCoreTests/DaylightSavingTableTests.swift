@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import WidgetCore
 
-/// The README's daylight-saving policy, zone by zone, as a table: each row is a rule, a zone, a moment to
+/// The documented daylight-saving policy (Snapshots, "Schedules and DST"), zone by zone, as a table: each row is a rule, a zone, a moment to
 /// look after, and the refreshes that must follow, written as local times with their offsets.
 ///
 /// - `every` counts elapsed time: never skipped or doubled.

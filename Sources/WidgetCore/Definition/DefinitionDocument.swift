@@ -7,7 +7,7 @@ public import WidgetJSON
 /// This type is the format's one description. Its ``CodingKeys`` say what each key means, its JSON shape
 /// and default; decoding reads exactly those keys through the ``OptionsDecoder`` (so unknown keys, "did you
 /// mean" hints and paths come from the same place as a stage's options); `widgetd schema` is made from the
-/// same descriptions (``DefinitionSchema``), and so is the table of keys the README copies
+/// same descriptions (``DefinitionSchema``), and so is the table of keys the documentation (the Definitions article) copies
 /// (``DefinitionSchema/keyTable``); ``DefinitionReader`` turns a document into widgets, each a
 /// ``WidgetDefinition`` that holds its document and reads its keys as its own. A new key is declared here
 /// alone: a stored property, a case of ``CodingKeys`` with its description, and a line of `init(from:)`.

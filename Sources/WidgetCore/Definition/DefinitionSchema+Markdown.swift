@@ -24,7 +24,7 @@ extension DefinitionSchema {
 
     /// The top-level keys of a definition, in ``DefinitionDocument``'s order, each with its default and
     /// meaning as its ``KeyDescription`` states them: what `widgetd schema --format markdown` prints, and
-    /// what the README's key table is checked against.
+    /// what the documentation's key table is checked against.
     public static var keyRows: [KeyRow] {
         DefinitionDocument.shape.keys.map { key in
             KeyRow(key: "`\(key.name)`", defaultValue: defaultCell(key.description), meaning: key.description.summary)

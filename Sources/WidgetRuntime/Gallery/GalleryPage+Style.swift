@@ -1,6 +1,6 @@
 extension GalleryPage {
     /// The page's style sheet: light and dark by the system's preference, a grid of cards that is one
-    /// column on a phone, and the classes views may use (see the README's "Views").
+    /// column on a phone, and the classes views may use (see "Views" in the gallery article of the documentation).
     public static let style = """
         :root{color-scheme:light dark;--bg:#f3f4f6;--card:#fff;--text:#111827;--muted:#6b7280;--line:#e5e7eb;--accent:#2563eb;\
         --pos:#047857;--neg:#b91c1c;--fresh:#047857;--cached:#b45309;--stale:#b91c1c;--placeholder:#6b7280;--shadow:0 1px 3px rgba(0,0,0,.08)}

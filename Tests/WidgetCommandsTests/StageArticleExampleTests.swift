@@ -2,22 +2,21 @@ import Foundation
 import Testing
 import WidgetTestSupport
 
-/// The README's "Writing a stage" shows the package `Examples/WritingAStage/` file by file, exactly: each
-/// Swift block of the section is one of the package's files, named by its first line (`// Sources/…`,
+/// The article "Writing a stage" (`WritingStages.md` in WidgetCommands' catalog) shows the package
+/// `Examples/WritingAStage/` file by file, exactly: each Swift block of the article is one of the package's files, named by its first line (`// Sources/…`,
 /// or the tools version for `Package.swift`). CI builds, tests and runs that package
-/// (`Examples/WritingAStage/ci.sh`), so the README's code is code that compiles in a package of its own.
-struct ReadmeStageExampleTests {
+/// (`Examples/WritingAStage/ci.sh`), so the article's code is code that compiles in a package of its own.
+struct StageArticleExampleTests {
     static let package = Widgetd.packageRoot.appendingPathComponent("Examples/WritingAStage")
 
-    /// The Swift blocks of the README section `## title`, in order.
-    static func swiftBlocks(ofSection title: String) throws -> [String] {
-        let readme = try String(contentsOf: Widgetd.packageRoot.appendingPathComponent("README.md"), encoding: .utf8)
-        let lines = readme.components(separatedBy: "\n")
-        guard let start = lines.firstIndex(of: "## \(title)") else { return [] }
-        let end = lines[(start + 1)...].firstIndex { $0.hasPrefix("## ") } ?? lines.endIndex
+    static let article = "Sources/WidgetCommands/WidgetCommands.docc/WritingStages.md"
+
+    /// The Swift blocks of the article, in order.
+    static func swiftBlocks() throws -> [String] {
+        let text = try String(contentsOf: Widgetd.packageRoot.appendingPathComponent(article), encoding: .utf8)
         var blocks: [String] = []
         var block: [String]?
-        for line in lines[start..<end] {
+        for line in text.components(separatedBy: "\n") {
             if block == nil, line == "```swift" {
                 block = []
             } else if let open = block, line == "```" {
@@ -39,20 +38,20 @@ struct ReadmeStageExampleTests {
     }
 
     @Test func everySwiftFileOfTheExamplePackageIsShownExactlyInWritingAStage() throws {
-        let blocks = try Self.swiftBlocks(ofSection: "Writing a stage")
+        let blocks = try Self.swiftBlocks()
         let shown = blocks.map { Self.file(of: $0) }
         let files =
             ["Package.swift"]
             + (FileManager.default.enumerator(atPath: Self.package.path)?.allObjects as? [String] ?? [])
             .filter { $0.hasSuffix(".swift") && !$0.hasPrefix(".build") && $0 != "Package.swift" }.sorted()
-        #expect(shown.compactMap { $0 }.sorted() == files.sorted(), "the README's blocks show \(shown), the package has \(files)")
+        #expect(shown.compactMap { $0 }.sorted() == files.sorted(), "the article's blocks show \(shown), the package has \(files)")
         for (block, name) in zip(blocks, shown) {
             guard let name else {
-                Issue.record("a Swift block of \"Writing a stage\" does not name its file on its first line:\n\(block)")
+                Issue.record("a Swift block of \(Self.article) does not name its file on its first line:\n\(block)")
                 continue
             }
             let text = try String(contentsOf: Self.package.appendingPathComponent(name), encoding: .utf8)
-            #expect(block == text, "README.md shows \(name) otherwise than Examples/WritingAStage/\(name)")
+            #expect(block == text, "\(Self.article) shows \(name) otherwise than Examples/WritingAStage/\(name)")
         }
     }
 }
