@@ -116,7 +116,7 @@ struct HostileServerTests {
         }
         let elapsed = try Self.time(of: last).timeIntervalSince(Self.time(of: first))
         // Loose for a busy machine, far from the 40 s that waiting for the hostile widgets would cost.
-        #expect(elapsed < 16, "10 refreshes of a 1 s schedule took \(elapsed) s")
+        #expect(elapsed < 25, "10 refreshes of a 1 s schedule took \(elapsed) s")
 
         // Every bad widget again at once (a failed refresh is retried only after 30 s): what the first round
         // received must not have stayed, nor what the second receives pile on it.
@@ -140,7 +140,8 @@ struct HostileServerTests {
         let stopping = ContinuousClock.now
         #expect(await daemon.stop() == 0)
         let stop = ContinuousClock.now - stopping
-        #expect(stop < .seconds(2), "SIGTERM took \(stop)")
+        // The daemon abandons what is under way after 1.5 s; the rest is room for a machine busy with other tests.
+        #expect(stop < .seconds(5), "SIGTERM took \(stop)")
         #expect(peak < Self.memoryBound, "peak RSS \(peak / 1_048_576) MiB, bound \(Self.memoryBound / 1_048_576) MiB")
         print(
             """

@@ -10,7 +10,7 @@ import WidgetTesting
 /// Slow hosts cannot keep a healthy widget from its schedule: a widget whose refreshes take 5 s or more
 /// is slow, and slow widgets take at most half the places for refreshes. Driven by a manual clock: the
 /// slow servers answer when the test moves the clock, and the healthy widget must refresh at every step.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(5)))
 struct FairSlotsTests {
     let start = TestWidgets.date("2026-11-22T15:00:00Z")
     let config: TemporaryFolder
