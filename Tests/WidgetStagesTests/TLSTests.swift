@@ -96,6 +96,21 @@ struct TLSTests {
         #expect(try await body(try fetcher(server.url("/x"), tls: ["verify": false]))["path"] == "/x")
     }
 
+    @Test func aRequestInheritsNoTLSSettingOfTheOneBefore() async throws {
+        // One client: its libcurl handles and kept connections serve request after request.
+        let client = HTTPClient(maximumConnectionsPerHost: 1)
+        let server = try TLSTestServer(certificate: "self-signed")
+        let unverified = try fetcher(server.url("/a"), tls: ["verify": false])
+        let trusting = try fetcher(server.url("/b"), tls: ["caFile": "self-signed.pem"])
+        let plain = try fetcher(server.url("/c"), tls: nil)
+        for _ in 0..<2 {
+            #expect(try await body(unverified, client: client)["path"] == "/a")
+            #expect(await failure(plain, client: client)?.contains("unknown authority") == true)
+            #expect(try await body(trusting, client: client)["path"] == "/b")
+            #expect(await failure(plain, client: client)?.contains("unknown authority") == true)
+        }
+    }
+
     @Test func aCAFileThatIsNotPEMIsRefusedInWords() async throws {
         let server = try TLSTestServer(certificate: "server")
         let refused = await failure(try fetcher(server.url(), tls: ["caFile": "server.py"]))
