@@ -15,7 +15,7 @@ public struct StatusCommand: WidgetCommand {
         system is read-only or full; then one line per widget: title, status ("unwritten" when the
         daemon could not write its last refresh), age of the data, next refresh, refreshes used today,
         and the last error; then the warnings of fresh widgets (a filter that kept nothing, a path that
-        matched nothing); then the problems of the definitions as the daemon last loaded them.
+        matched nothing, a server read without verifying its certificate); then the problems of the definitions as the daemon last loaded them.
 
         Options:
           --out DIR        the daemon's output folder; without it $WIDGETD_OUT, else $STATE_DIRECTORY
@@ -97,7 +97,7 @@ public struct StatusCommand: WidgetCommand {
             environment.print(ListCommand.table(rows))
             let warned = snapshots.filter { !$0.0.warnings.isEmpty }
             if !warned.isEmpty {
-                environment.print("\nWarnings (the refresh succeeded, but a stage left nothing):")
+                environment.print("\nWarnings (the refresh succeeded, but a stage left nothing or weakens something):")
                 for (snapshot, _) in warned {
                     for warning in snapshot.warnings { environment.print("  \(snapshot.id): \(warning)") }
                 }

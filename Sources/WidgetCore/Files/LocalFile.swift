@@ -2,7 +2,7 @@ import Foundation
 public import WidgetJSON
 
 /// A file a stage needs on the machine that runs it: a `path` source's file, a `command` transform's
-/// program.
+/// program, an `http` source's CA file or client key.
 ///
 /// A stage names its files through ``LocalFileDependent``; `widgetd validate` then looks each one up with
 /// a ``LocalFileCheck`` and reports one that is missing at the option that names it.
@@ -18,6 +18,13 @@ public struct LocalFile: Sendable, Hashable {
         /// Runs it as a program: a path with a `/` must be an executable file; a bare name is looked for
         /// in `PATH`, as `posix_spawnp` does.
         case run
+        /// Reads it as PEM certificates (a CA file, a client certificate): a readable regular file with a
+        /// `-----BEGIN CERTIFICATE-----` block.
+        case readCertificate
+        /// Reads it as a PEM private key, a secret: a readable regular file with a `PRIVATE KEY` block,
+        /// which other users should not be able to read (a warning when they can). Messages name the
+        /// option, never the path.
+        case readKey
     }
 
     /// The file as the definition writes it: absolute, or relative to the definition's folder (a bare

@@ -46,6 +46,65 @@ public struct LocalFileCheck: Sendable {
         case .run:
             guard file.path.contains("/") else { return searchProblem(file.path) }
             return runProblem(file.path, at: resolved(file.path, in: definitionFolder), option: option ?? "run")
+        case .readCertificate, .readKey:
+            return pemProblem(file, at: resolved(file.path, in: definitionFolder))
+        }
+    }
+
+    /// What should change about `file` though it can be used, for a definition in `definitionFolder`: a
+    /// key file that other users may read; `nil` when nothing should.
+    public func warning(about file: LocalFile, definitionFolder: String) -> String? {
+        guard file.use == .readKey else { return nil }
+        var status = stat()
+        guard stat(resolved(file.path, in: definitionFolder), &status) == 0, status.st_mode & 0o077 != 0 else { return nil }
+        let mode = String(status.st_mode & 0o777, radix: 8)
+        return
+            "the key file \(Self.dottedName(of: file.option)) may be read by other users (mode \(mode)); make it readable by its owner only (chmod 600), as the secrets folder is"
+    }
+
+    /// The option's keys joined with dots: `tls.keyFile`.
+    private static func dottedName(of option: ValuePath) -> String {
+        option.components.compactMap { component -> String? in
+            if case .key(let key) = component { return key }
+            return nil
+        }.joined(separator: ".")
+    }
+
+    /// What is wrong with a PEM file: missing, unreadable, or without the block it needs. A key file's
+    /// messages name its option, never its path.
+    private func pemProblem(_ file: LocalFile, at path: String) -> String? {
+        let name = Self.dottedName(of: file.option)
+        let isKey = file.use == .readKey
+        let what = isKey ? "the key file \(name)" : "the file \(file.path) (\(name))"
+        switch Self.kind(of: path) {
+        case nil:
+            return isKey
+                ? "\(what) does not exist; correct \"\(name)\" (a relative path starts at the definition's folder)"
+                : "\(what) does not exist (looked for \(path)); correct \"\(name)\" (a relative path starts at the definition's folder)"
+        case "a regular file"?:
+            guard access(path, R_OK) == 0, let handle = FileHandle(forReadingAtPath: path) else {
+                return "\(what) cannot be read (\(String(cString: strerror(errno)))); make it readable by the user widgetd runs as"
+            }
+            defer { try? handle.close() }
+            let head = String(decoding: (try? handle.read(upToCount: 65_536)) ?? Data(), as: UTF8.self)
+            if isKey {
+                guard head.contains("-----BEGIN "), head.contains("PRIVATE KEY-----") else {
+                    return
+                        "\(what) is not a PEM private key (-----BEGIN PRIVATE KEY-----); convert it, e.g. openssl pkey -in KEY -out KEY.pem"
+                }
+                if head.contains("ENCRYPTED") {
+                    return
+                        "\(what) is encrypted; widgetd reads unencrypted keys only, so decrypt it (openssl pkey -in KEY -out KEY.pem) and keep it private (chmod 600)"
+                }
+                return nil
+            }
+            guard head.contains("-----BEGIN CERTIFICATE-----") else {
+                return
+                    "\(what) holds no PEM certificate (-----BEGIN CERTIFICATE-----); convert it, e.g. openssl x509 -inform DER -in FILE -out FILE.pem"
+            }
+            return nil
+        case let kind?:
+            return "\(what) is \(kind), not a regular file; point \"\(name)\" at a file"
         }
     }
 

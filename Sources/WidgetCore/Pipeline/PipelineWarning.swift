@@ -18,18 +18,24 @@ public struct PipelineWarning: Sendable, Hashable, CustomStringConvertible {
     public var message: String
     /// The id of the widget, for the hint that ends ``description``.
     public var widget: String
+    /// Whether the warning is a ``StageCaution`` of the stage's options: its message carries its own fix,
+    /// and ``description`` adds no hint.
+    public var isCaution: Bool
 
     /// A warning about `stage` of the widget `widget`.
-    public init(stage: PipelineStage, message: String, widget: String) {
+    public init(stage: PipelineStage, message: String, widget: String, isCaution: Bool = false) {
         self.stage = stage
         self.message = message
         self.widget = widget
+        self.isCaution = isCaution
     }
 
     /// The stage, the message and where to look:
-    /// `transforms[1] (filter): gave an empty list from a list of 12 items; see each stage's value with 'widgetd preview news --trace'`.
+    /// `transforms[1] (filter): gave an empty list from a list of 12 items; see each stage's value with 'widgetd preview news --trace'`;
+    /// a caution's stage and message alone.
     public var description: String {
-        "\(stage): \(message); see each stage's value with 'widgetd preview \(widget) --trace'"
+        if isCaution { return "\(stage): \(message)" }
+        return "\(stage): \(message); see each stage's value with 'widgetd preview \(widget) --trace'"
     }
 
     /// The warning for a stage that turned `input`, which held something, into `output`, which holds

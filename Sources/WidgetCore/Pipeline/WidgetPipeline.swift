@@ -33,6 +33,8 @@ public struct WidgetPipeline: Sendable {
         let parser: any Parser
         let transformers: [any Transformer]
         let timeline: any TimelineBuilder
+        /// The cautions of the stages' options (``CautionedStage``), added to every refresh's warnings.
+        let cautions: [PipelineWarning]
 
         init(
             definition: WidgetDefinition, inputs: [Input], fetcher: any Fetcher, parser: any Parser,
@@ -44,6 +46,19 @@ public struct WidgetPipeline: Sendable {
             self.parser = parser
             self.transformers = transformers
             self.timeline = timeline
+            var cautions: [PipelineWarning] = []
+            func collect(_ stage: any Stage, _ place: PipelineStage) {
+                guard let cautioned = stage as? any CautionedStage else { return }
+                for caution in cautioned.cautions {
+                    cautions.append(PipelineWarning(stage: place, message: caution.message, widget: definition.id, isCaution: true))
+                }
+            }
+            for input in inputs { collect(input.fetcher, .input(input.name)) }
+            collect(fetcher, .source)
+            for (index, transformer) in transformers.enumerated() {
+                collect(transformer, .transform(index: index, type: Swift.type(of: transformer).typeName))
+            }
+            self.cautions = cautions
         }
     }
 
@@ -197,6 +212,7 @@ public struct WidgetPipeline: Sendable {
             .init(
                 stage: .timeline, kind: .timeline, type: type, seconds: trace?.seconds(since: started) ?? 0, entries: result.entries,
                 warning: warning))
+        result.warnings += parts.cautions
         return result
     }
 

@@ -6,18 +6,26 @@ extension DefinitionReader.Session {
     /// Looks up every file the pipeline's stages need (see ``LocalFileDependent``) with the reader's
     /// ``DefinitionReader/localFiles`` check, when it has one, and reports each that cannot be used at the
     /// option that names it. Relative paths start at the definition's folder, as when the widget refreshes.
+    /// A file that can be used but should not be as it is (a key others may read) draws a warning, and so
+    /// does each caution of a ``CautionedStage`` (`"tls": {"verify": false}`).
     mutating func checkLocalFiles(of pipeline: WidgetPipeline) {
         guard let check = reader.localFiles else { return }
         let folder = DefinitionReader.folder(of: file)
         // Stage by stage, in the pipeline's order; each stage is checked where it is, not copied.
         func checkStage(_ stage: any Stage, _ spec: StageSpec, _ kind: StageKind) {
-            // The registry that made the stage knows whether its type has files to look up: the cast,
-            // which searches the type's conformances, is left for those that have.
-            if let entry = reader.registry.entry(kind, named: spec.typeName), !entry.needsLocalFiles { return }
+            // The registry that made the stage knows whether its type has files or cautions to look up:
+            // the cast, which searches the type's conformances, is left for those that have.
+            let entry = reader.registry.entry(kind, named: spec.typeName)
+            if entry?.hasCautions != false, let cautioned = stage as? any CautionedStage {
+                for caution in cautioned.cautions { warn(spec.path.appending(caution.option), caution.message) }
+            }
+            if entry?.needsLocalFiles == false { return }
             guard let dependent = stage as? any LocalFileDependent else { return }
             for needed in dependent.localFiles {
                 if let problem = check.problem(with: needed, definitionFolder: folder) {
                     report(spec.path.appending(needed.option), problem)
+                } else if let warning = check.warning(about: needed, definitionFolder: folder) {
+                    warn(spec.path.appending(needed.option), warning)
                 }
             }
         }

@@ -26,6 +26,8 @@ public struct StageRegistry: Sendable {
         public let secretOptions: [any CodingKey & Sendable]
         /// Whether the stage type adopts ``LocalFileDependent``: only its stages have files to look up.
         let needsLocalFiles: Bool
+        /// Whether the stage type adopts ``CautionedStage``: only its stages have cautions to look up.
+        let hasCautions: Bool
         /// Finds the description when asked: looking a conformance up costs more than most commands need.
         let describe: @Sendable () -> ObjectShape?
         let make: @Sendable (WidgetValue, OptionsDecoder) throws -> BuiltStage
@@ -188,7 +190,7 @@ extension StageRegistry {
             pending.append(
                 Entry(
                     kind: kind, typeName: S.typeName, summary: S.summary, secretOptions: S.secretOptions,
-                    needsLocalFiles: S.self is any LocalFileDependent.Type,
+                    needsLocalFiles: S.self is any LocalFileDependent.Type, hasCautions: S.self is any CautionedStage.Type,
                     describe: { Self.shape(of: S.Options.self) }
                 ) {
                     options, decoder in

@@ -155,6 +155,8 @@ public struct HTTPFetcher: Fetcher {
     public let handshake: Handshake?
     /// The least the response must bring in a window once it has begun.
     public let minimumRate: HTTPRequest.MinimumRate
+    /// The TLS settings as the definition writes them (paths relative to its folder), or `nil`.
+    public let tls: TLSOptions?
     /// The `env` and `secret` reads of the url, header and body templates: their values are masked in
     /// every error.
     let secretUses: [Template.SecretUse]
@@ -194,6 +196,8 @@ public struct HTTPFetcher: Fetcher {
         maxBytes = options.maxBytes
         self.maxRedirects = maxRedirects
         self.handshake = handshake
+        try options.tls?.check()
+        tls = options.tls
         if let rate {
             guard rate.within.seconds > 0 else {
                 throw StageError(
@@ -419,7 +423,7 @@ public struct HTTPFetcher: Fetcher {
         }
         var request = HTTPRequest(
             url: target, method: method, timeout: timeout, connectTimeout: connectTimeout, maxBytes: maxBytes,
-            maxRedirects: maxRedirects, minimumRate: minimumRate
+            maxRedirects: maxRedirects, minimumRate: minimumRate, tls: try tlsSettings(context: context)
         )
         for header in headers {
             // Known by construction, not by name: a field whose template reads `env` or `secret` never

@@ -239,6 +239,7 @@ final class CurlExchange: Sendable {
         curl.set(easy, .lowSpeedTime, silence)
         // A backstop only: the exchange's own deadline ends it first.
         curl.set(easy, .timeoutMilliseconds, Int(min(max(1, request.timeout), HTTPExchange.longestTimer) * 1000) + 2000)
+        if let tls = request.tls { configureTLS(easy, tls) }
         let onBody: CurlLibrary.WriteCallback = curlReceiveBody
         let onHead: CurlLibrary.WriteCallback = curlReceiveHeader
         curl.set(easy, .writeFunction, pointer: unsafeBitCast(onBody, to: UnsafeRawPointer.self))
@@ -280,6 +281,22 @@ final class CurlExchange: Sendable {
         return list
     }
 
+    /// Sets the TLS options of `tls`. Each is cleared by the reset that gives the handle back (see
+    /// ``CurlHandles/giveBack(_:)``), so the next request starts from libcurl's defaults; libcurl reuses a
+    /// kept connection only for a request with the same CA, client certificate and verification.
+    private func configureTLS(_ easy: CurlLibrary.Handle, _ tls: HTTPRequest.TLS) {
+        if let caFile = tls.caFile {
+            curl.set(easy, .caInfo, caFile)
+            curl.set(easy, .caPath, pointer: nil)  // the file alone, as curl's --cacert
+        }
+        if let certFile = tls.certFile { curl.set(easy, .sslCertificate, certFile) }
+        if let keyFile = tls.keyFile { curl.set(easy, .sslKey, keyFile) }
+        if !tls.verify {
+            curl.set(easy, .sslVerifyPeer, 0)
+            curl.set(easy, .sslVerifyHost, 0)
+        }
+    }
+
     // MARK: - Translation
 
     private func failure(_ code: Int32, attempt: CurlAttempt) -> HTTPClientError {
@@ -292,7 +309,14 @@ final class CurlExchange: Sendable {
             return .unknownHost(host)
         case Code.couldNotConnect:
             return .refused(host)
+        case Code.peerFailedVerification:
+            return .certificateRejected(host, said: said ?? "", tls: request.tls)
+        case Code.sslCACertificateBadFile:
+            return .badCAFile(host)
+        case Code.sslCertificateProblem:
+            return .badClientCertificate(host)
         case _ where Code.secureConnection.contains(code):
+            if let refused = HTTPClientError.clientCertificateRefused(host, said: said, tls: request.tls) { return refused }
             return .secureConnectionFailed(host)
         case Code.weirdServerReply:
             return .notHTTP(host)
@@ -304,8 +328,16 @@ final class CurlExchange: Sendable {
         case Code.gotNothing:
             return .closedBeforeAnswer(host)
         case Code.sendError, Code.receiveError:
+            // TLS 1.3 sends a refused client certificate's alert after the handshake, with the first read.
+            if let refused = HTTPClientError.clientCertificateRefused(host, said: said, tls: request.tls) { return refused }
             if said?.hasPrefix("Too large") == true { return .transportFailed(host, said: said ?? "") }
-            guard attempt.status > 0 else { return .closedBeforeAnswer(host) }
+            guard attempt.status > 0 else {
+                // A server that wants a client certificate may just hang up on a request without one.
+                if request.url.scheme?.lowercased() == "https", request.tls?.certFile == nil {
+                    return .closedBeforeAnswerWithoutCertificate(host)
+                }
+                return .closedBeforeAnswer(host)
+            }
             return .truncated(host, received: attempt.body.count, announced: attempt.announcedLength)
         case Code.badContentEncoding:
             return .invalidResponse(host)
@@ -321,6 +353,10 @@ final class CurlExchange: Sendable {
     private func sanitized(_ said: String) -> String? {
         let said = said.trimmingCharacters(in: .whitespacesAndNewlines)
         if said.isEmpty || said.contains(request.url.absoluteString) { return nil }
+        // A key file's path is a secret.
+        if let keyFile = request.tls?.keyFile, said.contains(keyFile) || said.contains((keyFile as NSString).lastPathComponent) {
+            return nil
+        }
         if let query = request.url.query, !query.isEmpty, said.contains(query) { return nil }
         return said
     }

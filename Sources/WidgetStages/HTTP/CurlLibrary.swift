@@ -160,6 +160,19 @@ final class CurlLibrary: @unchecked Sendable {
         case protocols = 181
         case httpGet = 80
         case copyPostFields = 10165
+        /// The client certificate file (`CURLOPT_SSLCERT`).
+        case sslCertificate = 10025
+        /// The CA file trusted instead of the built-in one (`CURLOPT_CAINFO`).
+        case caInfo = 10065
+        /// The client key file (`CURLOPT_SSLKEY`).
+        case sslKey = 10087
+        /// The folder of hashed CA certificates (`CURLOPT_CAPATH`); cleared with a CA file, so that the
+        /// file alone is trusted.
+        case caPath = 10097
+        /// Whether the peer's certificate chain is verified (`CURLOPT_SSL_VERIFYPEER`), 1 or 0.
+        case sslVerifyPeer = 64
+        /// Whether the peer's name is checked against its certificate (`CURLOPT_SSL_VERIFYHOST`), 2 or 0.
+        case sslVerifyHost = 81
     }
 
     /// The `CURLMoption` numbers used (`curl/multi.h`).
@@ -185,6 +198,10 @@ final class CurlLibrary: @unchecked Sendable {
         static let receiveError: Int32 = 56
         static let badContentEncoding: Int32 = 61
         static let filesizeExceeded: Int32 = 63
+        static let sslConnectError: Int32 = 35
+        static let sslCertificateProblem: Int32 = 58
+        static let peerFailedVerification: Int32 = 60
+        static let sslCACertificateBadFile: Int32 = 77
         /// TLS failures: connect error, engine, certificate, cipher, peer verification, CA file, and so on.
         static let secureConnection: Set<Int32> = [35, 53, 54, 58, 59, 60, 64, 66, 77, 80, 82, 83, 90, 91, 98]
     }

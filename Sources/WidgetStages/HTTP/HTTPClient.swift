@@ -147,7 +147,15 @@ public final class HTTPClient: Sendable {
         }
         #endif
 
-        let delegate = HTTPSessionDelegate()
+        if let tls = request.tls, !tls.isDefault {
+            #if canImport(FoundationNetworking)
+            // FoundationNetworking's URLSession takes no CA file, certificate or verification setting.
+            throw .tlsUnsupported(host, what: "TLS settings (\"tls\")")
+            #else
+            if tls.certFile != nil { throw .tlsUnsupported(host, what: "a client certificate (tls.certFile)") }
+            #endif
+        }
+        let delegate = HTTPSessionDelegate(tls: request.tls)
         let (session, delegateQueue) = makeSession(delegate: delegate)
         let exchange = HTTPExchange(request: request, delegateQueue: delegateQueue)
         let task = session.dataTask(with: urlRequest(for: request))

@@ -75,6 +75,9 @@ public struct HTTPRequest: Sendable, Hashable {
     public var maxRedirects: Int
     /// The least the response must bring in a window of time once it has begun.
     public var minimumRate: MinimumRate
+    /// The TLS settings of an `https` request: a CA file, a client certificate, no verification; `nil`
+    /// for the system's defaults.
+    public var tls: TLS?
 
     /// Creates a request; every limit left out takes its default (30 s, 10 s, 10 MiB, 5 redirects, 1 KiB
     /// in any 5 s).
@@ -88,7 +91,8 @@ public struct HTTPRequest: Sendable, Hashable {
         connectTimeout: TimeInterval = HTTPRequest.defaultConnectTimeout,
         maxBytes: Int = HTTPRequest.defaultMaxBytes,
         maxRedirects: Int = HTTPRequest.defaultMaxRedirects,
-        minimumRate: MinimumRate = HTTPRequest.defaultMinimumRate
+        minimumRate: MinimumRate = HTTPRequest.defaultMinimumRate,
+        tls: TLS? = nil
     ) {
         self.url = url
         self.method = method
@@ -100,6 +104,7 @@ public struct HTTPRequest: Sendable, Hashable {
         self.maxBytes = maxBytes
         self.maxRedirects = maxRedirects
         self.minimumRate = minimumRate
+        self.tls = tls
     }
 
     /// The window ``minimumRate`` is counted over, in seconds: its own, or, when ``connectTimeout``

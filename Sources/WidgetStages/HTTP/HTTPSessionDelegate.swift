@@ -4,12 +4,25 @@ import Synchronization
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+#if canImport(Security)
+import Security
+#endif
 
 /// Routes a URLSession's callbacks to the ``HTTPExchange`` of each task.
 ///
 /// A task without an exchange (already finished and forgotten) is told to stop; its late data is dropped.
 final class HTTPSessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
     private let exchanges = Mutex<[Int: HTTPExchange]>([:])
+    /// The request's TLS settings; the CA file is read when the delegate is made.
+    private let tls: HTTPRequest.TLS?
+    /// The CA file's certificates (DER), trusted instead of the system's.
+    private let anchors: [Data]
+
+    /// A delegate for requests with `tls` (a client certificate is refused before, by the client).
+    init(tls: HTTPRequest.TLS? = nil) {
+        self.tls = tls
+        anchors = tls?.caFile.flatMap { FileManager.default.contents(atPath: $0) }.map(HTTPRequest.certificates(inPEM:)) ?? []
+    }
 
     func register(_ exchange: HTTPExchange, for task: URLSessionTask) {
         let id = task.taskIdentifier
@@ -76,6 +89,26 @@ final class HTTPSessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
         completionHandler(.cancelAuthenticationChallenge, nil)
         #else
         if challenge.protectionSpace.authenticationMethod == NSURLAuthenticationMethodServerTrust {
+            #if canImport(Security)
+            if let tls, let trust = challenge.protectionSpace.serverTrust {
+                if !tls.verify {
+                    completionHandler(.useCredential, URLCredential(trust: trust))
+                    return
+                }
+                if tls.caFile != nil {
+                    let certificates = anchors.compactMap { SecCertificateCreateWithData(nil, $0 as CFData) }
+                    SecTrustSetAnchorCertificates(trust, certificates as CFArray)
+                    SecTrustSetAnchorCertificatesOnly(trust, true)
+                    var error: CFError?
+                    if !certificates.isEmpty, SecTrustEvaluateWithError(trust, &error) {
+                        completionHandler(.useCredential, URLCredential(trust: trust))
+                    } else {
+                        completionHandler(.cancelAuthenticationChallenge, nil)
+                    }
+                    return
+                }
+            }
+            #endif
             completionHandler(.performDefaultHandling, nil)
         } else {
             completionHandler(.rejectProtectionSpace, nil)

@@ -8,7 +8,8 @@ public import WidgetLiquid
 ///
 /// ```json
 /// {"url": "https://example.com/{{ params.id }}.json", "method": "POST", "headers": {"X-Key": "{{ env.KEY }}"},
-///  "body": {"q": "{{ params.q }}"}, "timeout": "10s", "connectTimeout": "2s", "maxBytes": 1048576}
+///  "body": {"q": "{{ params.q }}"}, "timeout": "10s", "connectTimeout": "2s", "maxBytes": 1048576,
+///  "tls": {"caFile": "certs/homelab-ca.pem"}}
 /// ```
 ///
 /// `url`, `headers` and `body` are templates that may read secrets (`env`, `secret`); the defaults and
@@ -28,10 +29,12 @@ public struct RequestOptions: Decodable, Sendable, DescribedOptions {
     public var connectTimeout: WidgetDuration
     /// The largest body accepted, in bytes.
     public var maxBytes: Int
+    /// The TLS settings: a CA file, a client certificate and key, or no verification (``TLSOptions``).
+    public var tls: TLSOptions?
 
     /// The request keys.
     public enum CodingKeys: String, DescribedKey {
-        case url, method, headers, body, timeout, connectTimeout, maxBytes
+        case url, method, headers, body, timeout, connectTimeout, maxBytes, tls
 
         public var keyDescription: KeyDescription {
             switch self {
@@ -62,6 +65,10 @@ public struct RequestOptions: Decodable, Sendable, DescribedOptions {
                 KeyDescription(
                     "The largest body accepted, in bytes.", .integer(minimum: 1),
                     default: .number(WidgetNumber(HTTPRequest.defaultMaxBytes)))
+            case .tls:
+                KeyDescription(
+                    "TLS settings: {\"caFile\": …} trusts a private CA instead of the system's, {\"certFile\": …, \"keyFile\": …} sends a client certificate, {\"verify\": false} reads the server without verification.",
+                    .object(TLSOptions.shape))
             }
         }
     }
