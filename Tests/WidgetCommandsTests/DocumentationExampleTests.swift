@@ -77,6 +77,18 @@ struct DocumentationExampleTests {
         return names
     }
 
+    /// Every object under a `tls` key, anywhere in `value`.
+    static func tlsBlocks(in value: WidgetValue) -> [WidgetValue] {
+        switch value {
+        case .object(let members):
+            members.flatMap { key, member in
+                (key == "tls" && member.object != nil ? [member] : []) + tlsBlocks(in: member)
+            }
+        case .array(let items): items.flatMap { tlsBlocks(in: $0) }
+        default: []
+        }
+    }
+
     @Test func theDocumentationShowsDefinitions() throws {
         let examples = try Self.allExamples()
         #expect(examples.count >= 2, "found \(examples)")
@@ -97,6 +109,15 @@ struct DocumentationExampleTests {
                 }
             }
             try FileManager.default.createDirectory(at: folder.file("secrets"), withIntermediateDirectories: true)
+            // The certificates and keys its `tls` blocks name, from the test certificates.
+            for tls in Self.tlsBlocks(in: example.value) {
+                for (key, fixture) in [("caFile", "ca.pem"), ("certFile", "client.pem"), ("keyFile", "client.key")] {
+                    guard let path = tls[key]?.string else { continue }
+                    let pem = try String(contentsOf: TLSTestServer.fixtures.appendingPathComponent(fixture), encoding: .utf8)
+                    let file = try folder.write("widgets.d/\(path)", pem)
+                    try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: file.path)
+                }
+            }
             var variables: [String: String] = [:]
             for variable in Self.names(after: "env.", in: example.text) { variables[variable] = "stand-in" }
             for secret in Self.names(after: "secret.", in: example.text) { try folder.write("secrets/\(secret)", "stand-in") }
