@@ -17,7 +17,7 @@ extension WidgetDaemon {
             var writeFailures = 0
             var fetchSeconds: Double?
             var fetchBytes: Int?
-            var budget: (used: Int, limit: Int)?
+            var budget: (used: Int, limit: Int?)?
 
             /// The refreshes that ended in `status`.
             subscript(status: Snapshot.Status) -> Int {
@@ -127,8 +127,8 @@ extension WidgetDaemon {
                 "widgetd_budget_used", "gauge", "Refreshes used today, in the widget's zone.",
                 sorted.compactMap { id, counters in counters.budget.map { (widget(id), "\($0.used)") } })
             family(
-                "widgetd_budget_limit", "gauge", "The most refreshes a day (maxPerDay).",
-                sorted.compactMap { id, counters in counters.budget.map { (widget(id), "\($0.limit)") } })
+                "widgetd_budget_limit", "gauge", "The most refreshes a day (maxPerDay), for widgets that set it.",
+                sorted.compactMap { id, counters in counters.budget?.limit.map { (widget(id), "\($0)") } })
             family(
                 "widgetd_snapshot_age_seconds", "gauge", "Age of the data each widget serves.",
                 snapshots.keys.sorted().compactMap { id in
