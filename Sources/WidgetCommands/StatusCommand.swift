@@ -20,7 +20,8 @@ public struct StatusCommand: WidgetCommand {
         Options:
           --out DIR        the daemon's output folder; without it $WIDGETD_OUT, else $STATE_DIRECTORY
                            (systemd), else out
-          --format FORMAT  text (default) or json: {"daemon": {...}, "widgets": [...], "problems": [...]}
+          --format FORMAT  text (default) or json: {"daemon": {...}, "widgets": [...], "problems":
+                           [{file, line, column, path, message}]}, problems as list and validate give them
 
         Exit code 1 when a widget is not fresh or unwritten, DIR cannot be written, or a definition has a
         problem; warnings alone leave it 0.
@@ -77,7 +78,7 @@ public struct StatusCommand: WidgetCommand {
             }
             let report: WidgetObject = [
                 "daemon": daemon.value, "output": output.map(WidgetValue.string) ?? .null,
-                "widgets": .array(widgets), "problems": .array(problems.map(WidgetValue.string)),
+                "widgets": .array(widgets), "problems": .array(store.definitionProblemObjects()),
             ]
             environment.print(JSONWriter.string(.object(report), style: .pretty))
         } else {

@@ -1,6 +1,6 @@
 public import Foundation
 public import WidgetCore
-import WidgetJSON
+public import WidgetJSON
 
 /// The output folder: snapshots, the index, assets, metrics and the daemon's private state.
 ///
@@ -175,12 +175,19 @@ public struct SnapshotStore: Sendable {
         try AtomicFile.write(JSONWriter.data(.array(diagnostics.map(\.value)), style: .pretty) + Data([0x0A]), to: problemsFile)
     }
 
-    /// The definitions' problems as last recorded, one line each (`FILE:LINE:COL: PATH: MESSAGE`).
-    public func definitionProblems() -> [String] {
+    /// The definitions' problems as last recorded, each the object `list --format json` and
+    /// `validate --format json` give for it (`Diagnostic.value`): `file`, `line`, `column`, `path`,
+    /// `message`, and `"severity": "warning"` for a warning. Records without a file or message are left out.
+    public func definitionProblemObjects() -> [WidgetValue] {
         guard let data = AtomicFile.contentsWithoutFollowingLinks(atPath: problemsFile.path), let value = try? JSONReader.read(data) else {
             return []
         }
-        return (value.array ?? []).compactMap { problem in
+        return (value.array ?? []).filter { $0["file"]?.string != nil && $0["message"]?.string != nil }
+    }
+
+    /// The definitions' problems as last recorded, one line each (`FILE:LINE:COL: PATH: MESSAGE`).
+    public func definitionProblems() -> [String] {
+        definitionProblemObjects().compactMap { problem in
             guard let file = problem["file"]?.string, let message = problem["message"]?.string else { return nil }
             let location = problem["line"]?.number.flatMap { line in problem["column"]?.number.map { ":\(line):\($0)" } } ?? ""
             let path = problem["path"]?.string.map { ": \($0)" } ?? ""
