@@ -13,8 +13,8 @@ public struct StatusCommand: WidgetCommand {
         Reads the snapshots and state in DIR. The first line says whether a daemon is writing to DIR
         (its pid, since when, and when its last wave of refreshes ended), and whether DIR's file
         system is read-only or full; then one line per widget: title, status ("unwritten" when the
-        daemon could not write its last refresh), age of the data, next refresh, refreshes used today,
-        and the last error; then the warnings of fresh widgets (a filter that kept nothing, a path that
+        daemon could not write its last refresh, "refreshing" while its first refresh is under way,
+        with when it started), age of the data, next refresh, refreshes used today, and the last error; then the warnings of fresh widgets (a filter that kept nothing, a path that
         matched nothing); then the problems of the definitions as the daemon last loaded them.
 
         Options:
@@ -69,6 +69,7 @@ public struct StatusCommand: WidgetCommand {
                 ]
                 object["ageSeconds"] = snapshot.lastSuccessAt.map { .number(WidgetNumber(max(0, Int(now.timeIntervalSince($0))))) } ?? .null
                 object["nextRefreshAt"] = snapshot.nextRefreshAt.map { .string(Timestamp.string($0)) } ?? .null
+                if let started = snapshot.refreshStartedAt { object["refreshStartedAt"] = .string(Timestamp.string(started)) }
                 object["refreshesToday"] = .number(WidgetNumber(state.refreshesToday(at: now)))
                 object["entries"] = .number(WidgetNumber(snapshot.entries.count))
                 object["error"] = snapshot.error.map(WidgetValue.string) ?? .null
@@ -90,9 +91,10 @@ public struct StatusCommand: WidgetCommand {
                 let age = snapshot.lastSuccessAt.map { StatusCommand.age(now.timeIntervalSince($0)) } ?? "-"
                 let today = "\(state.refreshesToday(at: now))"
                 let writeError = unwritten[snapshot.id].map { "its last refresh could not be written: \($0)" }
+                let note = snapshot.refreshStartedAt.map { "first refresh under way since \(Timestamp.string($0))" }
                 rows.append([
                     snapshot.id, snapshot.title ?? "-", writeError == nil ? snapshot.status.rawValue : "unwritten", age,
-                    snapshot.nextRefreshAt.map(Timestamp.string) ?? "-", today, writeError ?? snapshot.error ?? "-",
+                    snapshot.nextRefreshAt.map(Timestamp.string) ?? "-", today, writeError ?? snapshot.error ?? note ?? "-",
                 ])
             }
             environment.print(ListCommand.table(rows))

@@ -27,6 +27,8 @@ extension WidgetDaemon {
                     case .cached: refreshes.1
                     case .stale: refreshes.2
                     case .placeholder: refreshes.3
+                    // Not the result of a refresh: never counted.
+                    case .refreshing: 0
                     }
                 }
                 set {
@@ -35,6 +37,7 @@ extension WidgetDaemon {
                     case .cached: refreshes.1 = newValue
                     case .stale: refreshes.2 = newValue
                     case .placeholder: refreshes.3 = newValue
+                    case .refreshing: break
                     }
                 }
             }
@@ -88,7 +91,8 @@ extension WidgetDaemon {
                 let fraction = String(micro % 1_000_000)
                 return "\(micro / 1_000_000)." + String(repeating: "0", count: 6 - fraction.count) + fraction
             }
-            let statuses = Snapshot.Status.allCases
+            // The statuses a refresh ends in (`refreshing` is the moment before).
+            let statuses = Snapshot.Status.allCases.filter { $0 != .refreshing }
             let sorted = widgets.sorted { $0.key < $1.key }.map { (id: $0.key, counters: $0.value) }
             let refreshed = sorted.filter { $0.counters.lastDuration != nil }
             family(

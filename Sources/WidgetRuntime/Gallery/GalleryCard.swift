@@ -57,7 +57,8 @@ public struct GalleryCard: Sendable, Hashable {
         html += "<header><h2>\(HTMLText.escape(title))</h2>\(badge(snapshot))</header>"
         html += "<div class=\"entries\">"
         if snapshot.entries.isEmpty {
-            html += "<section class=\"entry entry-empty\"><p class=\"muted\">No data yet.</p></section>"
+            let empty = snapshot.status == .refreshing ? "No data yet: the first refresh is under way." : "No data yet."
+            html += "<section class=\"entry entry-empty\"><p class=\"muted\">\(empty)</p></section>"
         }
         let current = currentIndex(of: snapshot.entries, at: now)
         // Every entry's view spends from one budget: a view that loops forever costs the card a bounded
@@ -77,6 +78,8 @@ public struct GalleryCard: Sendable, Hashable {
         html += "</div><footer>"
         if let success = snapshot.lastSuccessAt {
             html += "<span>updated \(time(success))</span>"
+        } else if let started = snapshot.refreshStartedAt {
+            html += "<span>first refresh started \(time(started))</span>"
         } else {
             html += "<span>never updated</span>"
         }

@@ -30,7 +30,7 @@ extension GalleryPage {
         details.badge .error{position:absolute;right:0;top:1.6rem;z-index:2;width:min(18rem,70vw);margin:0;padding:.5rem .6rem;\
         background:var(--card);color:var(--text);border:1px solid var(--line);border-radius:8px;box-shadow:0 4px 14px rgba(0,0,0,.2);\
         font-weight:400;text-transform:none;letter-spacing:0;font-size:.8rem;overflow-wrap:anywhere}
-        .badge-fresh{color:var(--fresh)}.badge-cached{color:var(--cached)}.badge-stale{color:var(--stale)}.badge-placeholder{color:var(--placeholder)}
+        .badge-fresh{color:var(--fresh)}.badge-cached{color:var(--cached)}.badge-stale{color:var(--stale)}.badge-placeholder{color:var(--placeholder)}.badge-refreshing{color:var(--placeholder)}
         .entries{flex:1;padding:0 .9rem .6rem}.entry[hidden]{display:none}
         .card>footer{display:flex;flex-wrap:wrap;gap:.15rem .9rem;padding:.45rem .9rem .6rem;border-top:1px solid var(--line);\
         color:var(--muted);font-size:.78rem}

@@ -80,10 +80,11 @@ public struct SnapshotStore: Sendable {
     /// - Parameters:
     ///   - snapshot: The snapshot; its `id` names the file.
     ///   - syncsFolder: `false` when the caller calls ``syncFolders()`` after several writes.
-    public func write(_ snapshot: Snapshot, syncsFolder: Bool = true) throws(AtomicFileError) {
+    ///   - syncsData: `false` for a snapshot that stands only until the next (a `refreshing` one).
+    public func write(_ snapshot: Snapshot, syncsFolder: Bool = true, syncsData: Bool = true) throws(AtomicFileError) {
         try AtomicFile.write(
             JSONWriter.data(snapshot.value, style: .pretty) + Data([0x0A]), toPath: snapshotPath(for: snapshot.id),
-            syncsFolder: syncsFolder)
+            syncsFolder: syncsFolder, syncsData: syncsData)
     }
 
     /// Writes what one refresh produced: the snapshot, then the state. Neither the folder nor the
@@ -134,6 +135,7 @@ public struct SnapshotStore: Sendable {
                 "file": .string("\(snapshot.id).json"),
                 "nextRefreshAt": snapshot.nextRefreshAt.map { .string(Timestamp.string($0)) } ?? .null,
             ]
+            if let started = snapshot.refreshStartedAt { widget["refreshStartedAt"] = .string(Timestamp.string(started)) }
             if let card = cards[snapshot.id] {
                 widget["page"] = .string("\(snapshot.id).html")
                 widget["generation"] = .string(card.generation)
