@@ -32,7 +32,9 @@ public struct RunCommand: WidgetCommand {
           --log-format text|json
                          how log lines on standard error look: text (a timestamp and a sentence,
                          the default) or json (one object a line: time, level, event, message,
-                         and widget, status, duration, entries, next, error when the event has them)
+                         and widget, status, duration, entries, next, error when the event has them;
+                         every line on standard error, --once's problems and summary and the
+                         command's errors included)
           --log-level LEVEL
                          the least level logged: debug, info (the default), notice, warning, error
           --rewrite-origin FROM=TO
