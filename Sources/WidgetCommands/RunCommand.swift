@@ -32,7 +32,9 @@ public struct RunCommand: WidgetCommand {
           --log-format text|json
                          how log lines on standard error look: text (a timestamp and a sentence,
                          the default) or json (one object a line: time, level, event, message,
-                         and widget, status, duration, entries, next, error when the event has them)
+                         and widget, status, duration, entries, next, error when the event has them;
+                         every line on standard error, --once's problems and summary and the
+                         command's errors included)
           --log-level LEVEL
                          the least level logged: debug, info (the default), notice, warning, error
           --rewrite-origin FROM=TO
@@ -96,17 +98,20 @@ public struct RunCommand: WidgetCommand {
     }
 
     public func run(_ environment: CommandEnvironment) async -> Int32 {
+        // Every line on standard error is a log line: in JSON logs, each is one object, whatever prints it.
+        let printLine = environment.printError
+        let logged = logFormat.wrappingErrors(of: environment)
         if let problem = RunCommand.configProblem(config, origin: configOrigin) {
-            environment.printError("Error: \(problem)")
+            logged.printError("Error: \(problem)")
             return 2
         }
-        guard let withSecrets = secrets.apply(to: environment) else { return 2 }
+        guard let withSecrets = secrets.apply(to: logged) else { return 2 }
         let environment = access.apply(to: withSecrets).limitingTemplateSteps(to: templateSteps)
         let notifier = ServiceNotifier(variables: environment.variables)
         let store = SnapshotStore(directory: URL(fileURLWithPath: out, isDirectory: true))
         let format = logFormat
         let log: @Sendable (LogRecord) -> Void = { record in
-            if let line = format.line(record, at: environment.clock.now()) { environment.printError(line) }
+            if let line = format.line(record, at: environment.clock.now()) { printLine(line) }
         }
         var configuration = WidgetDaemon.Configuration(
             definitions: DefinitionDirectory(path: config),
@@ -124,14 +129,29 @@ public struct RunCommand: WidgetCommand {
                 defer { lock.release() }
                 configuration.outputCheck = { try lock.check() }
                 let report = try await WidgetDaemon(configuration: configuration).runOnce()
-                for diagnostic in report.diagnostics { environment.printError("\(diagnostic)") }
+                for diagnostic in report.diagnostics {
+                    printLine(
+                        format.line(
+                            LogRecord(
+                                diagnostic.severity == .warning ? .warning : .error, "definition-invalid", "\(diagnostic)",
+                                error: diagnostic.message, details: diagnostic.value.object ?? [:]),
+                            text: "\(diagnostic)", at: environment.clock.now()))
+                }
                 let failed = report.outcomes.filter { $0.snapshot.status != .fresh }
-                environment.printError(
+                let summary =
                     "\(report.outcomes.count) widget\(report.outcomes.count == 1 ? "" : "s") refreshed into \(out): "
-                        + "\(report.outcomes.count - failed.count) fresh, \(failed.count) not fresh"
-                        + (report.diagnostics.isEmpty
-                            ? "" : "; \(report.diagnostics.count) definition problem\(report.diagnostics.count == 1 ? "" : "s")")
-                )
+                    + "\(report.outcomes.count - failed.count) fresh, \(failed.count) not fresh"
+                    + (report.diagnostics.isEmpty
+                        ? "" : "; \(report.diagnostics.count) definition problem\(report.diagnostics.count == 1 ? "" : "s")")
+                let counts: WidgetObject = [
+                    "out": .string(out), "widgets": .number(WidgetNumber(report.outcomes.count)),
+                    "fresh": .number(WidgetNumber(report.outcomes.count - failed.count)),
+                    "notFresh": .number(WidgetNumber(failed.count)), "problems": .number(WidgetNumber(report.diagnostics.count)),
+                ]
+                printLine(
+                    format.line(
+                        LogRecord(failed.isEmpty && report.diagnostics.isEmpty ? .notice : .warning, "once-done", summary, details: counts),
+                        text: summary, at: environment.clock.now()))
                 return report.diagnostics.isEmpty && failed.isEmpty ? 0 : 1
             } catch {
                 environment.printError("Error: \(error)")
@@ -152,7 +172,7 @@ public struct RunCommand: WidgetCommand {
             let lock = try DaemonLock(store: store)
             defer { lock.release() }
             configuration.outputCheck = { try lock.check() }
-            try await SignalHandling.run(WidgetDaemon(configuration: configuration), watching: config, beside: watchdog) {
+            try await SignalHandling.run(WidgetDaemon(configuration: configuration), watching: config, beside: watchdog, log: log) {
                 // The first line: the folder is prepared and locked, and from here on every signal counts.
                 let part = shard.map { ", shard \($0)" } ?? ""
                 let pid = ProcessInfo.processInfo.processIdentifier

@@ -32,7 +32,7 @@ enum SignalHandling {
     /// How long a stop may take before the process ends without waiting for the rest.
     static let stopGrace = 1.5
 
-    /// Whether ``exitAfterGrace()`` has started its thread.
+    /// Whether ``exitAfterGrace(log:)`` has started its thread.
     private static let graceStarted = Atomic(false)
 
     /// Ends the process ``stopGrace`` seconds from now unless it ended by itself first: whatever a stage
@@ -41,11 +41,13 @@ enum SignalHandling {
     ///
     /// The wait is on a thread of its own, not on a dispatch queue or a task: those share threads with the
     /// work that may be what makes the stop slow.
-    static func exitAfterGrace() {
+    ///
+    /// - Parameter log: where the line saying so goes, in the daemon's log format.
+    static func exitAfterGrace(log: @escaping @Sendable (LogRecord) -> Void) {
         guard !graceStarted.exchange(true, ordering: .relaxed) else { return }
         let thread = Thread {
             Thread.sleep(forTimeInterval: stopGrace)
-            StandardStream.error.write("widgetd: the stop took longer than \(stopGrace) s; exiting now\n")
+            log(LogRecord(.warning, "stop-timeout", "widgetd: the stop took longer than \(stopGrace) s; exiting now"))
             RunningPrograms.killAll(waiting: false)
             _exit(0)
         }
@@ -73,8 +75,10 @@ enum SignalHandling {
     /// group, inside this one: nothing runs outside the group once this returns.
     ///
     /// - Throws: what the daemon throws, or ``StoreError`` when the signal pipe cannot be made.
+    /// `log` takes the daemon's own lines (a stop that outlasts ``stopGrace``).
     static func run(
-        _ daemon: WidgetDaemon, watching folder: String, beside: (@Sendable () async -> Void)? = nil, ready: () -> Void
+        _ daemon: WidgetDaemon, watching folder: String, beside: (@Sendable () async -> Void)? = nil,
+        log: @escaping @Sendable (LogRecord) -> Void, ready: () -> Void
     ) async throws {
         let queue = DispatchQueue(label: "widgetd.signals")
         let pipe = try SignalPipe.install(UnixSignal.all.map(\.rawValue))
@@ -87,7 +91,7 @@ enum SignalHandling {
             for number in pipe.drain() {
                 switch UnixSignal(rawValue: number) {
                 case .terminate, .interrupt:
-                    SignalHandling.exitAfterGrace()
+                    SignalHandling.exitAfterGrace(log: log)
                     continuation.yield(.stop)
                 case .hangup: continuation.yield(.reload)
                 case .user1: continuation.yield(.requests)

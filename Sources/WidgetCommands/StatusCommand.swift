@@ -13,14 +13,17 @@ public struct StatusCommand: WidgetCommand {
         Reads the snapshots and state in DIR. The first line says whether a daemon is writing to DIR
         (its pid, since when, and when its last wave of refreshes ended), and whether DIR's file
         system is read-only or full; then one line per widget: title, status ("unwritten" when the
-        daemon could not write its last refresh), age of the data, next refresh, refreshes used today,
-        and the last error; then the warnings of fresh widgets (a filter that kept nothing, a path that
-        matched nothing, a server read without verifying its certificate); then the problems of the definitions as the daemon last loaded them.
+        daemon could not write its last refresh, "refreshing" while its first refresh is under way,
+        with when it started), age of the data, next refresh, refreshes used today, and the last
+        error; then the warnings of fresh widgets (a filter that kept nothing, a path that matched
+        nothing, a server read without verifying its certificate); then the problems of the
+        definitions as the daemon last loaded them.
 
         Options:
           --out DIR        the daemon's output folder; without it $WIDGETD_OUT, else $STATE_DIRECTORY
                            (systemd), else out
-          --format FORMAT  text (default) or json: {"daemon": {...}, "widgets": [...], "problems": [...]}
+          --format FORMAT  text (default) or json: {"daemon": {...}, "widgets": [...], "problems":
+                           [{file, line, column, path, message}]}, problems as list and validate give them
 
         Exit code 1 when a widget is not fresh or unwritten, DIR cannot be written, or a definition has a
         problem; warnings alone leave it 0.
@@ -68,6 +71,7 @@ public struct StatusCommand: WidgetCommand {
                 ]
                 object["ageSeconds"] = snapshot.lastSuccessAt.map { .number(WidgetNumber(max(0, Int(now.timeIntervalSince($0))))) } ?? .null
                 object["nextRefreshAt"] = snapshot.nextRefreshAt.map { .string(Timestamp.string($0)) } ?? .null
+                if let started = snapshot.refreshStartedAt { object["refreshStartedAt"] = .string(Timestamp.string(started)) }
                 object["refreshesToday"] = .number(WidgetNumber(state.refreshesToday(at: now)))
                 object["entries"] = .number(WidgetNumber(snapshot.entries.count))
                 object["error"] = snapshot.error.map(WidgetValue.string) ?? .null
@@ -77,7 +81,7 @@ public struct StatusCommand: WidgetCommand {
             }
             let report: WidgetObject = [
                 "daemon": daemon.value, "output": output.map(WidgetValue.string) ?? .null,
-                "widgets": .array(widgets), "problems": .array(problems.map(WidgetValue.string)),
+                "widgets": .array(widgets), "problems": .array(store.definitionProblemObjects()),
             ]
             environment.print(JSONWriter.string(.object(report), style: .pretty))
         } else {
@@ -89,9 +93,10 @@ public struct StatusCommand: WidgetCommand {
                 let age = snapshot.lastSuccessAt.map { StatusCommand.age(now.timeIntervalSince($0)) } ?? "-"
                 let today = "\(state.refreshesToday(at: now))"
                 let writeError = unwritten[snapshot.id].map { "its last refresh could not be written: \($0)" }
+                let note = snapshot.refreshStartedAt.map { "first refresh under way since \(Timestamp.string($0))" }
                 rows.append([
                     snapshot.id, snapshot.title ?? "-", writeError == nil ? snapshot.status.rawValue : "unwritten", age,
-                    snapshot.nextRefreshAt.map(Timestamp.string) ?? "-", today, writeError ?? snapshot.error ?? "-",
+                    snapshot.nextRefreshAt.map(Timestamp.string) ?? "-", today, writeError ?? snapshot.error ?? note ?? "-",
                 ])
             }
             environment.print(ListCommand.table(rows))

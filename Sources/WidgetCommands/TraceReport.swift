@@ -11,9 +11,11 @@ import FoundationNetworking
 /// tools.
 ///
 /// Values are shortened so that a trace of a large payload stays readable: the text shows a list's first
-/// 3 items and an object's first 10 members (all of them when only one more is left), one a line, each
-/// cut at 120 characters, and inside a line lists of 3 items, objects of 10 members and strings of 60
-/// characters; the JSON keeps a list's first 5 items and an object's first 20 members, strings' first
+/// 3 items and an object's first 10 members (all of them when only one more is left), one a line, and
+/// inside a line lists of 3 items, objects of 10 members and strings of 60 characters. A line longer
+/// than 120 characters whose value is an object is spread over one line per key, each key's value
+/// shortened on its own (so a key added at the end still shows); any other long line is cut at 120
+/// characters. The JSON keeps a list's first 5 items and an object's first 20 members, strings' first
 /// 200 characters (a cut string ends with `…`), and gives a list or object nested deeper than 4 levels
 /// as its shape (`"a list of 12 items"`). Every step also states the whole value's shape.
 struct TraceReport {
@@ -105,12 +107,12 @@ struct TraceReport {
         case .array(let items) where !items.isEmpty:
             let shown = shownCount(items.count, limit: textItems)
             for (index, item) in items.prefix(shown).enumerated() {
-                lines.append(cut("    [\(index)] \(compact(item, mask: mask))", mask: mask))
+                lines += spread("    ", "[\(index)] ", item, mask: mask)
             }
             if items.count > shown { lines.append("    … \(counted(items.count - shown, "more item", "more items"))") }
         case .object(let object) where !object.isEmpty:
             let shown = shownCount(object.count, limit: textMembers)
-            for (key, member) in object.prefix(shown) { lines.append(cut("    \(key): \(compact(member, mask: mask))", mask: mask)) }
+            for (key, member) in object.prefix(shown) { lines += spread("    ", "\(key): ", member, mask: mask) }
             if object.count > shown { lines.append("    … \(counted(object.count - shown, "more member", "more members"))") }
         case .string, .number, .bool:
             lines.append(cut("    \(compact(value, mask: mask))", mask: mask))
@@ -124,12 +126,33 @@ struct TraceReport {
         var lines = ["  " + counted(entries.count, "entry", "entries")]
         let shown = shownCount(entries.count, limit: textItems)
         for entry in entries.prefix(shown) {
-            var line = "    \(Timestamp.string(entry.date))  \(compact(entry.content, mask: mask))"
-            if let relevance = entry.relevance { line += "  relevance \(relevance.text)" }
-            if let url = entry.url { line += "  url \(url)" }
-            lines.append(cut(line, mask: mask))
+            var facts = ""
+            if let relevance = entry.relevance { facts += "  relevance \(relevance.text)" }
+            if let url = entry.url { facts += "  url \(url)" }
+            let line = "    \(Timestamp.string(entry.date))  \(compact(entry.content, mask: mask))" + facts
+            if line.count > lineWidth, case .object(let content) = entry.content, !content.isEmpty {
+                // The date and its facts on a line of their own, then each key of the content.
+                lines.append(cut("    \(Timestamp.string(entry.date))" + facts, mask: mask))
+                for (key, member) in content { lines += spread("      ", "\(key): ", member, mask: mask, depth: 1) }
+            } else {
+                lines.append(cut(line, mask: mask))
+            }
         }
         if entries.count > shown { lines.append("    … \(counted(entries.count - shown, "more entry", "more entries"))") }
+        return lines
+    }
+
+    /// The lines of `value` after `label` (`[0] `, `title: `) at `indent`: one line when it fits in
+    /// ``lineWidth``; else, for an object, the label alone and then every key on a line of its own, two
+    /// spaces deeper, each spread the same way up to `depth` levels down and cut on its own after that;
+    /// any other value is cut at the end of its line.
+    private static func spread(_ indent: String, _ label: String, _ value: WidgetValue, mask: SecretMask, depth: Int = 0) -> [String] {
+        let line = indent + label + compact(value, mask: mask)
+        guard line.count > lineWidth, depth < 3, case .object(let object) = value, !object.isEmpty else {
+            return [cut(line, mask: mask)]
+        }
+        var lines = [cut(indent + label.trimmingCharacters(in: .whitespaces), mask: mask)]
+        for (key, member) in object { lines += spread(indent + "  ", "\(key): ", member, mask: mask, depth: depth + 1) }
         return lines
     }
 

@@ -77,7 +77,14 @@ public enum WidgetCommandLine {
             try parsed.finish()
             return await instance.run(environment)
         } catch {
-            environment.printError("Error: \(error)\nRun 'widgetd \(name) --help' for its options.")
+            // Asked for JSON logs, even a usage error is one JSON line.
+            let message = "Error: \(error)\nRun 'widgetd \(name) --help' for its options."
+            if LogFormat.asksForJSON(words) {
+                environment.printError(
+                    LogFormat.jsonErrorLine(message.replacingOccurrences(of: "\n", with: " "), at: environment.clock.now()))
+            } else {
+                environment.printError(message)
+            }
             return 2
         }
     }

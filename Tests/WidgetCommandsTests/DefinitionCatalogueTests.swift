@@ -92,7 +92,7 @@ struct DefinitionCatalogueTests {
     static let everyStage: [(String, String)] = [
         (
             "http",
-            #"{"source": {"url": "https://example.com/a", "method": "post", "headers": {"Accept": "application/json"}, "body": {"q": "{{ params.q }}"}, "timeout": "20s", "connectTimeout": "5s", "maxBytes": 1000, "maxRedirects": 0, "handshake": {"status": 409, "header": "X-Session-Id"}, "when": "{{ params.q }}"}}"#
+            #"{"source": {"url": "https://example.com/a", "method": "post", "headers": {"Accept": "application/json"}, "body": {"q": "{{ params.q }}"}, "timeout": "20s", "connectTimeout": "5s", "maxBytes": 1000, "maxRedirects": 0, "handshake": {"status": 409, "header": "X-Session-Id"}, "when": "{{ params.q }}"}, "instances": [{"id": "a", "params": {"q": "x"}}]}"#
         ),
         ("file", #"{"source": {"type": "file", "path": "data/data.json", "maxBytes": 1000}, "parser": {"type": "json", "empty": "null"}}"#),
         ("text", #"{"source": {"path": "data/a.txt"}, "parser": {"type": "text", "lines": true, "trim": true, "skipEmpty": false}}"#),

@@ -108,7 +108,9 @@ struct GalleryPageTests {
             Self.snapshot("down", content: ["text": "old"], status: .cached, error: "source: <host> answered 503"), definition: nil,
             now: Self.now)
         #expect(
-            card.html.contains(#"<details class="badge badge-cached"><summary title="source: &lt;host&gt; answered 503">cached</summary>"#),
+            card.html.contains(
+                #"<details class="badge badge-cached"><summary title="source: &lt;host&gt; answered 503">cached"#
+                    + GalleryCard.infoIcon + "</summary>"),
             "\(card.html)")
         #expect(card.html.contains(#"<div class="error"><p>source: &lt;host&gt; answered 503</p></div></details>"#), "\(card.html)")
         #expect(card.html.contains(#"data-status="cached""#))
@@ -120,6 +122,20 @@ struct GalleryPageTests {
             quiet.contains(#"<details class="badge badge-fresh badge-warned"><summary title="transforms[0] (select): gave an empty list"#),
             "\(quiet)")
         #expect(quiet.contains("<p>timeline: no entries</p>"))
+        #expect(quiet.contains(">fresh" + GalleryCard.warningIcon + "</summary>"))
+    }
+
+    @Test func badgeIconsAreInlineDrawingsNotFontGlyphs() {
+        // Common fonts lack ⓘ and draw an empty box: the icons are SVG in the badge's own colour.
+        for icon in [GalleryCard.infoIcon, GalleryCard.warningIcon] {
+            #expect(icon.hasPrefix("<svg ") && icon.hasSuffix("</svg>"))
+            #expect(icon.contains("currentColor"))
+            #expect(!icon.contains("style=") && !icon.contains("href") && !icon.contains("http"))
+        }
+        #expect(!GalleryPage.style.contains("ⓘ") && !GalleryPage.style.contains("⚠"))
+        #expect(!GalleryPage.style.contains("content:"))
+        let plain = GalleryCard.render(Self.snapshot("ok", content: ["text": "x"]), definition: nil, now: Self.now).html
+        #expect(!plain.contains("<svg"))
     }
 
     @Test func withoutTheScriptTheEntryCurrentWhenRenderedShows() {

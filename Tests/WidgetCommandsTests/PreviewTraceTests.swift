@@ -128,6 +128,49 @@ struct PreviewTraceTests {
         #expect(folder.names() == ["widgets.d"])
     }
 
+    @Test func aLongItemShowsEveryKeyOnALineOfItsOwn() async throws {
+        // The map adds fields after a long title: a line cut at 120 characters would hide them.
+        try folder.write(
+            "widgets.d/news.json",
+            """
+            {"title": "News", "timeZone": "UTC",
+             "source": {"url": "\(server.url("/news").absoluteString)?key={{ env.NEWS_KEY }}"},
+             "transforms": [
+               {"type": "select", "path": "$.articles[*]"},
+               {"type": "filter", "where": "@.score == 2"},
+               {"type": "map", "fields": {"title": "{{ title }}", "summary": "{{ title | downcase }}", "score": "{{ score }}",
+                                          "rank": "second"}}
+             ],
+             "timeline": {"type": "each", "every": "1h"},
+             "schedule": {"every": "1h"}}
+            """)
+        let result = await widgetd(["preview", "news", "--config", folder.file("widgets.d").path, "--trace"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let lines = result.stdout.split(separator: "\n").map(String.init)
+        let map = try #require(lines.firstIndex(of: "transforms[2] (map)  0 ms"))
+        #expect(
+            Array(lines[(map + 1)...].prefix(6)) == [
+                "  a list of 1 item",
+                "    [0]",
+                #"      title: "A widget daemon that keeps every widget fresh, written witho…""#,
+                #"      summary: "a widget daemon that keeps every widget fresh, written witho…""#,
+                "      score: 2",
+                #"      rank: "second""#,
+            ])
+        let timeline = try #require(lines.firstIndex(of: "timeline (each)  0 ms"))
+        #expect(
+            Array(lines[(timeline + 1)...].prefix(6)) == [
+                "  1 entry",
+                "    2026-11-22T08:00:00Z",
+                #"      title: "A widget daemon that keeps every widget fresh, written witho…""#,
+                #"      summary: "a widget daemon that keeps every widget fresh, written witho…""#,
+                "      score: 2",
+                #"      rank: "second""#,
+            ])
+        #expect(lines.allSatisfy { $0.count <= 120 })
+        #expect(!result.stdout.contains("k3y-s3cr3t"))
+    }
+
     @Test func theJSONTraceMarksTheStageThatEmptiedTheList() async throws {
         try writeNews(where: "@.score > 100")
         let result = await widgetd(["preview", "news", "--config", folder.file("widgets.d").path, "--trace", "--format", "json"])

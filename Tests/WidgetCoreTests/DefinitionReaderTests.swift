@@ -57,7 +57,7 @@ struct DefinitionReaderTests {
         #expect(definition.transforms.first?.path.description == "$.transforms[0]")
         #expect(definition.timeline.stage.typeName == "single")
         #expect(definition.schedule.rule == .at([TimeOfDay(hour: 0, minute: 0)]))
-        #expect(definition.schedule.maxPerDay == 70)
+        #expect(definition.schedule.maxPerDay == nil)
         #expect(definition.staleAfter == WidgetDuration(seconds: 86_400))
         #expect(definition.fallback == FallbackPolicy(keep: 20, pick: .daily))
         #expect(definition.placeholder == .object(["text": "Open Mr. Funny Jokes to get started!"]))

@@ -68,6 +68,39 @@ struct ScheduleBudgetTests {
         #expect(Schedule(rule: .never, maxPerDay: 1).budgetProblem == nil)
     }
 
+    @Test func withoutMaxPerDayNoScheduleHasABudgetProblem() {
+        #expect(Schedule(rule: .every(WidgetDuration(seconds: 300))).maxPerDay == nil)
+        #expect(Schedule(rule: .every(WidgetDuration(seconds: 60)), allowFrequent: true).budgetProblem == nil)
+        #expect(Schedule(rule: .every(WidgetDuration(seconds: 900))).budgetProblem == nil)
+    }
+
+    @Test func validateIsQuietForEveryPlainSchedule() {
+        for schedule in [
+            #"{"every": "15m"}"#, #"{"every": "5m"}"#, #"{"every": "1m", "allowFrequent": true}"#, #"{"cron": "*/5 * * * *"}"#,
+            #"{"cron": "* * * * *", "allowFrequent": true}"#, #"{"at": ["08:00", "09:00", "10:00"]}"#, #""atEnd""#, #""never""#,
+        ] {
+            #expect(warnings(#"{"source": {"path": "p.json"}, "schedule": "# + schedule + "}") == [], "\(schedule)")
+        }
+    }
+
+    @Test func withoutMaxPerDayADaysRefreshesAreCountedButNoneRefused() {
+        // A 15-minute widget all day long: 96 refreshes, none refused, the count kept for `status`.
+        let policy = RefreshPolicy(
+            widgetID: "w", schedule: Schedule(rule: .every(WidgetDuration(seconds: 900))), timeZone: TimeZone(identifier: "UTC")!,
+            staleAfter: nil)
+        var budget = DailyBudget()
+        let midnight = Date(timeIntervalSince1970: 1_795_305_600)
+        for step in 0..<96 {
+            #expect(policy.spendBudget(&budget, at: midnight.addingTimeInterval(Double(step) * 900), enforced: true) == .spent)
+        }
+        #expect(budget.used == 96)
+        let capped = RefreshPolicy(
+            widgetID: "w", schedule: Schedule(rule: .every(WidgetDuration(seconds: 900)), maxPerDay: 70),
+            timeZone: TimeZone(identifier: "UTC")!, staleAfter: nil)
+        budget = DailyBudget(day: "2026-11-22", used: 70)
+        #expect(capped.spendBudget(&budget, at: midnight.addingTimeInterval(70 * 900), enforced: true) != .spent)
+    }
+
     @Test func everyMinuteAgainstAHundredADayNamesBothNumbersAndAFit() {
         #expect(
             Schedule(rule: .every(WidgetDuration(seconds: 60)), maxPerDay: 100, allowFrequent: true).budgetProblem
@@ -95,7 +128,7 @@ struct ScheduleBudgetTests {
 
     @Test func cronAndAtSchedulesAreCountedToo() {
         #expect(
-            warnings(#"{"source": {"path": "p.json"}, "schedule": {"cron": "*/5 * * * *"}}"#) == [
+            warnings(#"{"source": {"path": "p.json"}, "schedule": {"cron": "*/5 * * * *", "maxPerDay": 70}}"#) == [
                 #"widgets.d/ticker.json:1:53: $.schedule.cron: warning: cron "*/5 * * * *" fires 288 times on each day it runs, but maxPerDay is 70: after 70 refreshes in a day the widget waits for the next day; raise "maxPerDay" to 288, or fire less often"#
             ])
         #expect(

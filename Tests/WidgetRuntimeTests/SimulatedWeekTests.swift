@@ -73,7 +73,7 @@ struct SimulatedWeekTests {
     }
 
     @Test func weekOfMixedSchedulesRefreshesAtExactlyTheScheduledInstants() async throws {
-        // 96 refreshes a day: above the default budget of 70.
+        // 96 refreshes a day, with a budget that allows them.
         try write("quarter", #""timeline": "single", "schedule": {"every": "15m", "maxPerDay": 96}"#)
         try write("twice", #""timeZone": "America/New_York", "timeline": "single", "schedule": {"at": ["08:00", "20:00"]}"#)
         try write("fourhourly", #""timeline": "single", "schedule": {"cron": "0 */4 * * *"}"#)
@@ -143,6 +143,18 @@ struct SimulatedWeekTests {
         let expectedCount: Int = 672 + 15 + 42 + 38 + 77 + 174
         #expect(reports.count == expectedCount)
         #expect(store.state(for: "chatty").budgetUsed == 10)
+    }
+
+    @Test func aPlainQuarterHourWidgetRefreshesAllDayWithoutADailyCap() async throws {
+        // No maxPerDay: no budget stops it at the 70th refresh (17:30), as WidgetKit's would.
+        try write("plain", #""timeline": "single", "schedule": {"every": "15m"}"#)
+        source.set("plain", json: #"{"ok": true}"#)
+        let reports = try await run(makeDaemon(), until: start.addingTimeInterval(2 * 86_400))
+        #expect(offsets(reports.map(\.snapshot.generatedAt)) == (0..<192).map { $0 * 900 })
+        #expect(reports.allSatisfy { $0.error == nil && $0.snapshot.status == .fresh })
+        #expect(source.fetchCount("plain") == 192)
+        // The day's refreshes are still counted, for status.
+        #expect(store.state(for: "plain").budgetUsed == 96)
     }
 
     @Test func daemonDownForAWeekCatchesUpWithExactlyOneRefreshPerWidget() async throws {

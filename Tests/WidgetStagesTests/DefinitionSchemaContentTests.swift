@@ -85,7 +85,9 @@ struct DefinitionSchemaContentTests {
         #expect(top["fallback"]?["properties"]?["pick"]?["enum"] == ["latest", "daily", "random"])
         #expect(top["fallback"]?["properties"]?["keep"]?["default"] == 1)
         #expect(top["schedule"]?["anyOf"]?[0]?["enum"] == ["atEnd", "never"])
-        #expect(top["schedule"]?["anyOf"]?[1]?["properties"]?["maxPerDay"]?["default"] == 70)
+        // No daily cap unless a definition sets one: maxPerDay has no default.
+        #expect(top["schedule"]?["anyOf"]?[1]?["properties"]?["maxPerDay"]?["minimum"] == 1)
+        #expect(top["schedule"]?["anyOf"]?[1]?["properties"]?["maxPerDay"]?["default"] == nil)
         #expect(try definition("transform.limit")["properties"]?["offset"]?["default"] == 0)
         #expect(try definition("transform.sort")["properties"]?["order"]?["enum"] == ["ascending", "descending", "asc", "desc"])
         #expect(try definition("parser.json")["properties"]?["empty"]?["enum"] == ["error", "null"])

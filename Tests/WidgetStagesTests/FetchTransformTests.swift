@@ -327,7 +327,9 @@ struct FetchTransformTests {
         let problems = Self.read(text, file: "widgets.d/hn.json").diagnostics.map(\.description)
         #expect(
             problems == [
-                "widgets.d/hn.json:5:31: $.transforms[1].url: \"url\" does not read the item, so every item would fetch the same URL; put the item in it, e.g. \"https://example.com/item/{{ item }}.json\" or \"…/{{ id }}.json\" for an item's field"
+                // (params, in a definition without instances, are always empty: a problem of its own.)
+                "widgets.d/hn.json:5:31: $.transforms[1].url: the template reads params.id, but this definition has no \"instances\" to give params, so it is always empty; add \"instances\": [{\"id\": \"home\", \"params\": {\"id\": …}}], or write the value in place of params.id",
+                "widgets.d/hn.json:5:31: $.transforms[1].url: \"url\" does not read the item, so every item would fetch the same URL; put the item in it, e.g. \"https://example.com/item/{{ item }}.json\" or \"…/{{ id }}.json\" for an item's field",
             ])
     }
 

@@ -310,7 +310,7 @@ struct WidgetPipelineTests {
         let widget = try pipeline(
             #"""
             {
-              "inputs": { "daily": { "type": "memory", "key": "daily", "when": "{{ 1 | divided_by: params.zero }}" } },
+              "inputs": { "daily": { "type": "memory", "key": "daily", "when": "{{ 1 | divided_by: inputs.zero }}" } },
               "source": { "type": "memory", "key": "news" }
             }
             """#)

@@ -24,8 +24,8 @@ extension Schedule: Decodable, DescribedOptions {
                 KeyDescription("Delay every due time by a fixed amount up to this long, derived from the widget's id.", .duration)
             case .maxPerDay:
                 KeyDescription(
-                    "At most this many refreshes a day in the widget's zone, manual reloads included.",
-                    .integer(minimum: 1), default: .number(WidgetNumber(Schedule.defaultMaxPerDay))
+                    "At most this many refreshes a day in the widget's zone, manual reloads included (WidgetKit's daily budget); no cap without it.",
+                    .integer(minimum: 1)
                 )
             case .allowFrequent:
                 KeyDescription("Allow intervals and cron rules under 5 minutes, when the source allows it.", .boolean, default: false)

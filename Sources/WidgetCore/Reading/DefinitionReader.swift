@@ -218,6 +218,9 @@ extension DefinitionReader {
         /// The options whose templates may read secrets, by index in `transforms`, for the transforms
         /// whose stage sends requests of its own (``Stage/secretOptions``).
         var transformSecretOptions: [Int: [any CodingKey & Sendable]] = [:]
+        /// The instances of the document being read, for the templates that read `params` (see
+        /// ``checkParams(in:at:instances:)``); one without an id for a definition without instances.
+        var parameterOwners: [(id: String?, index: Int, params: WidgetObject)] = []
         /// Where every key and value starts, read from `source` when the first problem is reported.
         private var locations: SourceMap?
         /// The steps the templates rendered while the file is checked (titles, placeholders, constant
@@ -336,6 +339,7 @@ extension DefinitionReader {
                 else { continue }
                 transformSecretOptions[index] = options
             }
+            parameterOwners = document.instances?.map { ($0.id, $0.index, $0.params) } ?? [(nil, 0, [:])]
             checkTemplates(value, at: .root, instances: document.instances?.map { ($0.id, $0.params) } ?? [(nil, [:])])
             // The widget's document: the zone resolved, the instances made into widgets of their own.
             // Without a readable source (reported) it reads a stand-in, and the other stages are still checked.
@@ -400,6 +404,7 @@ extension DefinitionReader {
                 let path = ValuePath(components: components)
                 let variables = template.variables
                 checkNames(template, at: path)
+                checkParams(in: template, at: path, instances: parameterOwners)
                 // Outside a source, only a template that names `env` or `secret` has anything to report.
                 if secretsAllowed(at: path) || SecretStore.Namespace.allCases.contains(where: { variables.contains($0.rawValue) }) {
                     checkSecrets(in: template, at: path, instances: instances)

@@ -3,7 +3,7 @@ import WidgetLiquid
 
 /// Every rule about a widget's timing, in one place: when its next refresh is due (schedule and jitter),
 /// when to retry after failures (backoff and `Retry-After`), when its data turns stale, and how its daily
-/// budget (`maxPerDay`) is counted. The daemon, `run --once`, `list`, `next` and `status` all ask it, so
+/// budget (`maxPerDay`, when set) is counted. The daemon, `run --once`, `list`, `next` and `status` all ask it, so
 /// they cannot disagree.
 ///
 /// ```swift
@@ -112,15 +112,16 @@ public struct RefreshPolicy: Sendable {
     public enum BudgetDecision: Sendable, Hashable {
         /// The refresh runs; it is counted.
         case spent
-        /// The day's `maxPerDay` refreshes have run: the refresh waits until `renewsAt`, not counted.
-        case usedUp(renewsAt: Date)
+        /// The day's `maxPerDay` refreshes (`limit`) have run: the refresh waits until `renewsAt`, not counted.
+        case usedUp(limit: Int, renewsAt: Date)
     }
 
     /// Counts a refresh at `now` in `budget`: a new local day starts the count from 0; a refresh past
-    /// the schedule's `maxPerDay` is refused when `enforced` (a manual `run --once` is not).
+    /// the schedule's `maxPerDay`, when it has one, is refused when `enforced` (a manual `run --once` is
+    /// not). Without `maxPerDay` every refresh is counted and none refused.
     ///
     /// ```swift
-    /// if case .usedUp(let next) = policy.spendBudget(&state.budget, at: now, enforced: true) { … }
+    /// if case .usedUp(_, let next) = policy.spendBudget(&state.budget, at: now, enforced: true) { … }
     /// ```
     public func spendBudget(_ budget: inout DailyBudget, at now: Date, enforced: Bool) -> BudgetDecision {
         let today = budgetDay(now)
@@ -129,8 +130,8 @@ public struct RefreshPolicy: Sendable {
             budget.used = 0
         }
         budget.dayEndsAt = budgetDayEnds(after: now)
-        if enforced, budget.used >= schedule.maxPerDay {
-            return .usedUp(renewsAt: budgetRenews(after: now))
+        if enforced, let limit = schedule.maxPerDay, budget.used >= limit {
+            return .usedUp(limit: limit, renewsAt: budgetRenews(after: now))
         }
         budget.used += 1
         return .spent

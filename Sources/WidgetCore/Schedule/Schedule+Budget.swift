@@ -22,11 +22,12 @@ extension Schedule {
     /// Intervals of whole minutes that people choose, for a suggestion that fits a budget.
     private static let roundIntervals = [5, 10, 15, 20, 30, 60, 120, 180, 240, 360, 480, 720, 1_440]
 
-    /// Why this schedule does not fit ``maxPerDay``, with the numbers and a fix; `nil` when it fits.
+    /// Why this schedule does not fit ``maxPerDay``, with the numbers and a fix; `nil` when it fits, and
+    /// always without a ``maxPerDay`` (no daily cap).
     ///
     /// `every 1m` with `maxPerDay` 100: `every 1m fires 1,440 times a day, but maxPerDay is 100: …`.
     public var budgetProblem: String? {
-        guard let firings = firingsPerDay, firings > maxPerDay else { return nil }
+        guard let maxPerDay, let firings = firingsPerDay, firings > maxPerDay else { return nil }
         let rule: String
         var fix = "raise \"maxPerDay\" to \(Self.grouped(firings))"
         switch self.rule {

@@ -20,22 +20,21 @@ public struct Schedule: Sendable, Hashable {
     public var rule: Rule
     /// A stable, per-widget delay of up to this long added to each due time.
     public var jitter: WidgetDuration?
-    /// At most this many refreshes a day in the widget's zone, manual reloads included.
-    public var maxPerDay: Int
+    /// At most this many refreshes a day in the widget's zone, manual reloads included (WidgetKit's
+    /// daily budget); `nil`, the default, for no daily cap: a server has no such budget unless asked.
+    public var maxPerDay: Int?
     /// Whether intervals under five minutes were asked for on purpose.
     public var allowFrequent: Bool
 
     /// The interval of a definition without `schedule`: one hour.
     public static let defaultInterval = WidgetDuration(seconds: 3_600)
-    /// ``maxPerDay`` unless a definition sets it.
-    public static let defaultMaxPerDay = 70
     /// The shortest interval allowed without ``allowFrequent``: five minutes.
     public static let frequentLimit = WidgetDuration(seconds: 300)
 
-    /// The default schedule: every hour, at most 70 a day.
+    /// The default schedule: every hour, with no daily cap.
     public init(
         rule: Rule = .every(Schedule.defaultInterval), jitter: WidgetDuration? = nil,
-        maxPerDay: Int = Schedule.defaultMaxPerDay, allowFrequent: Bool = false
+        maxPerDay: Int? = nil, allowFrequent: Bool = false
     ) {
         self.rule = rule
         self.jitter = jitter

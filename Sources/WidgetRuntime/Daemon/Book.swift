@@ -103,6 +103,38 @@ extension WidgetDaemon {
 
         // MARK: - Recording
 
+        /// Whether `id` has no data to show: no snapshot yet, or one left `refreshing` by a daemon that
+        /// stopped during its first refresh.
+        func awaitsFirstRefresh(_ id: String) -> Bool {
+            guard let summary = snapshots[id] else { return true }
+            return summary.status == .refreshing
+        }
+
+        /// Takes in the start of `widget`'s first refresh at `now`: writes its snapshot and page as
+        /// `refreshing` (so that `status`, the index and the gallery list it from the start), and keeps
+        /// them for the next index. Written before the refresh starts, so its own snapshot comes after.
+        ///
+        /// A folder that cannot be written is left to the refresh to report: it writes there too.
+        mutating func recordFirstRefreshStart(of widget: WidgetPipeline, at now: Date) {
+            let id = widget.id
+            let snapshot = Snapshot.refreshing(id: id, title: widget.definition.title, startedAt: now)
+            guard (try? store.write(snapshot, syncsFolder: false, syncsData: false)) != nil else { return }
+            snapshots[id] = SnapshotSummary(snapshot)
+            let card = try? store.writeCard(of: snapshot, definition: widget.definition)
+            writtenCards[id] = card ?? GalleryCard.render(snapshot, definition: widget.definition, now: now)
+            cardsToRender.remove(id)
+        }
+
+        /// Deletes the `refreshing` snapshot and page of `id`, whose first refresh ended without a result
+        /// (the daemon stopping); returns whether there was one.
+        mutating func forgetFirstRefresh(of id: String) -> Bool {
+            guard snapshots[id]?.status == .refreshing else { return false }
+            snapshots[id] = nil
+            writtenCards[id] = nil
+            store.removeSnapshot(for: id)
+            return true
+        }
+
         /// Takes in a snapshot rewritten `stale` (see ``WidgetDaemon/markStale(_:at:definitions:store:)``).
         mutating func recordMarkedStale(_ snapshot: Snapshot) {
             snapshots[snapshot.id] = SnapshotSummary(snapshot)

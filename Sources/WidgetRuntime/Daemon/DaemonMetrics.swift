@@ -17,7 +17,7 @@ extension WidgetDaemon {
             var writeFailures = 0
             var fetchSeconds: Double?
             var fetchBytes: Int?
-            var budget: (used: Int, limit: Int)?
+            var budget: (used: Int, limit: Int?)?
 
             /// The refreshes that ended in `status`.
             subscript(status: Snapshot.Status) -> Int {
@@ -27,6 +27,8 @@ extension WidgetDaemon {
                     case .cached: refreshes.1
                     case .stale: refreshes.2
                     case .placeholder: refreshes.3
+                    // Not the result of a refresh: never counted.
+                    case .refreshing: 0
                     }
                 }
                 set {
@@ -35,6 +37,7 @@ extension WidgetDaemon {
                     case .cached: refreshes.1 = newValue
                     case .stale: refreshes.2 = newValue
                     case .placeholder: refreshes.3 = newValue
+                    case .refreshing: break
                     }
                 }
             }
@@ -88,7 +91,8 @@ extension WidgetDaemon {
                 let fraction = String(micro % 1_000_000)
                 return "\(micro / 1_000_000)." + String(repeating: "0", count: 6 - fraction.count) + fraction
             }
-            let statuses = Snapshot.Status.allCases
+            // The statuses a refresh ends in (`refreshing` is the moment before).
+            let statuses = Snapshot.Status.allCases.filter { $0 != .refreshing }
             let sorted = widgets.sorted { $0.key < $1.key }.map { (id: $0.key, counters: $0.value) }
             let refreshed = sorted.filter { $0.counters.lastDuration != nil }
             family(
@@ -127,8 +131,8 @@ extension WidgetDaemon {
                 "widgetd_budget_used", "gauge", "Refreshes used today, in the widget's zone.",
                 sorted.compactMap { id, counters in counters.budget.map { (widget(id), "\($0.used)") } })
             family(
-                "widgetd_budget_limit", "gauge", "The most refreshes a day (maxPerDay).",
-                sorted.compactMap { id, counters in counters.budget.map { (widget(id), "\($0.limit)") } })
+                "widgetd_budget_limit", "gauge", "The most refreshes a day (maxPerDay), for widgets that set it.",
+                sorted.compactMap { id, counters in counters.budget?.limit.map { (widget(id), "\($0)") } })
             family(
                 "widgetd_snapshot_age_seconds", "gauge", "Age of the data each widget serves.",
                 snapshots.keys.sorted().compactMap { id in

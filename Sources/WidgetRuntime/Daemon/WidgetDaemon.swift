@@ -242,10 +242,14 @@ public final class WidgetDaemon: Sendable {
         if outputLost == nil {
             record(finished.filter { if case .skipped = $0.written { false } else { true } }, in: &book, running: &running)
         }
+        var forgotten = false
         for id in running.ids {
             running.abandon(id)
             logInterrupted(id)
+            // A first refresh interrupted leaves no data: the widget is missing again, not refreshing.
+            if outputLost == nil, book.forgetFirstRefresh(of: id) { forgotten = true }
         }
+        if forgotten { book.writeIndexAndMetrics(now: configuration.clock.now(), log: configuration.log) }
         if let outputLost {
             configuration.log(LogRecord(.error, "output-lost", "\(outputLost)", error: "\(outputLost)"))
             throw outputLost
@@ -356,6 +360,7 @@ public final class WidgetDaemon: Sendable {
         guard !popped.isEmpty else { return }
         var due = popped.filter { !running.isSlow($0.id) } + popped.filter { running.isSlow($0.id) }
         let refresher = coalescingRefresher()
+        var starting: [(widget: WidgetPipeline, start: Int, abandonment: Abandonment)] = []
         while !due.isEmpty, !running.isFull {
             let widget = due.removeFirst()
             if running.contains(widget.id) {
@@ -366,10 +371,18 @@ public final class WidgetDaemon: Sendable {
             if running.mustWait(widget.id) { continue }
             let start = running.nextStart()
             let abandonment = Abandonment()
+            running.add(widget.id, start: start, abandonment: abandonment)
+            starting.append((widget, start, abandonment))
+        }
+        // Widgets with no data yet are listed as refreshing, with when it started, until their refresh
+        // ends: their snapshots and the index are written before any of them starts.
+        let first = starting.filter { book.awaitsFirstRefresh($0.widget.id) }
+        for (widget, _, _) in first { book.recordFirstRefreshStart(of: widget, at: now) }
+        if !first.isEmpty { book.writeIndexAndMetrics(now: now, log: configuration.log) }
+        for (widget, start, abandonment) in starting {
             launch(
                 widget, start: start, book: book, refresher: refresher, now: now, respectBudget: true, abandonment: abandonment,
                 in: &group)
-            running.add(widget.id, start: start, abandonment: abandonment)
         }
         // No free place: these wait for the next one, still due.
         book.makeDue(due.map(\.id), at: now)

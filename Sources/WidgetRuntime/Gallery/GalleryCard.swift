@@ -57,7 +57,8 @@ public struct GalleryCard: Sendable, Hashable {
         html += "<header><h2>\(HTMLText.escape(title))</h2>\(badge(snapshot))</header>"
         html += "<div class=\"entries\">"
         if snapshot.entries.isEmpty {
-            html += "<section class=\"entry entry-empty\"><p class=\"muted\">No data yet.</p></section>"
+            let empty = snapshot.status == .refreshing ? "No data yet: the first refresh is under way." : "No data yet."
+            html += "<section class=\"entry entry-empty\"><p class=\"muted\">\(empty)</p></section>"
         }
         let current = currentIndex(of: snapshot.entries, at: now)
         // Every entry's view spends from one budget: a view that loops forever costs the card a bounded
@@ -77,6 +78,8 @@ public struct GalleryCard: Sendable, Hashable {
         html += "</div><footer>"
         if let success = snapshot.lastSuccessAt {
             html += "<span>updated \(time(success))</span>"
+        } else if let started = snapshot.refreshStartedAt {
+            html += "<span>first refresh started \(time(started))</span>"
         } else {
             html += "<span>never updated</span>"
         }
@@ -103,11 +106,26 @@ public struct GalleryCard: Sendable, Hashable {
         guard !notes.isEmpty else {
             return "<span class=\"badge badge-\(status)\">\(status)</span>"
         }
-        let kind = snapshot.error == nil ? " badge-warned" : ""
+        let warned = snapshot.error == nil
+        let kind = warned ? " badge-warned" : ""
         return
-            "<details class=\"badge badge-\(status)\(kind)\"><summary title=\"\(HTMLText.escape(notes.joined(separator: "\n")))\">\(status)</summary>"
+            "<details class=\"badge badge-\(status)\(kind)\"><summary title=\"\(HTMLText.escape(notes.joined(separator: "\n")))\">\(status)"
+            + (warned ? warningIcon : infoIcon) + "</summary>"
             + "<div class=\"error\">" + notes.map { "<p>\(HTMLText.escape($0))</p>" }.joined() + "</div></details>"
     }
+
+    /// The icon of a badge with an error behind it: an `i` in a circle, drawn inline in the badge's
+    /// colour (`currentColor`), so that it needs no font that has the glyph, and reads in light and dark.
+    public static let infoIcon =
+        #"<svg class="badge-icon" viewBox="0 0 16 16" width="12" height="12" aria-hidden="true" focusable="false">"#
+        + #"<circle cx="8" cy="8" r="6.75" fill="none" stroke="currentColor" stroke-width="1.5"/>"#
+        + #"<rect x="7.2" y="6.8" width="1.6" height="5" rx=".5" fill="currentColor"/><circle cx="8" cy="4.6" r="1" fill="currentColor"/></svg>"#
+
+    /// The icon of a fresh badge with warnings behind it: an `!` in a triangle, drawn as ``infoIcon`` is.
+    public static let warningIcon =
+        #"<svg class="badge-icon" viewBox="0 0 16 16" width="12" height="12" aria-hidden="true" focusable="false">"#
+        + #"<path d="M8 1.6 15.2 14.4H.8Z" fill="none" stroke="currentColor" stroke-width="1.4" stroke-linejoin="round"/>"#
+        + #"<rect x="7.25" y="5.8" width="1.5" height="4.6" rx=".5" fill="currentColor"/><circle cx="8" cy="12.2" r=".9" fill="currentColor"/></svg>"#
 
     /// A `<time>` the script rewrites as "3 min ago" or "in 12 min"; without it, the UTC time.
     static func time(_ date: Date) -> String {

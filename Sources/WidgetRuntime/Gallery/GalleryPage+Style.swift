@@ -26,11 +26,12 @@ extension GalleryPage {
         .badge{font-size:.72rem;font-weight:600;text-transform:uppercase;letter-spacing:.04em;border-radius:999px;padding:.1rem .5rem;\
         border:1px solid currentColor;position:relative;flex:none}
         details.badge>summary{cursor:pointer;list-style:none}details.badge>summary::-webkit-details-marker{display:none}
-        details.badge>summary::after{content:" ⓘ"}details.badge-warned>summary::after{content:" ⚠"}details.badge .error p{margin:0}details.badge .error p+p{margin-top:.4rem}
+        .badge-icon{display:inline-block;width:1.05em;height:1.05em;margin-left:.3em;vertical-align:-.18em}
+        details.badge .error p{margin:0}details.badge .error p+p{margin-top:.4rem}
         details.badge .error{position:absolute;right:0;top:1.6rem;z-index:2;width:min(18rem,70vw);margin:0;padding:.5rem .6rem;\
         background:var(--card);color:var(--text);border:1px solid var(--line);border-radius:8px;box-shadow:0 4px 14px rgba(0,0,0,.2);\
         font-weight:400;text-transform:none;letter-spacing:0;font-size:.8rem;overflow-wrap:anywhere}
-        .badge-fresh{color:var(--fresh)}.badge-cached{color:var(--cached)}.badge-stale{color:var(--stale)}.badge-placeholder{color:var(--placeholder)}
+        .badge-fresh{color:var(--fresh)}.badge-cached{color:var(--cached)}.badge-stale{color:var(--stale)}.badge-placeholder{color:var(--placeholder)}.badge-refreshing{color:var(--placeholder)}
         .entries{flex:1;padding:0 .9rem .6rem}.entry[hidden]{display:none}
         .card>footer{display:flex;flex-wrap:wrap;gap:.15rem .9rem;padding:.45rem .9rem .6rem;border-top:1px solid var(--line);\
         color:var(--muted);font-size:.78rem}

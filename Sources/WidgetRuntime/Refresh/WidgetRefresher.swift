@@ -11,7 +11,7 @@ import WidgetLiquid
 /// `fallback` policy, or the placeholder when there never was data; `error` says what failed: a stage,
 /// the daily budget, the deadline.
 /// Failures are retried with exponential backoff (30 s, 1 m, 2 m … capped at the schedule's interval),
-/// never sooner than a source's `Retry-After`. Refreshes per local day are capped by `maxPerDay`.
+/// never sooner than a source's `Retry-After`. Refreshes per local day are capped by `maxPerDay` when set.
 public struct WidgetRefresher: Sendable {
     /// Secrets for `{{ env.NAME }}`.
     public var secrets: SecretStore
@@ -105,9 +105,9 @@ public struct WidgetRefresher: Sendable {
         let definition = pipeline.definition
         let policy = definition.refreshPolicy
         var state = state
-        if case .usedUp(let next) = policy.spendBudget(&state.budget, at: now, enforced: respectBudget) {
+        if case .usedUp(let limit, let next) = policy.spendBudget(&state.budget, at: now, enforced: respectBudget) {
             state.nextDueAt = next
-            let error = RefreshFailure.budgetUsedUp(limit: definition.schedule.maxPerDay, next: next)
+            let error = RefreshFailure.budgetUsedUp(limit: limit, next: next)
             let snapshot = fallbackSnapshot(pipeline, state: state, now: now, error: error.description, next: next)
             return Outcome(snapshot: snapshot, state: state, error: error, ran: false)
         }

@@ -29,6 +29,9 @@ public struct Snapshot: Sendable, Hashable {
         case stale
         /// There has never been data; serving the placeholder, if any.
         case placeholder
+        /// The widget's first refresh is under way: there is no data yet, and ``generatedAt`` is the
+        /// moment that refresh started (see ``Snapshot/refreshing(id:title:startedAt:nextRefreshAt:)``).
+        case refreshing
     }
 
     /// The widget's id, also the file's name without `.json`.
@@ -76,6 +79,17 @@ public struct Snapshot: Sendable, Hashable {
         self.warnings = warnings
     }
 
+    /// The snapshot of a widget whose first refresh started at `startedAt`: status ``Status/refreshing``,
+    /// no entries, no error. The refresh's own snapshot replaces it when it ends.
+    public static func refreshing(id: String, title: String?, startedAt: Date, nextRefreshAt: Date? = nil) -> Snapshot {
+        Snapshot(
+            id: id, title: title, status: .refreshing, generatedAt: startedAt, lastSuccessAt: nil, nextRefreshAt: nextRefreshAt,
+            entries: [], error: nil)
+    }
+
+    /// When the first refresh of a ``Status/refreshing`` widget started; nil for any other status.
+    public var refreshStartedAt: Date? { status == .refreshing ? generatedAt : nil }
+
     // MARK: - JSON
 
     /// The snapshot as the JSON object front-ends read.
@@ -89,6 +103,7 @@ public struct Snapshot: Sendable, Hashable {
             "lastSuccessAt": lastSuccessAt.map { .string(Timestamp.string($0)) } ?? .null,
             "nextRefreshAt": nextRefreshAt.map { .string(Timestamp.string($0)) } ?? .null,
         ]
+        if let refreshStartedAt { object["refreshStartedAt"] = .string(Timestamp.string(refreshStartedAt)) }
         object["entries"] = .array(entries.map(Snapshot.entryValue))
         object["error"] = error.map(WidgetValue.string) ?? .null
         object["warnings"] = .array(warnings.map(WidgetValue.string))

@@ -1,6 +1,6 @@
 public import Foundation
 public import WidgetCore
-import WidgetJSON
+public import WidgetJSON
 
 /// The output folder: snapshots, the index, assets, metrics and the daemon's private state.
 ///
@@ -80,10 +80,11 @@ public struct SnapshotStore: Sendable {
     /// - Parameters:
     ///   - snapshot: The snapshot; its `id` names the file.
     ///   - syncsFolder: `false` when the caller calls ``syncFolders()`` after several writes.
-    public func write(_ snapshot: Snapshot, syncsFolder: Bool = true) throws(AtomicFileError) {
+    ///   - syncsData: `false` for a snapshot that stands only until the next (a `refreshing` one).
+    public func write(_ snapshot: Snapshot, syncsFolder: Bool = true, syncsData: Bool = true) throws(AtomicFileError) {
         try AtomicFile.write(
             JSONWriter.data(snapshot.value, style: .pretty) + Data([0x0A]), toPath: snapshotPath(for: snapshot.id),
-            syncsFolder: syncsFolder)
+            syncsFolder: syncsFolder, syncsData: syncsData)
     }
 
     /// Writes what one refresh produced: the snapshot, then the state. Neither the folder nor the
@@ -134,6 +135,7 @@ public struct SnapshotStore: Sendable {
                 "file": .string("\(snapshot.id).json"),
                 "nextRefreshAt": snapshot.nextRefreshAt.map { .string(Timestamp.string($0)) } ?? .null,
             ]
+            if let started = snapshot.refreshStartedAt { widget["refreshStartedAt"] = .string(Timestamp.string(started)) }
             if let card = cards[snapshot.id] {
                 widget["page"] = .string("\(snapshot.id).html")
                 widget["generation"] = .string(card.generation)
@@ -175,12 +177,19 @@ public struct SnapshotStore: Sendable {
         try AtomicFile.write(JSONWriter.data(.array(diagnostics.map(\.value)), style: .pretty) + Data([0x0A]), to: problemsFile)
     }
 
-    /// The definitions' problems as last recorded, one line each (`FILE:LINE:COL: PATH: MESSAGE`).
-    public func definitionProblems() -> [String] {
+    /// The definitions' problems as last recorded, each the object `list --format json` and
+    /// `validate --format json` give for it (`Diagnostic.value`): `file`, `line`, `column`, `path`,
+    /// `message`, and `"severity": "warning"` for a warning. Records without a file or message are left out.
+    public func definitionProblemObjects() -> [WidgetValue] {
         guard let data = AtomicFile.contentsWithoutFollowingLinks(atPath: problemsFile.path), let value = try? JSONReader.read(data) else {
             return []
         }
-        return (value.array ?? []).compactMap { problem in
+        return (value.array ?? []).filter { $0["file"]?.string != nil && $0["message"]?.string != nil }
+    }
+
+    /// The definitions' problems as last recorded, one line each (`FILE:LINE:COL: PATH: MESSAGE`).
+    public func definitionProblems() -> [String] {
+        definitionProblemObjects().compactMap { problem in
             guard let file = problem["file"]?.string, let message = problem["message"]?.string else { return nil }
             let location = problem["line"]?.number.flatMap { line in problem["column"]?.number.map { ":\(line):\($0)" } } ?? ""
             let path = problem["path"]?.string.map { ": \($0)" } ?? ""
