@@ -28,10 +28,13 @@ public struct RequestOptions: Decodable, Sendable, DescribedOptions {
     public var connectTimeout: WidgetDuration
     /// The largest body accepted, in bytes.
     public var maxBytes: Int
+    /// Where to get an OAuth2 access token the request sends as `Authorization: Bearer …`
+    /// (``OAuth2Options``); none by default.
+    public var oauth2: OAuth2Options?
 
     /// The request keys.
     public enum CodingKeys: String, DescribedKey {
-        case url, method, headers, body, timeout, connectTimeout, maxBytes
+        case url, method, headers, body, timeout, connectTimeout, maxBytes, oauth2
 
         public var keyDescription: KeyDescription {
             switch self {
@@ -62,6 +65,10 @@ public struct RequestOptions: Decodable, Sendable, DescribedOptions {
                 KeyDescription(
                     "The largest body accepted, in bytes.", .integer(minimum: 1),
                     default: .number(WidgetNumber(HTTPRequest.defaultMaxBytes)))
+            case .oauth2:
+                KeyDescription(
+                    "An OAuth2 access token for the request, from a token endpoint (client_credentials or refresh_token grant), kept in OUT/.state and renewed before it expires; clientID, clientSecret and refreshToken may read secrets.",
+                    .object(OAuth2Options.shape), secrets: true)
             }
         }
     }
