@@ -83,7 +83,10 @@ struct DeclaredOptionsTests {
 
     @Test func secretOptionsAreTheKeysWhoseDescriptionAllowsSecrets() {
         #expect(FetchTransform.secretOptions.map(\.stringValue) == ["url", "headers", "body", "oauth2"])
-        #expect(StageRegistry.builtIn.entry(.transformer, named: "fetch")?.secretOptions.map(\.stringValue) == ["url", "headers", "body", "oauth2"])
+        #expect(
+            StageRegistry.builtIn.entry(.transformer, named: "fetch")?.secretOptions.map(\.stringValue) == [
+                "url", "headers", "body", "oauth2",
+            ])
         #expect(MapTransform.secretOptions.isEmpty)
     }
 }
