@@ -13,6 +13,8 @@ import WidgetCore
 ///   token is sent anywhere. After a restart the saved token, and its refresh token, win over the
 ///   configured refresh token; a changed configured one (its secret replaced) is another key, so the
 ///   saved one is no longer read.
+/// - Before a renewal the saved token is read again: one another process renewed (`widgetd preview
+///   --out`) is used, and its rotated refresh token is the one presented next.
 /// - An API that answers 401 to a token has it renewed once, by ``token(for:now:http:timeout:connectTimeout:replacing:)``
 ///   with `replacing` set: widgets that saw the same stale token share that one renewal too.
 ///
@@ -49,7 +51,11 @@ public actor OAuth2Tokens {
     ) async throws -> OAuth2Token {
         let key = credentials.key
         if let renewal = renewalsInFlight[key] { return try await renewal.value }
-        let kept = tokens[key] ?? storage?.load(key: key)
+        var kept = tokens[key]
+        if kept == nil || kept?.accessToken == stale || kept?.needsRenewal(at: now) == true {
+            // Saved since by another process (`widgetd preview --out`), or by this one before a restart.
+            if let saved = storage?.load(key: key) { kept = saved }
+        }
         if let kept {
             tokens[key] = kept
             if kept.accessToken != stale, !kept.needsRenewal(at: now) { return kept }
