@@ -87,6 +87,28 @@ struct OAuth2TokenFilesTests {
         #expect(leaks == [])
     }
 
+    @Test func aDayOfFiveMinuteRefreshesEachByANewDaemonRenewsHourlyTokensAsOneDaemonWould() async throws {
+        let endpoint = TestTokenEndpoint(clientID: "app", clientSecret: Self.clientSecret, refreshToken: Self.refreshToken, now: start)
+        let server = try TestHTTPServer(routes: endpoint.routes)
+        let config = try TemporaryFolder("widgetd-config")
+        let out = try TemporaryFolder("widgetd-out")
+        try config.write("api.json", definition(server))
+        var failed: [String] = []
+        for tick in 0..<(24 * 12) {
+            let now = start.addingTimeInterval(TimeInterval(tick * 300))
+            endpoint.now = now
+            let outcome = try await runOnce(config: config, out: out, at: now)
+            if outcome.snapshot.status != .fresh { failed.append("\(tick): \(outcome.error.map { "\($0)" } ?? "")") }
+        }
+        print(
+            "OAuth2 simulated day, a new daemon for each of 288 refreshes: \(endpoint.tokensIssued) token requests, \(endpoint.refusals) refusals"
+        )
+        #expect(failed == [])
+        #expect(endpoint.tokensIssued == 27)
+        #expect(endpoint.refusals == 0)
+        #expect(endpoint.apiCalls == 288)
+    }
+
     @Test func aNewConfiguredRefreshTokenReplacesTheSavedOne() async throws {
         let endpoint = TestTokenEndpoint(clientID: "app", clientSecret: Self.clientSecret, refreshToken: Self.refreshToken, now: start)
         let server = try TestHTTPServer(routes: endpoint.routes)

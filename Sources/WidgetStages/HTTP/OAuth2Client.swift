@@ -43,20 +43,24 @@ public struct OAuth2Client: Sendable, Hashable {
         for (name, template) in [("clientSecret", options.clientSecret), ("refreshToken", options.refreshToken)] {
             guard let template, !HTTPFetcher.readsSecret(template) else { continue }
             throw StageError(
-                "\"oauth2\": \"\(name)\" is written out in the definition, where snapshots and logs could show it; keep it in a secret and write \"{{ secret.NAME }}\" (a file in the secrets folder) or \"{{ env.NAME }}\"",
+                "\"oauth2\": \"\(name)\" is written out in the definition file; keep it in a secret and write \"{{ secret.NAME }}\" (a file in the secrets folder) or \"{{ env.NAME }}\"",
                 option: key)
         }
         if options.tokenURL.isConstant {
-            guard let url = URL(string: options.tokenURL.source), let problem = Self.problem(with: url) else { return }
-            throw StageError("\"oauth2\": \"tokenURL\" \(problem)", option: key)
+            let problem: String? =
+                if let url = URL(string: options.tokenURL.source) { Self.problem(with: url) } else { Self.notHTTPS }
+            if let problem { throw StageError("\"oauth2\": \"tokenURL\" \(problem)", option: key) }
         }
     }
+
+    /// The end of the sentence about a token URL that is not one.
+    static let notHTTPS = "is not an https URL; write e.g. \"https://auth.example.com/oauth/token\""
 
     /// Why `url` cannot be a token endpoint, ending a sentence that starts with its name; `nil` when it can.
     static func problem(with url: URL) -> String? {
         let scheme = url.scheme?.lowercased()
         guard let host = url.host?.lowercased(), !host.isEmpty, scheme == "https" || scheme == "http" else {
-            return "is not an https URL; write e.g. \"https://auth.example.com/oauth/token\""
+            return notHTTPS
         }
         if scheme == "http", !["127.0.0.1", "::1", "[::1]", "localhost"].contains(host) {
             return
@@ -142,8 +146,9 @@ public struct OAuth2Client: Sendable, Hashable {
     ///
     /// The request is a form-encoded POST (RFC 6749 §4.4.2, §6), the client authenticated by HTTP Basic
     /// (`clientAuth: basic`, or in the form with `body`, and always in the form for a client without a
-    /// secret). It goes through `http`'s client and origin rewrites but never through a wave's coalescer
-    /// (a renewal must reach the server), and follows no redirect.
+    /// secret). It goes to `credentials.tokenURL`, whose origin rewrites ``credentials(context:item:)``
+    /// applied, through `http`'s client but never through a wave's coalescer (a renewal must reach the
+    /// server), and follows no redirect.
     ///
     /// - Throws: A `StageError` that says in words what the server answered (RFC 6749 §5.2's `error` and
     ///   `error_description`) and what to change, every secret and token masked.
@@ -156,7 +161,7 @@ public struct OAuth2Client: Sendable, Hashable {
         if let scope = credentials.scope { form.append(("scope", scope)) }
         if let audience = credentials.audience { form.append(("audience", audience)) }
         var request = HTTPRequest(
-            url: http.destination(of: credentials.tokenURL), method: "POST", bodyIsSecret: true, timeout: timeout,
+            url: credentials.tokenURL, method: "POST", bodyIsSecret: true, timeout: timeout,
             connectTimeout: connectTimeout, maxBytes: maximumResponseBytes, maxRedirects: 0)
         if credentials.clientAuth == .body || credentials.clientSecret == nil {
             form.append(("client_id", credentials.clientID))

@@ -41,7 +41,12 @@ public actor OAuth2Tokens {
     /// to its expiry and is not `replacing`, else a new one.
     ///
     /// - Parameters:
-    ///   - replacing: An access token an API refused (401): a kept token that is still this one is renewed
+    ///   - credentials: The credentials of the refresh, which name the token.
+    ///   - now: The refresh's moment: expiries are measured against it, never the system clock.
+    ///   - http: The client a token request goes through.
+    ///   - timeout: The deadline of a token request.
+    ///   - connectTimeout: The longest silence of a token request.
+    ///   - stale: An access token an API refused (401): a kept token that is still this one is renewed
     ///     whatever its expiry; one already renewed by another widget is returned as it is.
     /// - Throws: The token endpoint's refusal as a `StageError` (see `OAuth2Client`), or a storage failure:
     ///   a token that could not be saved is not used.
