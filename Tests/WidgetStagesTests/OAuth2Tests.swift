@@ -11,6 +11,8 @@ final class RecordingTokenStorage: OAuth2TokenStorage {
     private let saved = Mutex<[String: OAuth2Token]>([:])
     private let notes = Mutex<(saves: Int, usedBeforeSaved: [String])>((0, []))
     let endpoint: TestTokenEndpoint?
+    /// How many of the next saves fail, as a full disk would.
+    let failingSaves = Mutex(0)
 
     init(endpoint: TestTokenEndpoint? = nil) {
         self.endpoint = endpoint
@@ -19,6 +21,11 @@ final class RecordingTokenStorage: OAuth2TokenStorage {
     func load(key: String) -> OAuth2Token? { saved.withLock { $0[key] } }
 
     func save(_ token: OAuth2Token, key: String) throws {
+        let fails = failingSaves.withLock { count in
+            defer { count = max(0, count - 1) }
+            return count > 0
+        }
+        if fails { throw CocoaError(.fileWriteOutOfSpace) }
         if let endpoint, endpoint.tokensSeenByAPI.contains(token.accessToken) {
             notes.withLock { $0.usedBeforeSaved.append(token.accessToken) }
         }
@@ -143,6 +150,27 @@ struct OAuth2Tests {
         }
         #expect(presented.first == Self.refreshToken)
         #expect(Set(presented.compactMap { $0 }).count == 27)
+    }
+
+    @Test func aTokenThatCannotBeSavedIsNotUsedButItsRotatedRefreshTokenIsNotLost() async throws {
+        let endpoint = endpoint()
+        let server = try TestHTTPServer(routes: endpoint.routes)
+        let storage = RecordingTokenStorage(endpoint: endpoint)
+        storage.failingSaves.withLock { $0 = 1 }
+        let tokens = OAuth2Tokens(storage: storage)
+        let fetcher = try fetcher(options(server))
+        await #expect {
+            _ = try await fetcher.fetch(context: context(tokens: tokens))
+        } throws: { error in
+            ((error as? StageError)?.message ?? "").hasPrefix(
+                "the token from 127.0.0.1:\(server.port) could not be saved, so it is not used")
+        }
+        #expect(endpoint.apiCalls == 0 && endpoint.refusals == 0)
+        // The next refresh renews with the refresh token the server rotated in, and saves.
+        _ = try await fetcher.fetch(context: context(now: Self.start.addingTimeInterval(300), tokens: tokens))
+        #expect(endpoint.tokensIssued == 2)
+        #expect(endpoint.apiCalls == 1)
+        #expect(storage.tokens.first?.refreshToken == endpoint.currentRefreshToken)
     }
 
     // MARK: - 401

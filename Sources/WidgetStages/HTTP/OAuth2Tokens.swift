@@ -55,11 +55,11 @@ public actor OAuth2Tokens {
         connectTimeout: TimeInterval, replacing stale: String? = nil
     ) async throws -> OAuth2Token {
         let key = credentials.key
-        if let renewal = renewalsInFlight[key] { return try await renewal.value }
+        if let renewal = renewalsInFlight[key] { return try await Self.value(of: renewal) }
         var kept = tokens[key]
         if kept == nil || kept?.accessToken == stale || kept?.needsRenewal(at: now) == true {
             // Saved since by another process (`widgetd preview --out`), or by this one before a restart.
-            if let saved = storage?.load(key: key) { kept = saved }
+            if let saved = storage?.load(key: key), saved.obtainedAt > kept?.obtainedAt ?? .distantPast { kept = saved }
         }
         if let kept {
             tokens[key] = kept
@@ -73,17 +73,43 @@ public actor OAuth2Tokens {
             do {
                 try storage?.save(token, key: key)
             } catch {
-                throw StageError(
-                    "the token from \(credentials.host) could not be saved, so it is not used (a rotated refresh token would be lost): \(error)"
-                )
+                throw UnsavedToken(
+                    token: token,
+                    error: StageError(
+                        "the token from \(credentials.host) could not be saved, so it is not used (a refresh token the server rotated would be lost at a restart): \(error)"
+                    ))
             }
             return token
         }
         renewalsInFlight[key] = renewal
         requests += 1
         defer { renewalsInFlight[key] = nil }
-        let token = try await renewal.value
-        tokens[key] = token
-        return token
+        do {
+            let token = try await renewal.value
+            tokens[key] = token
+            return token
+        } catch let unsaved as UnsavedToken {
+            // Not used, but its refresh token is the one the server now accepts: kept in memory for the
+            // next renewal, which saves again.
+            var spent = unsaved.token
+            spent.expiresAt = spent.obtainedAt
+            tokens[key] = spent
+            throw unsaved.error
+        }
+    }
+
+    /// The token `renewal` gives, for a refresh that waited for another's renewal.
+    private static func value(of renewal: Task<OAuth2Token, any Error>) async throws -> OAuth2Token {
+        do {
+            return try await renewal.value
+        } catch let unsaved as UnsavedToken {
+            throw unsaved.error
+        }
+    }
+
+    /// A token the server gave that could not be saved.
+    private struct UnsavedToken: Error {
+        let token: OAuth2Token
+        let error: StageError
     }
 }
