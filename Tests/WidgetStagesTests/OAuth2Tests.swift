@@ -288,6 +288,13 @@ struct OAuth2Tests {
                 "\"tokenURL\" is http to auth.example.com, which would send the client secret and tokens in clear") == true)
         #expect(problem(options(server, extra: ["grant": "password"]))?.contains("use \"client_credentials\" or \"refresh_token\"") == true)
         #expect(problem(options(server, extra: ["tokenURL": "https://auth.example.com/token"])) == nil)
+        var both = options(server)
+        if case .object(var object) = both {
+            object["headers"] = ["authorization": "Bearer {{ env.TOKEN }}"]
+            both = .object(object)
+        }
+        #expect(
+            problem(both) == "$.headers: \"headers\" has \"authorization\", which \"oauth2\" sets to its access token; remove one of them")
         #expect(
             problem(options(server, grant: "client_credentials", extra: ["refreshToken": "{{ env.REFRESH }}"]))?.contains("remove it")
                 == true)

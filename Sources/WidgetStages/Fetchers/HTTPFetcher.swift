@@ -202,6 +202,11 @@ public struct HTTPFetcher: Fetcher {
         self.maxRedirects = maxRedirects
         self.handshake = handshake
         oauth2 = try options.oauth2.map(OAuth2Client.init(options:))
+        if oauth2 != nil, let written = headers.first(where: { $0.name.lowercased() == "authorization" }) {
+            throw StageError(
+                "\"headers\" has \"\(written.name)\", which \"oauth2\" sets to its access token; remove one of them",
+                option: Key.headers)
+        }
         if let rate {
             guard rate.within.seconds > 0 else {
                 throw StageError(
