@@ -12,11 +12,12 @@ public struct PreviewCommand: WidgetCommand {
     public static let help = """
         Usage: widgetd preview ID [--config DIR] [--trace [--format text|json]] [--html FILE]
                                   [--allow-path DIR]… [--rewrite-origin FROM=TO]…
-                                  [--template-steps N]
+                                  [--template-steps N] [--out DIR]
 
         Runs the pipeline of widget ID now (fetch, parse, transforms, timeline) and prints the snapshot
         it would write to standard output. Nothing else is written and no state is used or changed, so
-        a failure shows the placeholder with the error. Exit code 1 when the refresh fails.
+        a failure shows the placeholder with the error (with --out, OAuth2 tokens excepted). Exit code 1
+        when the refresh fails.
 
         Options:
           --trace        print every stage instead, in order, with its time: each fetch (the request
@@ -44,6 +45,9 @@ public struct PreviewCommand: WidgetCommand {
                          the steps templates may take (tags, loop iterations, filter calls): in the
                          refresh, the page, or while one definition file loads;
                          default 10000000
+          --out DIR      use the OAuth2 tokens kept in DIR/.state/oauth2 by the daemon writing to DIR,
+                         and keep a renewed one there, so that a refresh token the server rotates is not
+                         lost; without it tokens are asked for afresh and kept in memory only
         """
 
     /// The widget's id, the positional argument.
@@ -62,12 +66,15 @@ public struct PreviewCommand: WidgetCommand {
     public var html: String?
     /// `--template-steps`, when given.
     public var templateSteps: Int?
+    /// `--out`: the output folder whose OAuth2 tokens are used and kept, if any.
+    public var out: String?
 
     public init(arguments: inout Arguments) throws(UsageError) {
         config = try arguments.configFolder().path
         secrets = try SecretsOption(arguments: &arguments)
         access = try SourceAccessOptions(arguments: &arguments)
         html = try arguments.option("--html")
+        out = try arguments.option("--out")
         trace = arguments.flag("--trace")
         let format = try arguments.option("--format")
         guard format == nil || trace else {
@@ -91,8 +98,12 @@ public struct PreviewCommand: WidgetCommand {
         }
         let now = environment.clock.now()
         let recorder = trace ? PipelineTrace(clock: environment.clock) : nil
-        let outcome = await environment.refresher(log: { environment.printError($0.message) }).refresh(
-            widget, state: WidgetState(), now: now, respectBudget: false, trace: recorder)
+        var refresher = environment.refresher(log: { environment.printError($0.message) })
+        if let out {
+            let store = SnapshotStore(directory: URL(fileURLWithPath: out, isDirectory: true))
+            refresher.resources.insert(OAuth2Tokens(storage: OAuth2TokenFiles(store: store)))
+        }
+        let outcome = await refresher.refresh(widget, state: WidgetState(), now: now, respectBudget: false, trace: recorder)
         if let recorder {
             let report = TraceReport(
                 widget: id, at: now, steps: recorder.steps, snapshot: outcome.snapshot, error: outcome.error,

@@ -82,8 +82,11 @@ struct DeclaredOptionsTests {
     }
 
     @Test func secretOptionsAreTheKeysWhoseDescriptionAllowsSecrets() {
-        #expect(FetchTransform.secretOptions.map(\.stringValue) == ["url", "headers", "body"])
-        #expect(StageRegistry.builtIn.entry(.transformer, named: "fetch")?.secretOptions.map(\.stringValue) == ["url", "headers", "body"])
+        #expect(FetchTransform.secretOptions.map(\.stringValue) == ["url", "headers", "body", "oauth2"])
+        #expect(
+            StageRegistry.builtIn.entry(.transformer, named: "fetch")?.secretOptions.map(\.stringValue) == [
+                "url", "headers", "body", "oauth2",
+            ])
         #expect(MapTransform.secretOptions.isEmpty)
     }
 }

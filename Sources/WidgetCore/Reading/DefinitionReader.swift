@@ -29,6 +29,10 @@ public struct DefinitionReader: Sendable {
     /// `index.html`.
     public static let reservedIDs: Set<String> = ["index"]
 
+    /// The keys of a request's `oauth2` block whose templates may read secrets (`env`, `secret`): the
+    /// client's credentials. Its `tokenURL`, `scope` and `audience` may not.
+    static let oauth2SecretKeys = ["clientID", "clientSecret", "refreshToken"]
+
     /// What ``isValidID(_:)`` accepts, as a regular expression.
     public static let idPattern = WidgetIDRule.pattern
 
@@ -448,9 +452,13 @@ extension DefinitionReader {
             guard secretsAllowed(at: path) else {
                 // Outside a source no secret is in scope: only a direct mention needs saying.
                 if let namespace = SecretStore.Namespace.allCases.first(where: { template.variables.contains($0.rawValue) }) {
+                    let places =
+                        path.components.contains(.key("oauth2"))
+                        ? "\"oauth2\"'s " + DefinitionReader.oauth2SecretKeys.map { "\"\($0)\"" }.joined(separator: ", ")
+                        : "a source's \"url\", \"headers\" and \"body\""
                     report(
                         path,
-                        "{{ \(namespace.rawValue).… }} may only be used in a source's \"url\", \"headers\" and \"body\", so that secrets never reach a snapshot; move it there"
+                        "{{ \(namespace.rawValue).… }} may only be used in \(places), so that secrets never reach a snapshot; move it there"
                     )
                 }
                 return
@@ -543,16 +551,23 @@ extension DefinitionReader {
         }
 
         /// Whether a template at `path` may read secrets: in a source's or input's `url`, `headers` and
-        /// `body`, and in the ``Stage/secretOptions`` of a transform.
+        /// `body` and its `oauth2` block's credentials (``oauth2SecretKeys``), and in the
+        /// ``Stage/secretOptions`` of a transform (there too, inside `oauth2`, only in its credentials).
         func secretsAllowed(at path: ValuePath) -> Bool {
             let components = path.components
+            func oauth2Allowed(_ rest: ArraySlice<ValuePath.Component>) -> Bool {
+                guard case .key(let key)? = rest.first else { return false }
+                return DefinitionReader.oauth2SecretKeys.contains(key)
+            }
             if components.count >= 3, case .key("transforms") = components[0], case .index(let index) = components[1],
                 case .key(let option) = components[2]
             {
+                if option == "oauth2", !oauth2Allowed(components.dropFirst(3)) { return false }
                 return transformSecretOptions[index]?.contains { $0.stringValue == option } ?? false
             }
             func leafAllowed(_ rest: ArraySlice<ValuePath.Component>) -> Bool {
                 guard case .key(let key)? = rest.first else { return false }
+                if key == "oauth2" { return oauth2Allowed(rest.dropFirst()) }
                 return key == "url" || key == "headers" || key == "body"
             }
             if case .key("source")? = components.first { return leafAllowed(components.dropFirst()) }

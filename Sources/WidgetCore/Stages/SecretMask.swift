@@ -21,7 +21,7 @@ public struct SecretMask: Sendable, Hashable {
     public static let replacement = "***"
 
     /// The forms masked, longest first, so that a secret inside another is not masked half.
-    private let forms: [String]
+    private var forms: [String]
 
     /// A mask that hides nothing.
     public init() {
@@ -40,6 +40,14 @@ public struct SecretMask: Sendable, Hashable {
             forms.insert(base64.replacing("+", with: "-").replacing("/", with: "_"))
         }
         self.forms = forms.sorted { $0.count != $1.count ? $0.count > $1.count : $0 < $1 }
+    }
+
+    /// This mask, hiding `values` too (in every form, as ``init(values:)`` takes them): the tokens a
+    /// stage obtained itself beside the secrets its templates read.
+    public func adding(values: some Sequence<String>) -> SecretMask {
+        var mask = SecretMask(values: values)
+        mask.forms = Set(forms + mask.forms).sorted { $0.count != $1.count ? $0.count > $1.count : $0 < $1 }
+        return mask
     }
 
     /// Whether the mask hides nothing.

@@ -110,6 +110,11 @@ public final class WidgetDaemon: Sendable {
 
     /// A daemon with `configuration`; nothing happens until ``run()`` or ``runOnce()``.
     public init(configuration: Configuration) {
+        var configuration = configuration
+        // OAuth2 tokens are kept in the output folder's state, shared by every refresh of this daemon.
+        if configuration.refresher.resources[OAuth2Tokens.self] == nil {
+            configuration.refresher.resources.insert(OAuth2Tokens(storage: OAuth2TokenFiles(store: configuration.store)))
+        }
         self.configuration = configuration
         (refreshStream, refreshContinuation) = AsyncStream.makeStream(
             bufferingPolicy: configuration.keepsEveryRefreshReport ? .unbounded : .bufferingNewest(1))

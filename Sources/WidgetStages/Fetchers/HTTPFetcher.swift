@@ -26,6 +26,11 @@ import FoundationNetworking
 ///  "timeout": "10s", "maxBytes": 1048576}
 /// ```
 ///
+/// With `oauth2` (``OAuth2Options``), the request carries an access token from a token endpoint, kept
+/// and renewed by ``OAuth2Tokens``; a 401 renews it and sends the request once more, and a second 401
+/// fails the fetch. No token or client secret reaches a message, a trace or a snapshot: the trace's
+/// request line says `Authorization: Bearer ••••`.
+///
 /// A response that brings less than `minimumRate` in a window once it has begun (default 1 KiB in any
 /// 5 s, or `connectTimeout` when that is over 10 s) fails with what it sent, so a server that trickles
 /// frees its place for other widgets long before the `timeout`.
@@ -157,6 +162,8 @@ public struct HTTPFetcher: Fetcher {
     public let minimumRate: HTTPRequest.MinimumRate
     /// The TLS settings as the definition writes them (paths relative to its folder), or `nil`.
     public let tls: TLSOptions?
+    /// Where the request's access token comes from, or `nil` for none.
+    public let oauth2: OAuth2Client?
     /// The `env` and `secret` reads of the url, header and body templates: their values are masked in
     /// every error.
     let secretUses: [Template.SecretUse]
@@ -198,6 +205,12 @@ public struct HTTPFetcher: Fetcher {
         self.handshake = handshake
         try options.tls?.check()
         tls = options.tls
+        oauth2 = try options.oauth2.map(OAuth2Client.init(options:))
+        if oauth2 != nil, let written = headers.first(where: { $0.name.lowercased() == "authorization" }) {
+            throw StageError(
+                "\"headers\" has \"\(written.name)\", which \"oauth2\" sets to its access token; remove one of them",
+                option: Key.headers)
+        }
         if let rate {
             guard rate.within.seconds > 0 else {
                 throw StageError(
@@ -220,7 +233,7 @@ public struct HTTPFetcher: Fetcher {
         let count = templates.count
         if let body = options.body { collect(body) }
         bodyReadsSecret = templates[count...].contains(where: Self.readsSecret)
-        secretUses = Array(Set(templates.flatMap(\.secretUses.uses)))
+        secretUses = Array(Set((templates + (oauth2?.secretTemplates ?? [])).flatMap(\.secretUses.uses)))
         guard timeout > 0, connectTimeout > 0 else {
             throw StageError("\"timeout\" and \"connectTimeout\" must be above 0s", option: Key.timeout)
         }
@@ -262,8 +275,16 @@ public struct HTTPFetcher: Fetcher {
         context.secrets.mask(uses: secretUses, params: context.params)
     }
 
+    /// The mask of ``secretMask(context:)`` with the tokens of `authorization` too.
+    func secretMask(context: StageContext, _ authorization: OAuth2Authorization?) -> SecretMask {
+        guard let authorization else { return secretMask(context: context) }
+        return secretMask(context: context).adding(values: authorization.secrets)
+    }
+
     private func exchange(context: StageContext, item: WidgetValue?, fingerprint: String?) async throws -> Payload {
         var request = try makeRequest(context: context, item: item)
+        let authorization = try await OAuth2Authorization(self, context: context, item: item)
+        if let authorization { request.headers.add(name: "Authorization", value: authorization.token.authorization, isSecret: true) }
         // Validators belong to the request that earned them: a URL that changed since (its template reads
         // `inputs` or `now`, or the definition was edited) names another resource, whose answer to the old
         // validators would be meaningless.
@@ -286,9 +307,22 @@ public struct HTTPFetcher: Fetcher {
             retry.headers.replaceOrAdd(name: handshake.header, value: token)
             response = try await send(retry, http: http)
         }
+        // A refused token is renewed once and the request sent once more; a second 401 is the answer.
+        if response.status == 401, var authorization {
+            try await authorization.renew(context: context)
+            request.headers.remove(name: "Authorization")
+            request.headers.add(name: "Authorization", value: authorization.token.authorization, isSecret: true)
+            response = try await send(request, http: http)
+            if response.status == 401 {
+                let said = response.bodyExcerpt(masking: secretMask(context: context, authorization)).map { ": \($0)" } ?? ""
+                throw StageError(
+                    "\(request.hostDescription) answered 401 Unauthorized\(said), again with a new access token from \(authorization.credentials.host); check that the token's \"scope\" (and \"audience\") give access to this URL"
+                )
+            }
+        }
         if response.status == 304, sentValidators {
             var payload = Payload.notModified(origin: origin(of: request, context: context, item: item), status: 304)
-            payload.request = requestLine(request, context: context)
+            payload.request = requestLine(request, context: context, authorization)
             payload.maxBytes = request.maxBytes
             return payload
         }
@@ -296,7 +330,7 @@ public struct HTTPFetcher: Fetcher {
             let reason = HTTPURLResponse.localizedString(forStatusCode: response.status).capitalized
             let retryAfter = [429, 503].contains(response.status) ? response.retryAfter(now: context.now) : nil
             // What the server said about it, as curl shows it: an API's 400 explains itself.
-            let said = response.bodyExcerpt(masking: secretMask(context: context)).map { ": \($0)" } ?? ""
+            let said = response.bodyExcerpt(masking: secretMask(context: context, authorization)).map { ": \($0)" } ?? ""
             throw StageError(
                 "\(request.hostDescription) answered \(response.status) \(reason)\(said)\(Self.withheldNote(request, finalURL: response.finalURL))",
                 retryAfter: retryAfter)
@@ -311,7 +345,7 @@ public struct HTTPFetcher: Fetcher {
             status: response.status,
             validators: validators,
             maxAge: HTTPFetcher.freshness(response).map(Double.init),
-            request: requestLine(request, context: context),
+            request: requestLine(request, context: context, authorization),
             maxBytes: request.maxBytes
         )
     }
@@ -333,13 +367,14 @@ public struct HTTPFetcher: Fetcher {
 
     /// The method and the whole URL (query included) of `request`, with every secret the templates read
     /// and any password in the URL masked: what a trace shows.
-    private func requestLine(_ request: HTTPRequest, context: StageContext) -> String {
+    private func requestLine(_ request: HTTPRequest, context: StageContext, _ authorization: OAuth2Authorization?) -> String {
         var url = request.url.absoluteString
         if var components = URLComponents(url: request.url, resolvingAgainstBaseURL: true), components.password != nil {
             components.password = "***"
             url = components.string ?? request.redactedURL
         }
-        return masked("\(request.method) \(url)", context: context)
+        let line = "\(request.method) \(url)" + (authorization.map { " (Authorization: \($0.token.maskedAuthorization))" } ?? "")
+        return secretMask(context: context, authorization).apply(line)
     }
 
     /// `Cache-Control: max-age` minus `Age`, in whole seconds, when positive; `nil` for `no-store`/`no-cache`.

@@ -31,10 +31,13 @@ public struct RequestOptions: Decodable, Sendable, DescribedOptions {
     public var maxBytes: Int
     /// The TLS settings: a CA file, a client certificate and key, or no verification (``TLSOptions``).
     public var tls: TLSOptions?
+    /// Where to get an OAuth2 access token the request sends as `Authorization: Bearer …`
+    /// (``OAuth2Options``); none by default.
+    public var oauth2: OAuth2Options?
 
     /// The request keys.
     public enum CodingKeys: String, DescribedKey {
-        case url, method, headers, body, timeout, connectTimeout, maxBytes, tls
+        case url, method, headers, body, timeout, connectTimeout, maxBytes, tls, oauth2
 
         public var keyDescription: KeyDescription {
             switch self {
@@ -69,6 +72,10 @@ public struct RequestOptions: Decodable, Sendable, DescribedOptions {
                 KeyDescription(
                     "TLS settings: {\"caFile\": …} trusts a private CA instead of the system's, {\"certFile\": …, \"keyFile\": …} sends a client certificate, {\"verify\": false} reads the server without verification.",
                     .object(TLSOptions.shape))
+            case .oauth2:
+                KeyDescription(
+                    "An OAuth2 access token for the request, from a token endpoint (client_credentials or refresh_token grant), kept in OUT/.state and renewed before it expires; clientID, clientSecret and refreshToken may read secrets.",
+                    .object(OAuth2Options.shape), secrets: true)
             }
         }
     }
