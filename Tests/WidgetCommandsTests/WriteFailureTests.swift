@@ -27,8 +27,18 @@ struct WriteFailureTests {
 
         // A folder where the state journal goes: appending the widget's state fails. The snapshot is still
         // written, so status can show the widget beside what went wrong.
+        // The daemon may append (and so create the file again) between the removal and the folder's
+        // creation: then both are tried again.
         let blocked = folder.file("out/.state/_states.jsonl")
-        try FileManager.default.removeItem(at: blocked)
+        for attempt in 1... {
+            try? FileManager.default.removeItem(at: blocked)
+            do {
+                try FileManager.default.createDirectory(at: blocked, withIntermediateDirectories: false)
+                break
+            } catch where attempt < 100 {
+                continue
+            }
+        }
         try folder.write("out/.state/_states.jsonl/in-the-way", "x")
         let failed = try #require(await daemon.line(containing: "but it was not written"), "\(daemon.log)")
         #expect(failed.contains("items: fresh, 1 entry"), "\(failed)")
