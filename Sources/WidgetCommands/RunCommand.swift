@@ -100,8 +100,9 @@ public struct RunCommand: WidgetCommand {
             environment.printError("Error: \(problem)")
             return 2
         }
-        guard let withSecrets = secrets.apply(to: environment) else { return 2 }
-        let environment = access.apply(to: withSecrets).limitingTemplateSteps(to: templateSteps)
+        guard let withSecrets = secrets.apply(to: environment),
+            let environment = access.apply(to: withSecrets).limitingTemplateSteps(to: templateSteps).limitingHosts(folder: config)
+        else { return 2 }
         let notifier = ServiceNotifier(variables: environment.variables)
         let store = SnapshotStore(directory: URL(fileURLWithPath: out, isDirectory: true))
         let format = logFormat

@@ -109,7 +109,14 @@ public final class WidgetDaemon: Sendable {
     }
 
     /// A daemon with `configuration`; nothing happens until ``run()`` or ``runOnce()``.
+    ///
+    /// Without ``HostLimits`` among the refresher's resources, the daemon adds its own, on its clock and
+    /// with no rates: a server's `Retry-After` then holds back every widget on its host.
     public init(configuration: Configuration) {
+        var configuration = configuration
+        if configuration.refresher.resources[HostLimits.self] == nil {
+            configuration.refresher.resources.insert(HostLimits(clock: configuration.clock))
+        }
         self.configuration = configuration
         (refreshStream, refreshContinuation) = AsyncStream.makeStream(
             bufferingPolicy: configuration.keepsEveryRefreshReport ? .unbounded : .bufferingNewest(1))
