@@ -1,6 +1,6 @@
 public import Foundation
 public import WidgetCore
-public import WidgetJSON
+import WidgetJSON
 
 /// What the folder of definitions says about the hosts its widgets read: the file `hosts.settings`
 /// beside the definitions, JSON despite its name (a `*.json` file there would be read as a widget).
