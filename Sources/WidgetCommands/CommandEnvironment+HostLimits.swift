@@ -2,7 +2,7 @@ import WidgetCore
 import WidgetStages
 
 extension CommandEnvironment {
-    /// This environment with the ``HostLimits`` of the definitions in `folder`: a server's `Retry-After`
+    /// This environment with the `HostLimits` of the definitions in `folder`: a server's `Retry-After`
     /// holds back every widget on its host, and `hosts.settings` there sets each host's rate. An
     /// environment that has limits already keeps them.
     ///

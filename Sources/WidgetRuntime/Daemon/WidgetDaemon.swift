@@ -110,7 +110,7 @@ public final class WidgetDaemon: Sendable {
 
     /// A daemon with `configuration`; nothing happens until ``run()`` or ``runOnce()``.
     ///
-    /// Without ``HostLimits`` among the refresher's resources, the daemon adds its own, on its clock and
+    /// Without `HostLimits` among the refresher's resources, the daemon adds its own, on its clock and
     /// with no rates: a server's `Retry-After` then holds back every widget on its host.
     public init(configuration: Configuration) {
         var configuration = configuration
