@@ -13,7 +13,11 @@ import FoundationNetworking
 /// only — `env` (the process environment) and `secret` (files in the secrets folder), for secrets.
 /// Secrets never appear in errors, which name the host alone. A `body` that is an object or array is sent as JSON. A status of 400 or more fails the
 /// fetch with the status and the start of a text body in the message (``HTTPResponse/bodyExcerpt(masking:)``, secrets
-/// masked before it is cut); 429 and 503 pass the server's `Retry-After` to the scheduler.
+/// masked before it is cut); 429 and 503 pass the server's `Retry-After` to the scheduler, and, with the
+/// runtime's ``HostLimits``, hold back every widget on that origin until then.
+///
+/// With `pages` (``HTTPPages``), a list split into pages is read page after page and the items of all
+/// pages are given as one JSON array: `"pages": {"next": "link"}` follows GitHub's `Link` header.
 ///
 /// With `handshake`, a response with the given status (Transmission's 409) is answered by copying the
 /// named response header into the request and sending it once more.

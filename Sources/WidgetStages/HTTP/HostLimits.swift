@@ -68,7 +68,9 @@ public final class HostLimits: Sendable {
     /// Waits until a request to `url` is within its host's rate, and books it; returns at once for a
     /// host without a rate.
     ///
-    /// - Parameter deadline: The latest the request may be sent (by ``clock``).
+    /// - Parameters:
+    ///   - url: Where the request goes; its host's entry in ``settings`` sets the rate.
+    ///   - deadline: The latest the request may be sent (by ``clock``).
     /// - Throws: A `StageError` when the next free slot comes after `deadline` (nothing is booked), or
     ///   `CancellationError` when the waiting task is cancelled.
     public func admit(_ url: URL, deadline: Date) async throws {
