@@ -90,8 +90,9 @@ public struct PreviewCommand: WidgetCommand {
     }
 
     public func run(_ environment: CommandEnvironment) async -> Int32 {
-        guard let withSecrets = secrets.apply(to: environment) else { return 2 }
-        let environment = access.apply(to: withSecrets).limitingTemplateSteps(to: templateSteps)
+        guard let withSecrets = secrets.apply(to: environment),
+            let environment = access.apply(to: withSecrets).limitingTemplateSteps(to: templateSteps).limitingHosts(folder: config)
+        else { return 2 }
         let result = DefinitionDirectory(path: config).load(reader: environment.reader)
         guard let widget = result.widgets.first(where: { $0.id == id }) else {
             return WidgetLookup.reportMissing(id, in: result, config: config, environment: environment)

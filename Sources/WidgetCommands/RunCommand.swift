@@ -105,8 +105,9 @@ public struct RunCommand: WidgetCommand {
             logged.printError("Error: \(problem)")
             return 2
         }
-        guard let withSecrets = secrets.apply(to: logged) else { return 2 }
-        let environment = access.apply(to: withSecrets).limitingTemplateSteps(to: templateSteps)
+        guard let withSecrets = secrets.apply(to: logged),
+            let environment = access.apply(to: withSecrets).limitingTemplateSteps(to: templateSteps).limitingHosts(folder: config)
+        else { return 2 }
         let notifier = ServiceNotifier(variables: environment.variables)
         let store = SnapshotStore(directory: URL(fileURLWithPath: out, isDirectory: true))
         let format = logFormat

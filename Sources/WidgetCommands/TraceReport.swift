@@ -98,6 +98,8 @@ struct TraceReport {
             if let type = fetch.contentType { facts.append(type) }
         }
         lines.append("  " + facts.joined(separator: ", "))
+        lines += fetch.pages.map { "    " + $0 }
+        lines += fetch.warnings.map { "  ! warning: " + $0 }
         return lines
     }
 
@@ -188,6 +190,8 @@ struct TraceReport {
                 facts["bytes"] = .number(WidgetNumber(fetch.bytes))
                 facts["contentType"] = fetch.contentType.map(WidgetValue.string) ?? .null
                 facts["notModified"] = .bool(fetch.notModified)
+                if !fetch.pages.isEmpty { facts["pages"] = .array(fetch.pages.map(WidgetValue.string)) }
+                if !fetch.warnings.isEmpty { facts["warnings"] = .array(fetch.warnings.map(WidgetValue.string)) }
                 object["fetch"] = .object(facts)
             }
             if let value = step.value {

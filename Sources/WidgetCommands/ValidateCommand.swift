@@ -2,6 +2,7 @@ import Foundation
 import WidgetCore
 import WidgetJSON
 import WidgetRuntime
+import WidgetStages
 
 /// `widgetd validate --config DIR [--format json]`: checks every definition file.
 public struct ValidateCommand: WidgetCommand {
@@ -58,7 +59,13 @@ public struct ValidateCommand: WidgetCommand {
         var reader = environment.reader
         // The files stages need are looked up as the daemon will, started in this environment.
         reader.localFiles = LocalFileCheck(searchPath: environment.variables["PATH"])
-        let result = DefinitionDirectory(path: config).check(reader: reader)
+        var result = DefinitionDirectory(path: config).check(reader: reader)
+        // The folder's host settings are checked with it (see HostSettings), as a problem of the folder.
+        do {
+            _ = try HostSettings.load(folder: config)
+        } catch {
+            result.diagnostics += error.diagnostics
+        }
         let reported = ValidateCommand.inFileOrder(result.diagnostics + result.warnings, files: result.files)
         if json {
             environment.print(JSONWriter.string(.array(reported.map(\.value)), style: .pretty))

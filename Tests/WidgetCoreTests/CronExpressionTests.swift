@@ -156,14 +156,14 @@ struct CronExpressionTests {
     }
 
     @Test func coversEveryHourOnlyForHourlyRules() throws {
-        #expect(try CronExpression("*/5 * * * *").coversEveryHour)
-        #expect(try CronExpression("@hourly").coversEveryHour)
-        #expect(try !CronExpression("0 */2 * * *").coversEveryHour)
-        #expect(try !CronExpression("@daily").coversEveryHour)
+        #expect(CronExpression("*/5 * * * *").coversEveryHour)
+        #expect(CronExpression("@hourly").coversEveryHour)
+        #expect(!CronExpression("0 */2 * * *").coversEveryHour)
+        #expect(!CronExpression("@daily").coversEveryHour)
     }
 
     @Test func textIsKeptAsWritten() throws {
-        #expect(try CronExpression("0  */4 * * *").description == "0  */4 * * *")
+        #expect(CronExpression("0  */4 * * *").description == "0  */4 * * *")
     }
 
     // MARK: - Invalid expressions

@@ -23,8 +23,8 @@ struct ScheduleBudgetTests {
         #expect(Schedule(rule: .every(WidgetDuration(seconds: 7 * 60))).firingsPerDay == 206)
         #expect(Schedule(rule: .every(WidgetDuration(seconds: 2 * 86_400))).firingsPerDay == 1)
         #expect(Schedule(rule: .at([TimeOfDay(hour: 8, minute: 0), TimeOfDay(hour: 20, minute: 0)])).firingsPerDay == 2)
-        let weekdays = try CronExpression("*/5 9-17 * * mon-fri")
-        let hourly = try CronExpression("@hourly")
+        let weekdays: CronExpression = "*/5 9-17 * * mon-fri"
+        let hourly: CronExpression = "@hourly"
         #expect(Schedule(rule: .cron(weekdays)).firingsPerDay == 12 * 9)
         #expect(Schedule(rule: .cron(hourly)).firingsPerDay == 24)
         #expect(Schedule(rule: .atEnd).firingsPerDay == nil)

@@ -81,9 +81,15 @@ public final class PipelineTrace: Sendable {
         public var contentType: String?
         /// Whether the source answered "not modified" to the last fetch's validators.
         public var notModified: Bool
+        /// Each page read, when the source read several (see ``Payload/pages``).
+        public var pages: [String]
+        /// What the fetch had to say though it succeeded (see ``Payload/warnings``).
+        public var warnings: [String]
 
         /// The facts of `payload`.
         public init(_ payload: Payload) {
+            pages = payload.pages
+            warnings = payload.warnings
             request = payload.request
             origin = payload.origin
             status = payload.status

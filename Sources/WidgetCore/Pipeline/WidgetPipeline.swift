@@ -324,6 +324,7 @@ public struct WidgetPipeline: Sendable {
             )
         }
         trace?.append(.init(stage: stage, kind: .fetcher, type: fetcherType, seconds: fetched.seconds, fetch: .init(payload)))
+        for warning in payload.warnings { result.warnings.append(PipelineWarning(stage: stage, message: warning, widget: id)) }
         result.fetchSeconds += Self.seconds(ContinuousClock.now - started)
         result.fetchBytes += payload.data.count
         if let maxAge = payload.maxAge, maxAge > 0 {

@@ -27,6 +27,12 @@ public struct Payload: Sendable, Hashable {
     /// The body cap the source applied (its `maxBytes`), from which the limits on the value parsed from
     /// the payload scale (`ValueLimits`); nil when the source has none, and the default applies.
     public var maxBytes: Int?
+    /// For a source that read several pages, one line for each, secrets masked
+    /// (`page 2: GET https://…&page=2, 200, 5120 bytes, 30 items`); empty for a single request.
+    public var pages: [String] = []
+    /// What a fetch that succeeded still has to say, secrets masked (`more pages existed after page 10: …`):
+    /// the pipeline adds each to the refresh's warnings.
+    public var warnings: [String] = []
 
     /// The limits a parser keeps to when it reads this payload: scaled from ``maxBytes``.
     public var valueLimits: ValueLimits { ValueLimits(bodyCap: maxBytes) }

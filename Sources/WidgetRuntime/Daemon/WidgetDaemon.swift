@@ -109,11 +109,17 @@ public final class WidgetDaemon: Sendable {
     }
 
     /// A daemon with `configuration`; nothing happens until ``run()`` or ``runOnce()``.
+    ///
+    /// Without `HostLimits` among the refresher's resources, the daemon adds its own, on its clock and
+    /// with no rates: a server's `Retry-After` then holds back every widget on its host.
     public init(configuration: Configuration) {
         var configuration = configuration
         // OAuth2 tokens are kept in the output folder's state, shared by every refresh of this daemon.
         if configuration.refresher.resources[OAuth2Tokens.self] == nil {
             configuration.refresher.resources.insert(OAuth2Tokens(storage: OAuth2TokenFiles(store: configuration.store)))
+        }
+        if configuration.refresher.resources[HostLimits.self] == nil {
+            configuration.refresher.resources.insert(HostLimits(clock: configuration.clock))
         }
         self.configuration = configuration
         (refreshStream, refreshContinuation) = AsyncStream.makeStream(

@@ -13,7 +13,11 @@ import FoundationNetworking
 /// only — `env` (the process environment) and `secret` (files in the secrets folder), for secrets.
 /// Secrets never appear in errors, which name the host alone. A `body` that is an object or array is sent as JSON. A status of 400 or more fails the
 /// fetch with the status and the start of a text body in the message (``HTTPResponse/bodyExcerpt(masking:)``, secrets
-/// masked before it is cut); 429 and 503 pass the server's `Retry-After` to the scheduler.
+/// masked before it is cut); 429 and 503 pass the server's `Retry-After` to the scheduler, and, with the
+/// runtime's ``HostLimits``, hold back every widget on that origin until then.
+///
+/// With `pages` (``HTTPPages``), a list split into pages is read page after page and the items of all
+/// pages are given as one JSON array: `"pages": {"next": "link"}` follows GitHub's `Link` header.
 ///
 /// With `handshake`, a response with the given status (Transmission's 409) is answered by copying the
 /// named response header into the request and sending it once more.
@@ -45,10 +49,12 @@ public struct HTTPFetcher: Fetcher {
         public var handshake: Handshake?
         /// The least the response must bring in a window once it has begun; default 1 KiB in any 5 s.
         public var minimumRate: MinimumRate?
+        /// How to read a list split into pages (``HTTPPages``); one request by default.
+        public var pages: HTTPPages?
 
         /// The keys of a source alone, read beside ``RequestOptions/CodingKeys``.
         public enum CodingKeys: String, DescribedKey {
-            case maxRedirects, handshake, minimumRate
+            case maxRedirects, handshake, minimumRate, pages
 
             public var keyDescription: KeyDescription {
                 switch self {
@@ -68,6 +74,11 @@ public struct HTTPFetcher: Fetcher {
                         "The least the response must bring once it has begun: fewer bytes in a window fail the fetch and free its place for other widgets (a connectTimeout over 10s widens the window to it). Default {\"bytes\": 1024, \"within\": \"5s\"}; {\"bytes\": 0} turns it off.",
                         .object(MinimumRate.shape)
                     )
+                case .pages:
+                    KeyDescription(
+                        "Reads a list split into pages, concatenating the items of each: {\"next\": \"link\"} (the Link header), {\"next\": \"$.next\"} (a URL in the body), {\"next\": \"$.cursor\", \"param\": \"cursor\"}, {\"page\": \"page\"} or {\"offset\": \"offset\"}; with items, maxPages (default 10) and delay.",
+                        .object(HTTPPages.shape)
+                    )
                 }
             }
         }
@@ -83,6 +94,7 @@ public struct HTTPFetcher: Fetcher {
             maxRedirects = try container.decode(Int.self, forKey: .maxRedirects)
             handshake = try container.decodeIfPresent(Handshake.self, forKey: .handshake)
             minimumRate = try container.decodeIfPresent(MinimumRate.self, forKey: .minimumRate)
+            pages = try container.decodeIfPresent(HTTPPages.self, forKey: .pages)
         }
     }
 
@@ -164,6 +176,10 @@ public struct HTTPFetcher: Fetcher {
     public let tls: TLSOptions?
     /// Where the request's access token comes from, or `nil` for none.
     public let oauth2: OAuth2Client?
+    /// How pages are read, when the list is split into pages: see ``HTTPPages``.
+    public let pages: HTTPPages?
+    /// The walk ``pages`` describes, checked.
+    let walk: HTTPPages.Walk?
     /// The `env` and `secret` reads of the url, header and body templates: their values are masked in
     /// every error.
     let secretUses: [Template.SecretUse]
@@ -178,7 +194,8 @@ public struct HTTPFetcher: Fetcher {
 
     public init(options: Options) throws {
         try self.init(
-            request: options.request, maxRedirects: options.maxRedirects, handshake: options.handshake, minimumRate: options.minimumRate)
+            request: options.request, maxRedirects: options.maxRedirects, handshake: options.handshake, minimumRate: options.minimumRate,
+            pages: options.pages)
     }
 
     /// Checks `request` and the options of a source alone, as the decoder left them: within their bounds,
@@ -188,7 +205,7 @@ public struct HTTPFetcher: Fetcher {
     ///   `timeout`, `connectTimeout` or `minimumRate` window of 0s, a constant `url` that is not http(s).
     init(
         request options: RequestOptions, maxRedirects: Int = HTTPRequest.defaultMaxRedirects, handshake: Handshake? = nil,
-        minimumRate rate: MinimumRate? = nil
+        minimumRate rate: MinimumRate? = nil, pages: HTTPPages? = nil
     ) throws {
         typealias Key = RequestOptions.CodingKeys
         url = options.url
@@ -211,6 +228,8 @@ public struct HTTPFetcher: Fetcher {
                 "\"headers\" has \"\(written.name)\", which \"oauth2\" sets to its access token; remove one of them",
                 option: Key.headers)
         }
+        self.pages = pages
+        walk = try pages?.walk()
         if let rate {
             guard rate.within.seconds > 0 else {
                 throw StageError(
@@ -290,7 +309,8 @@ public struct HTTPFetcher: Fetcher {
         // validators would be meaningless.
         let fingerprint = fingerprint ?? requestFingerprint(context: context, item: item)
         var sentValidators = false
-        if context.validators.request == fingerprint {
+        // A paged list is read whole each time: a first page that did not change says nothing of the others.
+        if walk == nil, context.validators.request == fingerprint {
             if let etag = context.validators.etag {
                 request.headers.replaceOrAdd(name: "If-None-Match", value: etag)
                 sentValidators = true
@@ -300,19 +320,19 @@ public struct HTTPFetcher: Fetcher {
                 sentValidators = true
             }
         }
-        let http = context.http
-        var response = try await send(request, http: http)
+        var response = try await send(request, context: context)
         if let handshake, response.status == handshake.status, let token = response.headers[handshake.header] {
             var retry = request
             retry.headers.replaceOrAdd(name: handshake.header, value: token)
-            response = try await send(retry, http: http)
+            request = retry
+            response = try await send(retry, context: context)
         }
         // A refused token is renewed once and the request sent once more; a second 401 is the answer.
         if response.status == 401, var authorization {
             try await authorization.renew(context: context)
             request.headers.remove(name: "Authorization")
             request.headers.add(name: "Authorization", value: authorization.token.authorization, isSecret: true)
-            response = try await send(request, http: http)
+            response = try await send(request, context: context)
             if response.status == 401 {
                 let said = response.bodyExcerpt(masking: secretMask(context: context, authorization)).map { ": \($0)" } ?? ""
                 throw StageError(
@@ -326,14 +346,9 @@ public struct HTTPFetcher: Fetcher {
             payload.maxBytes = request.maxBytes
             return payload
         }
-        guard response.isSuccess else {
-            let reason = HTTPURLResponse.localizedString(forStatusCode: response.status).capitalized
-            let retryAfter = [429, 503].contains(response.status) ? response.retryAfter(now: context.now) : nil
-            // What the server said about it, as curl shows it: an API's 400 explains itself.
-            let said = response.bodyExcerpt(masking: secretMask(context: context, authorization)).map { ": \($0)" } ?? ""
-            throw StageError(
-                "\(request.hostDescription) answered \(response.status) \(reason)\(said)\(Self.withheldNote(request, finalURL: response.finalURL))",
-                retryAfter: retryAfter)
+        guard response.isSuccess else { throw failure(response, to: request, context: context, authorization: authorization) }
+        if let walk {
+            return try await readPages(walk, first: request, response: response, context: context, item: item, authorization: authorization)
         }
         var validators = FetchValidators(etag: response.headers["ETag"], lastModified: response.headers["Last-Modified"])
         if !validators.isEmpty { validators.request = fingerprint }
@@ -348,6 +363,21 @@ public struct HTTPFetcher: Fetcher {
             request: requestLine(request, context: context, authorization),
             maxBytes: request.maxBytes
         )
+    }
+
+    /// The error of a response with a status of 400 or more to `request`: the status, what the server
+    /// said (secrets masked) and, for 429 and 503, its `Retry-After`; `page` names a page after the first.
+    func failure(
+        _ response: HTTPResponse, to request: HTTPRequest, context: StageContext, page: Int? = nil, authorization: OAuth2Authorization? = nil
+    ) -> StageError {
+        let reason = HTTPURLResponse.localizedString(forStatusCode: response.status).capitalized
+        let retryAfter = [429, 503].contains(response.status) ? response.retryAfter(now: context.now) : nil
+        // What the server said about it, as curl shows it: an API's 400 explains itself.
+        let said = response.bodyExcerpt(masking: secretMask(context: context, authorization)).map { ": \($0)" } ?? ""
+        let which = page.map { " to the request for page \($0)" } ?? ""
+        return StageError(
+            "\(request.hostDescription) answered \(response.status) \(reason)\(which)\(said)\(Self.withheldNote(request, finalURL: response.finalURL))",
+            retryAfter: retryAfter)
     }
 
     /// Why a failed response may be the redirect's doing: `; it came from another origin, …, which was not
@@ -367,7 +397,7 @@ public struct HTTPFetcher: Fetcher {
 
     /// The method and the whole URL (query included) of `request`, with every secret the templates read
     /// and any password in the URL masked: what a trace shows.
-    private func requestLine(_ request: HTTPRequest, context: StageContext, _ authorization: OAuth2Authorization?) -> String {
+    func requestLine(_ request: HTTPRequest, context: StageContext, _ authorization: OAuth2Authorization? = nil) -> String {
         var url = request.url.absoluteString
         if var components = URLComponents(url: request.url, resolvingAgainstBaseURL: true), components.password != nil {
             components.password = "***"
@@ -403,7 +433,7 @@ public struct HTTPFetcher: Fetcher {
 
     /// The request's URL as a payload may show it: without query or credentials, and with every value
     /// of `env` or `secret` the URL template reads (a token in the path, say) replaced by `***`.
-    private func origin(of request: HTTPRequest, context: StageContext, item: WidgetValue?) -> String {
+    func origin(of request: HTTPRequest, context: StageContext, item: WidgetValue?) -> String {
         guard SecretStore.Namespace.allCases.contains(where: { url.variables.contains($0.rawValue) }) else {
             return request.redactedURL
         }
@@ -424,6 +454,26 @@ public struct HTTPFetcher: Fetcher {
         if let body, let value = try? body.render(scope) { text += "\n" + JSONWriter.string(value) }
         let digits = String(StableHash.fnv1a(text.utf8), radix: 16)
         return String(repeating: "0", count: 16 - digits.count) + digits
+    }
+
+    /// Sends `request` within the runtime's ``HostLimits``: not at all while its origin is held back by a
+    /// `Retry-After`, once its host's rate allows; a 429 or 503 with `Retry-After` holds the origin back.
+    ///
+    /// - Throws: A `StageError` when the origin is held back or the rate's next slot is past the
+    ///   request's deadline, or what ``send(_:http:)`` throws.
+    func send(_ request: HTTPRequest, context: StageContext) async throws -> HTTPResponse {
+        let limits = context.resources[HostLimits.self]
+        if let limits {
+            if let until = limits.heldUntil(request.url) {
+                throw request.heldBackError(until: until, now: limits.clock.now())
+            }
+            try await limits.admit(request.url, deadline: limits.clock.now().addingTimeInterval(request.timeout))
+        }
+        let response = try await send(request, http: context.http)
+        if let limits, [429, 503].contains(response.status), let delay = response.retryAfter(now: limits.clock.now()) {
+            limits.hold(request.url, seconds: delay)
+        }
+        return response
     }
 
     /// Sends `request`, whose URL ``makeRequest(context:item:)`` already rewrote, through the runtime's client
