@@ -35,7 +35,7 @@ struct WriteFailureTests {
             do {
                 try FileManager.default.createDirectory(at: blocked, withIntermediateDirectories: false)
                 break
-            } catch where attempt < 100 {
+            } catch  where attempt < 100 {
                 continue
             }
         }

@@ -39,7 +39,9 @@ extension HTTPFetcher {
         var page = 1
         while true {
             if page > 1 {
-                guard response.isSuccess else { throw failure(response, to: request, context: context, page: page, authorization: authorization) }
+                guard response.isSuccess else {
+                    throw failure(response, to: request, context: context, page: page, authorization: authorization)
+                }
             }
             bytes += response.body.count
             guard bytes <= maxBytes else {

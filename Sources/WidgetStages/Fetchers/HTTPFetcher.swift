@@ -368,7 +368,8 @@ public struct HTTPFetcher: Fetcher {
     /// The error of a response with a status of 400 or more to `request`: the status, what the server
     /// said (secrets masked) and, for 429 and 503, its `Retry-After`; `page` names a page after the first.
     func failure(
-        _ response: HTTPResponse, to request: HTTPRequest, context: StageContext, page: Int? = nil, authorization: OAuth2Authorization? = nil
+        _ response: HTTPResponse, to request: HTTPRequest, context: StageContext, page: Int? = nil,
+        authorization: OAuth2Authorization? = nil
     ) -> StageError {
         let reason = HTTPURLResponse.localizedString(forStatusCode: response.status).capitalized
         let retryAfter = [429, 503].contains(response.status) ? response.retryAfter(now: context.now) : nil
