@@ -49,24 +49,12 @@ public struct FileFetcher: Fetcher {
     }
 
     public func fetch(context: StageContext) async throws -> Payload {
-        let url: URL
-        if path.hasPrefix("/") {
-            url = URL(fileURLWithPath: path)
-        } else if let base = context.baseDirectory {
-            url = base.appendingPathComponent(path)
-        } else {
-            url = URL(fileURLWithPath: path)
-        }
         // The path is resolved once, checked, and then opened component by component without following
         // any link, so a file or folder swapped for a link after the check is refused, not read.
-        let real = RegularFile.canonicalPath(url.path)
-        if let base = context.baseDirectory {
-            let allowed = [base] + (context.resources[FileAccessPolicy.self]?.allowedFolders ?? [])
-            guard FileAccessPolicy.isInside(real.map { URL(fileURLWithPath: $0) } ?? url, anyOf: allowed) else {
-                throw StageError(
-                    "the file \(path) is outside the definition's folder; move it there or allow its folder with --allow-path"
-                )
-            }
+        guard let (url, real) = FileAccessPolicy.confine(path, context: context) else {
+            throw StageError(
+                "the file \(path) is outside the definition's folder; move it there or allow its folder with --allow-path"
+            )
         }
         let data = try Self.readRegularFile(real ?? url.path, named: path, maxBytes: maxBytes)
         return Payload(data: data, contentType: Self.contentType(forExtension: url.pathExtension), origin: path, maxBytes: maxBytes)
@@ -119,6 +107,27 @@ public struct FileAccessPolicy: Sendable, Hashable {
     /// A policy that also allows files inside `allowedFolders`.
     public init(allowedFolders: [URL]) {
         self.allowedFolders = allowedFolders
+    }
+
+    /// Where a stage's local `path` is: relative to the definition's folder unless absolute, with its
+    /// links and `..` resolved (`real`, `nil` when it does not exist). `nil` when it lies outside that folder
+    /// and every folder of the context's policy (`--allow-path`); without a definition's folder nothing is
+    /// confined.
+    static func confine(_ path: String, context: StageContext) -> (url: URL, real: String?)? {
+        let url: URL
+        if path.hasPrefix("/") {
+            url = URL(fileURLWithPath: path)
+        } else if let base = context.baseDirectory {
+            url = base.appendingPathComponent(path)
+        } else {
+            url = URL(fileURLWithPath: path)
+        }
+        let real = RegularFile.canonicalPath(url.path)
+        if let base = context.baseDirectory {
+            let allowed = [base] + (context.resources[FileAccessPolicy.self]?.allowedFolders ?? [])
+            guard isInside(real.map { URL(fileURLWithPath: $0) } ?? url, anyOf: allowed) else { return nil }
+        }
+        return (url, real)
     }
 
     /// Whether `file`, with symbolic links and `..` resolved, lies inside one of `folders`.

@@ -54,23 +54,11 @@ extension HTTPFetcher: CautionedStage {
         guard let tls else { return nil }
         func resolve(_ path: String?, _ key: TLSOptions.CodingKeys) throws -> String? {
             guard let path else { return nil }
-            let url: URL
-            if path.hasPrefix("/") {
-                url = URL(fileURLWithPath: path)
-            } else if let base = context.baseDirectory {
-                url = base.appendingPathComponent(path)
-            } else {
-                url = URL(fileURLWithPath: path)
-            }
             let name = TLSOptions.name(key)
             let shown = key == .keyFile ? name : "\(name) (\(path))"
-            let real = RegularFile.canonicalPath(url.path)
-            if let base = context.baseDirectory {
-                let allowed = [base] + (context.resources[FileAccessPolicy.self]?.allowedFolders ?? [])
-                guard FileAccessPolicy.isInside(real.map { URL(fileURLWithPath: $0) } ?? url, anyOf: allowed) else {
-                    throw StageError(
-                        "the file of \(shown) is outside the definition's folder; move it there or allow its folder with --allow-path")
-                }
+            guard let (url, real) = FileAccessPolicy.confine(path, context: context) else {
+                throw StageError(
+                    "the file of \(shown) is outside the definition's folder; move it there or allow its folder with --allow-path")
             }
             let resolved = real ?? url.path
             guard access(resolved, R_OK) == 0 else {
