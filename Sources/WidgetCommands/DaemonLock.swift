@@ -73,6 +73,9 @@ struct DaemonLock: Sendable {
     /// Removes the pid file (when the folder is still this lock's) and lets go of the lock.
     func release() {
         if let pidFile, (try? check()) != nil { unlink(pidFile.path) }
+        // Unlocked before it is closed: a child being started at this moment (between its fork and its
+        // exec) shares the descriptor, and would otherwise hold the lock until its exec closes it.
+        flock(descriptor, LOCK_UN)
         close(descriptor)
         close(folder)
     }
