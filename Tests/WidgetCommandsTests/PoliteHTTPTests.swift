@@ -203,9 +203,13 @@ struct PoliteHTTPTests {
         formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
         let httpDate = formatter.string(from: inThreeHours)
         let encodedDate = try #require(httpDate.addingPercentEncoding(withAllowedCharacters: .alphanumerics))
-        try folder.write("widgets.d/seconds.json", Self.widget(server.url("/status/503?retry-after=7200")))
-        try folder.write("widgets.d/date.json", Self.widget(server.url("/status/503?retry-after=\(encodedDate)")))
-        try folder.write("widgets.d/capped.json", Self.widget(server.url("/status/429?retry-after=200000")))
+        // A Retry-After holds back every widget on its host (scheme, host and port): each widget that asks
+        // for one has a server of its own, so that none is held back by another's answer.
+        let own = try (0..<3).map { _ in try TestHTTPServer() }
+        defer { own.forEach { $0.stop() } }
+        try folder.write("widgets.d/seconds.json", Self.widget(own[0].url("/status/503?retry-after=7200")))
+        try folder.write("widgets.d/date.json", Self.widget(own[1].url("/status/503?retry-after=\(encodedDate)")))
+        try folder.write("widgets.d/capped.json", Self.widget(own[2].url("/status/429?retry-after=200000")))
         try folder.write("widgets.d/plain.json", Self.widget(server.url("/status/503")))
 
         #expect(try await Self.runOnce(folder).status == 1)
@@ -218,7 +222,7 @@ struct PoliteHTTPTests {
         #expect(try delay("plain") == 30)
         let date = try Self.snapshot("date", folder)
         #expect(abs(try Self.date(date["nextRefreshAt"]).timeIntervalSince(Timestamp.date(Timestamp.string(inThreeHours))!)) <= 1)
-        #expect(date["error"] == .string("source: 127.0.0.1:\(server.port) answered 503 Service Unavailable: {\"status\": 503}"))
+        #expect(date["error"] == .string("source: 127.0.0.1:\(own[1].port) answered 503 Service Unavailable: {\"status\": 503}"))
     }
 
     // MARK: - Handshake

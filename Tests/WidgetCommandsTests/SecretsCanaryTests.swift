@@ -38,6 +38,10 @@ struct SecretsCanaryTests {
 
     @Test func secretReachesTheServerAndNoOutputFileLogOrCommand() async throws {
         let server = try TestHTTPServer()
+        // A 503 with Retry-After holds back every widget on its host: the two that answer so have a server
+        // each, so that they hold back no other widget, nor each other.
+        let unavailable = try TestHTTPServer()
+        let filedUnavailable = try TestHTTPServer()
         let closed = try #require(ClosedPort.make())
         defer { withExtendedLifetime(closed) {} }
         let closedPort = closed.port
@@ -45,7 +49,7 @@ struct SecretsCanaryTests {
         let widgets: [String: String] = [
             "good": Self.widget(server, route: "/json"),
             "tagged": Self.widget(server, route: "/conditional?etag=t1"),
-            "unavailable": Self.widget(server, route: "/status/503?retry-after=60"),
+            "unavailable": Self.widget(unavailable, route: "/status/503?retry-after=60"),
             "portal": Self.widget(server, route: "/html-error"),
             "broken": Self.widget(server, route: "/truncated"),
             "slow": Self.widget(server, route: "/slow?delay=5", extra: #", "timeout": "1s""#),
@@ -75,7 +79,7 @@ struct SecretsCanaryTests {
              "parser": "json"}
             """,
             "filedunavailable": """
-            {"source": {"url": "\(server.baseURL.absoluteString)secret/{{ secret.api_key }}/status/503?retry-after=60"},
+            {"source": {"url": "\(filedUnavailable.baseURL.absoluteString)secret/{{ secret.api_key }}/status/503?retry-after=60"},
              "parser": "json"}
             """,
         ]
@@ -136,14 +140,14 @@ struct SecretsCanaryTests {
         let host = "127.0.0.1:\(server.port)"
         let masked = server.baseURL.absoluteString + "secret/***"
         let expected: [String: String] = [
-            "unavailable": "source: \(host) answered 503 Service Unavailable: {\"status\": 503}",
+            "unavailable": "source: 127.0.0.1:\(unavailable.port) answered 503 Service Unavailable: {\"status\": 503}",
             "portal": "parser: \(masked)/html-error sent an HTML page (text/html) where JSON was expected",
             "broken": "source: the response from \(host) ended after 10 of the 100 announced bytes",
             "slow": "source: \(host) did not answer within 1 s",
             "loop": "source: the request to \(host) was redirected more than 5 times, the limit",
             "capped": "source: the response from \(host) announced 5000 bytes, more than the 100-byte limit",
             "refused": "source: the connection to 127.0.0.1:\(closedPort) was refused",
-            "filedunavailable": "source: \(host) answered 503 Service Unavailable: {\"status\": 503}",
+            "filedunavailable": "source: 127.0.0.1:\(filedUnavailable.port) answered 503 Service Unavailable: {\"status\": 503}",
         ]
         for (id, error) in expected.sorted(by: { $0.key < $1.key }) {
             #expect(try OutputFolder.snapshot(id, in: out)["error"] == .string(error), "\(id)")
