@@ -206,7 +206,7 @@ struct PoliteHTTPTests {
         // A Retry-After holds back every widget on its host (scheme, host and port): each widget that asks
         // for one has a server of its own, so that none is held back by another's answer.
         let own = try (0..<3).map { _ in try TestHTTPServer() }
-        defer { own.forEach { $0.stop() } }
+        defer { for server in own { server.stop() } }
         try folder.write("widgets.d/seconds.json", Self.widget(own[0].url("/status/503?retry-after=7200")))
         try folder.write("widgets.d/date.json", Self.widget(own[1].url("/status/503?retry-after=\(encodedDate)")))
         try folder.write("widgets.d/capped.json", Self.widget(own[2].url("/status/429?retry-after=200000")))
