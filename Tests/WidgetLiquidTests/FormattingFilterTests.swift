@@ -152,10 +152,21 @@ struct FormattingFilterTests {
         #expect(try ago(7200) == "2 h ago")
         #expect(try ago(-7200) == "in 2 h")
         #expect(try ago(3 * 86_400) == "3 d ago")
+        // Days are calendar days in the zone: at 11:06, 35 hours back is 00:06 yesterday, 36 hours back
+        // 23:06 the day before.
+        #expect(try ago(35 * 3_600) == "1 d ago")
+        #expect(try ago(36 * 3_600) == "2 d ago")
+        #expect(try ago(12 * 3_600) == "12 h ago")
         #expect(try ago(3 * 86_400, ": style: 'full'") == "3 days ago")
-        #expect(try ago(45 * 86_400) == "1 mo ago")
+        #expect(try ago(89) == "1 min ago")
+        #expect(try ago(90) == "2 min ago")
+        #expect(try ago(3_569) == "59 min ago")
+        #expect(try ago(3_570) == "1 h ago")
+        #expect(try ago(10 * 86_400) == "1 wk ago")
+        #expect(try ago(11 * 86_400, ": style: 'full'") == "2 weeks ago")
+        #expect(try ago(40 * 86_400) == "1 mo ago")
         #expect(try ago(800 * 86_400) == "2 y ago")
-        #expect(try render("{{ '2026-11-18T10:20:00Z' | relative_time }}") == "46 min ago")
+        #expect(try render("{{ '2026-11-18T10:20:00Z' | relative_time }}") == "47 min ago")
     }
 
     @Test func datesInAZoneAndLocale() throws {
