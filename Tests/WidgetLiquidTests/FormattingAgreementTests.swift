@@ -5,7 +5,7 @@ import WidgetLiquid
 import WidgetTestSupport
 
 /// The formatting filters against Foundation's formatters over generated cases: `NumberFormatter` for
-/// `number`, `currency` and `percent`, `.notation(.compactName)` for `compact`, `ByteCountFormatter` for
+/// `number`, `currency` and `percent`, `.notation(.compactName)` for `compact_number`, `ByteCountFormatter` for
 /// `bytes`, `DateFormatter` for `format_date` and `date`'s `zone:` and `locale:`.
 ///
 /// Numbers are generated as decimal texts of at most 15 significant digits, so that the `Double` the
@@ -139,7 +139,7 @@ struct FormattingAgreementTests {
     @Test func compactMatchesCompactNameNotation() throws {
         var generator = SeededGenerator(seed: 3200)
         var tally = Tally()
-        let template = try Template("{{ x | compact }}")
+        let template = try Template("{{ x | compact_number }}")
         let money = try Template("{{ x | currency: 'USD', compact: true }}")
         let style = FloatingPointFormatStyle<Double>(locale: Self.enUS).notation(.compactName)
         let currencyStyle = FloatingPointFormatStyle<Double>.Currency(code: "USD", locale: Self.enUS).notation(.compactName)

@@ -3,7 +3,7 @@ import Testing
 import WidgetJSON
 import WidgetLiquid
 
-/// The formatting filters' written examples: `number`, `currency`, `percent`, `compact`, `bytes`,
+/// The formatting filters' written examples: `number`, `currency`, `percent`, `compact_number`, `bytes`,
 /// `relative_time`, `format_date` and `date`'s `zone:` and `locale:`.
 struct FormattingFilterTests {
     private static let now = Date(timeIntervalSince1970: 1_795_000_000)  // 2026-11-18T11:06:40Z
@@ -43,8 +43,8 @@ struct FormattingFilterTests {
         let tiny = WidgetValue.number(WidgetNumber("1e-30")!)
         #expect(try render("{{ x | number: 2 }} {{ x | percent: 30 }}", ["x": tiny]) == "0.00 0.000000000000000000000000000100%")
         let big = WidgetValue.number(WidgetNumber("1e20")!)
-        #expect(try render("{{ x | compact }}", ["x": big]) == "100,000,000T")
-        #expect(try render("{{ 1500000000000000 | compact }} {{ 15000000000000000 | compact }}") == "1500T 15,000T")
+        #expect(try render("{{ x | compact_number }}", ["x": big]) == "100,000,000T")
+        #expect(try render("{{ 1500000000000000 | compact_number }} {{ 15000000000000000 | compact_number }}") == "1500T 15,000T")
     }
 
     @Test func nonNumbersPassThrough() throws {
@@ -84,12 +84,15 @@ struct FormattingFilterTests {
     }
 
     @Test func compactWritesThousandsShort() throws {
-        #expect(try render("{{ 123456 | compact }} {{ 1234567 | compact }} {{ 999 | compact }}") == "123K 1.2M 999")
+        #expect(try render("{{ 123456 | compact_number }} {{ 1234567 | compact_number }} {{ 999 | compact_number }}") == "123K 1.2M 999")
         #expect(
-            try render("{{ 999999 | compact }} {{ 1500000000 | compact }} {{ -1234 | compact }} {{ 9950 | compact }}")
+            try render(
+                "{{ 999999 | compact_number }} {{ 1500000000 | compact_number }} {{ -1234 | compact_number }} {{ 9950 | compact_number }}")
                 == "1M 1.5B -1.2K 10K")
-        #expect(try render("{{ 1250 | compact }} {{ 1350 | compact }} {{ 12.5 | compact }} {{ 0.125 | compact }}") == "1.2K 1.4K 12 0.12")
-        // A list is still compacted as in Liquid.
+        #expect(
+            try render("{{ 1250 | compact_number }} {{ 1350 | compact_number }} {{ 12.5 | compact_number }} {{ 0.125 | compact_number }}")
+                == "1.2K 1.4K 12 0.12")
+        // Liquid's `compact` still removes nil from a list.
         #expect(try render("{{ a | compact | join: '#' }}", ["a": ["b", .null, "c"]]) == "b#c")
     }
 
