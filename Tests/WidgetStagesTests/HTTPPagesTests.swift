@@ -7,7 +7,7 @@ import WidgetTesting
 
 /// An `http` source with `pages`: each kind of paged API, served on 127.0.0.1, read whole; loops and
 /// endless APIs stopped with a warning; counted at the server.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(5)))
 struct HTTPPagesTests {
     let now = Date(timeIntervalSince1970: 1_795_340_203)
 

@@ -8,7 +8,7 @@ import WidgetTesting
 
 /// Limits that every widget keeps to for a host: a `Retry-After` holds back the whole host, and a host's
 /// `perMinute` makes requests over it wait. Counted at a server on 127.0.0.1, on a manual clock.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(5)))
 struct HostLimitsTests {
     let now = Date(timeIntervalSince1970: 1_795_340_203)
 
