@@ -87,9 +87,9 @@ struct SeedGalleryTests {
         // Each coin's and the total P&L, coloured by sign.
         let portfolio = try Self.card("bitpal-portfolio", in: html)
         #expect(portfolio.contains(#"<p class="huge">$67574.83</p>"#), "\(portfolio)")
-        #expect(portfolio.contains(#"<p class="num pos">+$16287.33 (31.76%)</p>"#), "\(portfolio)")
-        #expect(portfolio.contains(#"<td class="num neg">−$2351.00 (-14.69%)</td>"#), "\(portfolio)")
-        #expect(portfolio.contains(#"<td class="num pos">+$17375.25 (55.6%)</td>"#), "\(portfolio)")
+        #expect(portfolio.contains(#"<p class="num pos">+$17538.08 (35.05038796484584%)</p>"#), "\(portfolio)")
+        #expect(portfolio.contains(#"<td class="num neg">−$2351.00 (-14.69375%)</td>"#), "\(portfolio)")
+        #expect(portfolio.contains(#"<td class="num pos">+$17375.25 (55.6008%)</td>"#), "\(portfolio)")
 
         if let folder = ProcessInfo.processInfo.environment["WIDGETD_SCREENSHOTS"], !folder.isEmpty {
             try Self.photograph(fixture.out.appendingPathComponent("index.html"), into: URL(fileURLWithPath: folder))
