@@ -134,6 +134,14 @@ struct SeedWidgetsEndToEndTests {
 
     // MARK: - Seed 001: BitDream
 
+    /// The numbers worked out by hand from the recordings (Tests/Fixtures/seeds/001-bitdream/), as the app's
+    /// snapshot writer takes them (BitDream/Widgets/DataWriter.swift:20-51):
+    /// - home: session-stats' 4 active, 2 paused, 8 in all, ↓ 5,242,880 B/s, ↑ 1,048,576 B/s; of the eight
+    ///   torrents two are downloading (debian, arch: status 4, metadata complete, not stalled) and one
+    ///   complete (linuxmint: stopped at 100 %); ratio = current-stats' 10,485,760,000 uploaded ÷
+    ///   7,340,032,000 downloaded = 1.428571… (line 36), written with two decimals, 1.43, as the widget's
+    ///   ratio chip prints it (BitDreamWidgets/SessionOverviewView.swift:29);
+    /// - seedbox: nothing downloaded this session, so the ratio is 0 (DataWriter.swift:36), ↑ 3,145,728 B/s.
     @Test func bitDreamWritesWhatTheAppsWidgetShowsForEachServerWithoutEverShowingTheCredentials() async throws {
         let fixture = try Fixture()
         let run = try await fixture.run(seed: "001-bitdream")
@@ -143,7 +151,9 @@ struct SeedWidgetsEndToEndTests {
         #expect(home["status"] == "fresh")
         #expect(home["title"] == "BitDream · Home")
         let entry = try #require(home["entries"]?[0])
-        #expect(entry["url"] == "bitdream://server/nas.local")
+        // The link the app's onOpenURL parses (BitDream/BitDreamApp.swift:65-70), built as its DeepLinkBuilder
+        // builds it (BitDream/Widgets/WidgetKitBridge.swift:12-19).
+        #expect(entry["url"] == "bitdream://server?id=home")
         #expect(entry["relevance"]?.number?.description == "1.0")
         let content = try #require(entry["content"])
         #expect(content["serverName"] == "Home")
@@ -187,7 +197,7 @@ struct SeedWidgetsEndToEndTests {
         let seedbox = try fixture.json("bitdream.seedbox.json")
         #expect(seedbox["status"] == "fresh")
         let seedboxEntry = try #require(seedbox["entries"]?[0])
-        #expect(seedboxEntry["url"] == "bitdream://server/seedbox.example.net")
+        #expect(seedboxEntry["url"] == "bitdream://server?id=seedbox")
         #expect(seedboxEntry["relevance"]?.number?.description == "0.5")
         #expect(seedboxEntry["content"]?["downloadingCount"] == 0)
         #expect(seedboxEntry["content"]?["uploadSpeed"] == 3_145_728)
@@ -224,7 +234,7 @@ struct SeedWidgetsEndToEndTests {
         for secret in Self.secretTexts { #expect(!run.log.contains(secret)) }
     }
 
-    @Test func aServerWithoutASnapshotShowsTheConfigurationPromptWhileTheOtherIsFresh() async throws {
+    @Test func aServerWithoutASnapshotHoldsTheSampleAndItsErrorWhileTheOtherIsFresh() async throws {
         let fixture = try Fixture()
         var secrets = Self.credentials
         secrets["BITDREAM_SEEDBOX_PASSWORD"] = "not-the-password"
@@ -234,16 +244,18 @@ struct SeedWidgetsEndToEndTests {
         #expect(try fixture.json("bitdream.home.json")["status"] == "fresh")
         let seedbox = try fixture.json("bitdream.seedbox.json")
         #expect(seedbox["status"] == "placeholder")
-        #expect(
-            seedbox["entries"]?[0]?["content"] == [
-                "serverName": nil, "title": "Select Server", "message": "Edit this widget to select a server.",
-            ])
+        // The app's gallery preview (BitDreamWidgets/SessionOverviewWidget.swift:29-44), marked as a sample;
+        // with the error beside it the views show the app's configuration prompt.
+        let definition = try JSONReader.read(Data(contentsOf: Self.seeds.appendingPathComponent("001-bitdream/bitdream.json")))
+        #expect(seedbox["entries"]?[0]?["content"] == definition["placeholder"])
+        #expect(seedbox["entries"]?[0]?["content"]?["sample"] == true)
+        #expect(seedbox["entries"]?[0]?["content"]?["serverName"] == "Home Server")
         let error = try #require(seedbox["error"]?.string)
         #expect(
             error.hasPrefix("source: 127.0.0.1:")
                 && error.hasSuffix("answered 401 Unauthorized to session-stats; check the Transmission username and password"), "\(error)")
         #expect(!error.contains("not-the-password"))
-        SnapshotLog.show("001 BitDream, a server without a snapshot: configuration prompt", seedbox)
+        SnapshotLog.show("001 BitDream, a server without a snapshot: the sample and the error", seedbox)
     }
 
     @Test func aServerSnapshotOlderThanTenMinutesIsMarkedStale() async throws {
