@@ -80,12 +80,16 @@ struct SeedGalleryTests {
             #expect(home.contains(text), "\(text): \(home)")
         }
         #expect(home.contains(#"<span class="neg small">Tracker gave HTTP response code 404 (Not Found)</span>"#), "\(home)")
+        // The card opens the server in the app, as its onOpenURL parses the link.
+        #expect(home.contains(#"<a class="entry-link" href="bitdream://server?id=home""#), "\(home)")
         // The runways by name with their wind components from the steady wind (no gusts) and distances.
         let runways = try Self.card("sf50-runways", in: html)
         #expect(runways.contains("<p><b>Centennial</b></p>"), "\(runways)")
         #expect(runways.contains(#"<span class="neg">7,044′</span> / 4,800′"#), "\(runways)")
         #expect(runways.contains(#"<span class="neg" title="tailwind">▲</span>15"#), "\(runways)")
         #expect(!runways.contains("21.8"), "\(runways)")
+        // The app's widget has no link.
+        #expect(!runways.contains("entry-link"), "\(runways)")
         // The joke's setup, then its punchline.
         let joke = try Self.card("joke-of-the-day", in: html)
         #expect(joke.contains(#"<p class="quote">Why don&#39;t scientists trust atoms?</p>"#), "\(joke)")
@@ -96,6 +100,7 @@ struct SeedGalleryTests {
         #expect(portfolio.contains(#"<b>+17,538</b> <span class="small">(+35.1%)</span>"#), "\(portfolio)")
         #expect(portfolio.contains(#"<span class="small neg">-$2,351 (-14.7%)</span>"#), "\(portfolio)")
         #expect(portfolio.contains(#"<span class="small pos">+17,375 (+55.6%)</span>"#), "\(portfolio)")
+        #expect(portfolio.contains(#"<a class="entry-link" href="bitpal://portfolio""#), "\(portfolio)")
 
         if let folder = ProcessInfo.processInfo.environment["WIDGETD_SCREENSHOTS"], !folder.isEmpty {
             try Self.photograph(fixture.out.appendingPathComponent("index.html"), into: URL(fileURLWithPath: folder))
