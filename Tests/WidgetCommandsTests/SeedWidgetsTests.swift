@@ -387,6 +387,12 @@ struct SeedWidgetsTests {
         #expect(content["sample"] == true)
         #expect(content["totalValue"]?.number?.decimal == Decimal(string: "125000.5"))
         #expect(content["holdings"]?.array?.map { $0["symbol"]?.string } == ["BTC", "ETH", "SOL", "ADA", "DOT"])
+        // The page shows the app's empty states, not the sample's numbers.
+        let page = try out.read("bitpal-portfolio.html")
+        for text in ["Add holdings</p>", "Add holdings to see<br>your portfolio here", "No Portfolio Data"] {
+            #expect(page.contains(text), "\(text): \(page)")
+        }
+        #expect(!page.contains("$125K"), "\(page)")
         #expect(snapshot["error"]?.string?.hasPrefix("inputs.holdings: ") == true, "\(snapshot)")
         SnapshotLog.show("004 portfolio, no holdings file: the sample", snapshot)
     }

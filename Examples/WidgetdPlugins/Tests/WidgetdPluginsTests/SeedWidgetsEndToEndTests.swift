@@ -250,6 +250,10 @@ struct SeedWidgetsEndToEndTests {
         #expect(seedbox["entries"]?[0]?["content"] == definition["placeholder"])
         #expect(seedbox["entries"]?[0]?["content"]?["sample"] == true)
         #expect(seedbox["entries"]?[0]?["content"]?["serverName"] == "Home Server")
+        // The page shows the app's configuration prompt (SessionOverviewView.swift:213-235), not the sample.
+        let page = try String(contentsOf: fixture.out.appendingPathComponent("bitdream.seedbox.html"), encoding: .utf8)
+        #expect(page.contains("<b>Select Server</b>") && page.contains("Edit this widget to select a server."), "\(page)")
+        #expect(!page.contains("Home Server"), "\(page)")
         let error = try #require(seedbox["error"]?.string)
         #expect(
             error.hasPrefix("source: 127.0.0.1:")
