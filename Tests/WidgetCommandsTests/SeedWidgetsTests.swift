@@ -440,6 +440,9 @@ struct SeedWidgetsTests {
         #expect(stale["lastSuccessAt"] == "2026-11-22T15:00:00Z")
         #expect(stale["generatedAt"] == "2026-11-22T16:01:00Z")
         #expect(stale["error"]?.string?.contains("503") == true, "\(stale)")
+        // The app's orange mark beside "Portfolio" (SmallWidgetView.swift:39-43), in every size.
+        let page = try out.read("bitpal-portfolio.html")
+        #expect(page.components(separatedBy: #"<span class="warn" title="Prices over an hour old">⚠</span>"#).count == 4, "\(page)")
         SnapshotLog.show("004 portfolio, prices over an hour old: stale", stale)
     }
 }
