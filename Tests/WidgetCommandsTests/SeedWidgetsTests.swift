@@ -264,6 +264,20 @@ struct SeedWidgetsTests {
 
     // MARK: - Seed 004: Bitpal portfolio
 
+    /// The numbers worked out by hand from data/holdings.json and the recorded CoinGecko answer
+    /// (Tests/Fixtures/seeds/004-bitpal-portfolio/simple-price.json), as Bitpal's PortfolioRecalculator
+    /// (Bitpal-v2/Bitpal/Shared/Services/PortfolioRecalculator.swift:25-93, branch
+    /// 008-api-rate-limit-optimization) computes them:
+    /// - each holding (lines 73-83): BTC 0.5 × 97,250.5 = 48,625.25 against 0.5 × 62,500 = 31,250: +17,375.25,
+    ///   +55.6008 %; ETH 4 × 3,412.25 = 13,649 against 16,000: −2,351, −14.69375 %; SOL 25.5 × 182.4 =
+    ///   4,651.2 against 3,825: +826.2, +21.6 %; ARB 1,250 × 0.3127 = 390.875 against 0 (an airdrop): 0 %;
+    ///   PEPE 25,000,000 × 0.00001034 = 258.5 against 212.5: +46, +21.647… %; the delisted token has no
+    ///   price and is left out (lines 32-39);
+    /// - sorted by value, the top five kept (lines 42-44);
+    /// - totals over all holdings (lines 47-49): value 67,574.825; unrealized 16,287.325; realized
+    ///   1,250.75 from the holdings file; total P&L 16,287.325 + 1,250.75 = 17,538.075;
+    /// - the percentage as the views write it (SmallWidgetView.swift:138-149): 17,538.075 ÷ (67,574.825 −
+    ///   17,538.075 = 50,036.75) × 100 = 35.0504 %.
     @Test func portfolioPricesEveryHoldingWithOneBatchedRequestInExactDecimals() async throws {
         let apis = try SeedAPIs()
         defer { apis.stop() }
@@ -281,7 +295,7 @@ struct SeedWidgetsTests {
         #expect(snapshot["status"] == "fresh")
         let content = try #require(snapshot["entries"]?[0]?["content"])
         let holdings = try #require(content["holdings"]?.array)
-        // The token CoinGecko has no price for is left out, as the app's compactMap does.
+        // The token CoinGecko has no price for is left out, as the app's compactMap does; by value.
         #expect(holdings.map { $0["symbol"]?.string } == ["BTC", "ETH", "SOL", "ARB", "PEPE"])
         // PEPE's price is 1.034e-05 as CoinGecko writes it; the products stay exact.
         #expect(
@@ -290,16 +304,50 @@ struct SeedWidgetsTests {
         #expect(
             holdings.map { $0["pnlAmount"]?.number?.decimal } == [17375.25, -2351, 826.2, 390.875, 46].map { Decimal(string: "\($0)") })
         // The airdrop (ARB, average cost 0) has no cost basis: 0 %, the app's costBasis > 0 ? … : 0.
-        #expect(holdings.map { $0["pnlPercentage"]?.number?.description } == ["55.6", "-14.69", "21.6", "0", "21.65"])
+        // A quotient that does not end (46 × 100 ÷ 212.5) is carried to a double's 17 digits.
+        let percentages = holdings.map { $0["pnlPercentage"]?.number?.description ?? "" }
+        #expect(percentages.prefix(4) == ["55.6008", "-14.69375", "21.6", "0"])
+        #expect(percentages[4] == "21.647058823529413", "\(percentages)")
         #expect(content["totalValue"]?.number?.decimal == Decimal(string: "67574.825"))
         #expect(content["totalCost"]?.number?.decimal == Decimal(string: "51287.5"))
-        #expect(content["totalPnL"]?.number?.decimal == Decimal(string: "16287.325"))
-        #expect(content["totalPnLPercentage"]?.number?.description == "31.76")
+        #expect(content["unrealizedPnL"]?.number?.decimal == Decimal(string: "16287.325"))
         #expect(content["realizedPnL"]?.number?.description == "1250.75")
+        // Realized P&L included, as PortfolioRecalculator.swift:49 adds it.
+        #expect(content["totalPnL"]?.number?.decimal == Decimal(string: "17538.075"))
+        #expect(content["totalPnLPercentage"]?.number?.description == "35.05038796484584", "\(content)")
         SnapshotLog.show("004 portfolio, fresh, with a zero cost basis (ARB) and a delisted coin", snapshot)
 
         let generated = try #require(Self.date(snapshot["generatedAt"]))
         #expect(Self.date(snapshot["nextRefreshAt"]) == generated.addingTimeInterval(15 * 60))
+    }
+
+    @Test func holdingsAreListedByValueAndALossRealizedCountsInTheTotal() async throws {
+        let apis = try SeedAPIs()
+        defer { apis.stop() }
+        let config = try SeedAPIs.copy("004-bitpal-portfolio")
+        // The same coins in the same order (the same request), other quantities, and a realized loss.
+        try config.write(
+            "data/holdings.json",
+            #"""
+            {"holdings": [
+              {"coinId": "bitcoin", "symbol": "btc", "name": "Bitcoin", "quantity": 0.001, "avgCost": 62500},
+              {"coinId": "ethereum", "symbol": "eth", "name": "Ethereum", "quantity": 1, "avgCost": 4000},
+              {"coinId": "solana", "symbol": "sol", "name": "Solana", "quantity": 100, "avgCost": 150},
+              {"coinId": "arbitrum", "symbol": "arb", "name": "Arbitrum", "quantity": 1250, "avgCost": 0},
+              {"coinId": "pepe", "symbol": "pepe", "name": "Pepe", "quantity": 25000000, "avgCost": 0.0000085},
+              {"coinId": "my-delisted-token", "symbol": "mdt", "name": "Delisted Token", "quantity": 1000, "avgCost": 0.02}],
+             "realizedPnL": -500}
+            """#)
+        let out = try TemporaryFolder("seed-portfolio-order")
+        #expect(try await apis.run(config: config, out: out).status == 0)
+        let content = try #require(try out.json("bitpal-portfolio.json")["entries"]?[0]?["content"])
+        // SOL 100 × 182.4 = 18,240; ETH 3,412.25; ARB 390.875; PEPE 258.5; BTC 0.001 × 97,250.5 = 97.2505
+        // (PortfolioRecalculator.swift:42-44 sorts by value, descending).
+        #expect(content["holdings"]?.array?.map { $0["symbol"]?.string } == ["SOL", "ETH", "ARB", "PEPE", "BTC"])
+        // Unrealized: 3,240 − 587.75 + 390.875 + 46 + 34.7505 = 3,123.8755; total: 3,123.8755 − 500 = 2,623.8755.
+        #expect(content["totalValue"]?.number?.decimal == Decimal(string: "22398.8755"))
+        #expect(content["unrealizedPnL"]?.number?.decimal == Decimal(string: "3123.8755"))
+        #expect(content["totalPnL"]?.number?.decimal == Decimal(string: "2623.8755"))
     }
 
     @Test func anEmptyPortfolioIsFreshWithZeroTotalsAndAsksCoinGeckoNothing() async throws {
@@ -315,14 +363,14 @@ struct SeedWidgetsTests {
         #expect(snapshot["status"] == "fresh")
         #expect(
             snapshot["entries"]?[0]?["content"] == [
-                "holdings": [], "totalValue": 0, "totalCost": 0, "totalPnL": 0, "realizedPnL": 0, "currency": "usd",
-                "totalPnLPercentage": 0,
+                "holdings": [], "totalValue": 0, "totalCost": 0, "unrealizedPnL": 0, "realizedPnL": 0, "totalPnL": 0,
+                "totalPnLPercentage": 0, "currency": "usd",
             ])
         SnapshotLog.show("004 portfolio, empty", snapshot)
         #expect(apis.targets().filter { $0.hasPrefix("/api.coingecko.com/") } == [])
     }
 
-    @Test func withoutTheAppsHoldingsFileThePortfolioShowsItsPrompt() async throws {
+    @Test func withoutTheAppsHoldingsFileThePortfolioHoldsTheAppsSample() async throws {
         let apis = try SeedAPIs()
         defer { apis.stop() }
         let config = try SeedAPIs.copy("004-bitpal-portfolio")
@@ -332,9 +380,21 @@ struct SeedWidgetsTests {
 
         let snapshot = try out.json("bitpal-portfolio.json")
         #expect(snapshot["status"] == "placeholder")
-        #expect(snapshot["entries"]?[0]?["content"] == ["holdings": [], "message": "Add coins in Bitpal to see your portfolio."])
+        // The placeholder is the app's sample portfolio (WidgetPortfolioData+Sample.swift:16-23), marked as
+        // a sample; with the error beside it the views show the app's empty state, as the app does without
+        // its refresh data (PortfolioTimelineProvider.swift:61-67).
+        let content = try #require(snapshot["entries"]?[0]?["content"])
+        #expect(content["sample"] == true)
+        #expect(content["totalValue"]?.number?.decimal == Decimal(string: "125000.5"))
+        #expect(content["holdings"]?.array?.map { $0["symbol"]?.string } == ["BTC", "ETH", "SOL", "ADA", "DOT"])
+        // The page shows the app's empty states, not the sample's numbers.
+        let page = try out.read("bitpal-portfolio.html")
+        for text in ["Add holdings</p>", "Add holdings to see<br>your portfolio here", "No Portfolio Data"] {
+            #expect(page.contains(text), "\(text): \(page)")
+        }
+        #expect(!page.contains("$125K"), "\(page)")
         #expect(snapshot["error"]?.string?.hasPrefix("inputs.holdings: ") == true, "\(snapshot)")
-        SnapshotLog.show("004 portfolio, no holdings file: prompt", snapshot)
+        SnapshotLog.show("004 portfolio, no holdings file: the sample", snapshot)
     }
 
     @Test func portfolioServesTheLastGoodValuesAsCachedWhenCoinGeckoFails() async throws {
@@ -380,6 +440,9 @@ struct SeedWidgetsTests {
         #expect(stale["lastSuccessAt"] == "2026-11-22T15:00:00Z")
         #expect(stale["generatedAt"] == "2026-11-22T16:01:00Z")
         #expect(stale["error"]?.string?.contains("503") == true, "\(stale)")
+        // The app's orange mark beside "Portfolio" (SmallWidgetView.swift:39-43), in every size.
+        let page = try out.read("bitpal-portfolio.html")
+        #expect(page.components(separatedBy: #"<span class="warn" title="Prices over an hour old">⚠</span>"#).count == 4, "\(page)")
         SnapshotLog.show("004 portfolio, prices over an hour old: stale", stale)
     }
 }

@@ -78,22 +78,17 @@ extension RunwayPerformanceTransform {
             ]
         }
 
-        /// The wind components for a runway, in knots rounded to 0.1: the headwind the model credits
-        /// (negative: a tailwind, gusts included), the crosswind (gusts included) and the side it blows from.
-        func components(runwayHeading: Decimal) -> (headwind: Decimal, crosswind: Decimal, from: String?) {
-            let strongest = gust ?? speed
-            guard strongest > 0 else { return (0, 0, nil) }
-            guard let direction else {
-                // Calm, or variable: a variable wind may blow from anywhere, so it counts against us in full.
-                return (-strongest, strongest, nil)
-            }
+        /// The wind components for a runway from the steady wind, as SF50 Runways computes them
+        /// (`RunwaySnapshot.headwind(conditions:)` and `crosswind(conditions:)`): with θ = wind direction −
+        /// runway heading, headwind = V·cos θ (negative: a tailwind) and crosswind = V·sin θ, where V is the
+        /// steady wind; gusts do not enter. Variable wind (`VRB`, no direction) and calm give no components,
+        /// as in the app. `headwind` and the crosswind's size are rounded to 0.1 kt; `from` is the side the
+        /// crosswind blows from; `whole` holds what the app's medium widget writes beside its arrows.
+        func components(runwayHeading: Decimal) -> WindComponents {
+            guard speed > 0, let direction else { return WindComponents(along: 0, across: 0) }
             let angle = (NSDecimalNumber(decimal: direction - runwayHeading).doubleValue) * .pi / 180
-            let along = cos(angle)
-            let across = sin(angle)
-            let headwind = Self.tenths(along * NSDecimalNumber(decimal: along >= 0 ? speed : strongest).doubleValue)
-            let crossSigned = Self.tenths(across * NSDecimalNumber(decimal: strongest).doubleValue)
-            let side: String? = crossSigned == 0 ? nil : (crossSigned > 0 ? "right" : "left")
-            return (headwind, crossSigned < 0 ? -crossSigned : crossSigned, side)
+            let knots = NSDecimalNumber(decimal: speed).doubleValue
+            return WindComponents(along: knots * cos(angle), across: knots * sin(angle))
         }
 
         /// `value` rounded to 0.1, as an exact decimal (never −0).
@@ -101,6 +96,35 @@ extension RunwayPerformanceTransform {
             let scaled = (value * 10).rounded()
             guard scaled != 0 else { return 0 }
             return Decimal(Int(scaled)) / 10
+        }
+    }
+
+    /// A runway's wind components in knots (see ``Weather/components(runwayHeading:)``).
+    struct WindComponents: Sendable, Equatable {
+        /// The component along the runway, knots: positive a headwind, negative a tailwind.
+        var along: Double
+        /// The component across the runway, knots: positive from the right, negative from the left.
+        var across: Double
+
+        /// The headwind rounded to 0.1 kt (negative: a tailwind).
+        var headwind: Decimal { Weather.tenths(along) }
+        /// The crosswind's size rounded to 0.1 kt.
+        var crosswind: Decimal { Weather.tenths(abs(across)) }
+        /// The side the crosswind blows from, `nil` when it rounds to 0.0 kt.
+        var from: String? {
+            let tenths = Weather.tenths(across)
+            return tenths == 0 ? nil : (tenths > 0 ? "right" : "left")
+        }
+
+        /// What the app's medium widget writes beside its wind arrows (`RunwayListItem.swift`): each
+        /// component's size in whole knots, rounded half to even, and only when the component rounds to at
+        /// least 1 kt; `nil` otherwise.
+        var whole: WidgetObject {
+            func shown(_ value: Double) -> WidgetValue {
+                guard value.rounded() >= 1 else { return .null }
+                return .number(WidgetNumber(Int(value.rounded(.toNearestOrEven))))
+            }
+            return ["headwind": shown(along), "tailwind": shown(-along), "crosswind": shown(abs(across))]
         }
     }
 }

@@ -27,12 +27,19 @@ public import WidgetJSON
 ///  "weather": {"observed": "…", "raw": "…", "windDirection": 310, "windSpeed": 8, "windGust": 15,
 ///              "temperature": 18, "altimeter": 1013.2, "pressureAltitude": 9, "densityAltitude": 371},
 ///  "runways": [{"name": "31", "heading": 313, "length": 2443, "surface": "asphalt", "headwind": 8,
-///               "crosswind": 0.8, "crosswindFrom": "left", "takeoffDistance": 3054, "margin": -611, "fits": false}],
+///               "crosswind": 0.4, "crosswindFrom": "left",
+///               "wholeKnots": {"headwind": 8, "tailwind": null, "crosswind": null},
+///               "takeoffDistance": 3054, "margin": -611, "fits": false}],
 ///  "message": null}
 /// ```
 ///
-/// **Empty states** (the seed's): no airport (`airport` missing, `null` or `{}`) gives
-/// `{"airport": null, "weather": null, "runways": [], "message": "Select an airport …"}`; no usable
+/// The runways come sorted by name as the app lists them (numbers by value: `9` before `10`, `17L` before
+/// `17R`). `wholeKnots` holds what the app's medium widget writes beside its wind arrows: each component
+/// in whole knots (half to even), `null` when it rounds to less than 1 kt.
+///
+/// **Empty states**: no airport (`airport` missing, `null` or `{}`) gives
+/// `{"airport": null, "weather": null, "runways": [], "message": "Select an airport from the SF50 TOLD app first."}`
+/// (the app's words); no usable
 /// weather (`metar` missing, `null`, `[]`, without wind speed or temperature, or no elevation in either
 /// the airport or the report) gives the airport and its runways with `headwind`, `crosswind`,
 /// `takeoffDistance`, `margin` and `fits` all `null` and a message saying so. A calculation error shows
@@ -42,10 +49,11 @@ public import WidgetJSON
 /// positive length.
 ///
 /// **Model** (simplified; an illustration, not for flight planning):
-/// - Wind components, with θ = wind direction − runway heading: headwind = V·cos θ, crosswind = |V·sin θ|,
-///   rounded to 0.1 kt. Headwind credit uses the steady wind `wspd`; a tailwind and the crosswind use the
-///   gust `wgst` when reported (the conservative choice). Variable wind (`VRB`) counts in full as both
-///   tailwind and crosswind. A negative `headwind` is a tailwind.
+/// - Wind components as the app computes them (`RunwaySnapshot.swift`), with θ = wind direction − runway
+///   heading and V the steady wind `wspd`: headwind = V·cos θ, crosswind = |V·sin θ|, rounded to 0.1 kt;
+///   gusts (`wgst`) do not enter the components, the distance or the tailwind limit, and are only reported
+///   in `weather.windGust`. Variable wind (`VRB`) and calm give no components, as in the app. A negative
+///   `headwind` is a tailwind.
 /// - Pressure altitude PA = elevation + 30 ft × (1013.25 − QNH in hPa); ISA temperature = 15 °C − 2 °C per
 ///   1,000 ft of PA; density altitude DA = PA + 120 ft × (OAT − ISA). No altimeter: QNH 1013.25.
 /// - Takeoff distance = `baseDistance` × (1 + 0.10 × DA / 1,000 ft) × wind factor × surface factor,
@@ -100,7 +108,7 @@ public struct RunwayPerformanceTransform: Transformer {
     /// What a runway shows when its calculation fails.
     public static let notAvailable: WidgetValue = "N/A"
     /// The message shown when no airport is selected.
-    public static let selectAirportMessage = "Select an airport in SF50 Runways to see takeoff performance."
+    public static let selectAirportMessage = "Select an airport from the SF50 TOLD app first."
     /// Surfaces that lengthen the takeoff by ``softSurfaceFactor``.
     public static let softSurfaces: Set<String> = ["grass", "turf", "dirt", "gravel", "sand", "soil", "snow"]
     /// The factor applied on a soft surface.
@@ -132,7 +140,7 @@ public struct RunwayPerformanceTransform: Transformer {
         let weather = Weather(metar: input["metar"], airportElevation: Self.decimal(airport["elevation"]))
 
         var rows: [WidgetValue] = []
-        for runway in runways {
+        for runway in Self.sortedByName(runways) {
             rows.append(.object(row(for: runway, weather: weather)))
         }
         var message: WidgetValue = nil
@@ -162,7 +170,7 @@ public struct RunwayPerformanceTransform: Transformer {
         row["heading"] = heading.flatMap(Self.number) ?? object["heading"] ?? .null
         row["length"] = length.flatMap(Self.number) ?? object["length"] ?? .null
         row["surface"] = surface.map(WidgetValue.string) ?? .null
-        let windKeys = ["headwind", "crosswind", "crosswindFrom"]
+        let windKeys = ["headwind", "crosswind", "crosswindFrom", "wholeKnots"]
         let distanceKeys = ["takeoffDistance", "margin", "fits"]
         guard let weather else {
             for key in windKeys + distanceKeys { row[key] = .null }
@@ -180,6 +188,7 @@ public struct RunwayPerformanceTransform: Transformer {
         row["headwind"] = Self.number(wind.headwind) ?? Self.notAvailable
         row["crosswind"] = Self.number(wind.crosswind) ?? Self.notAvailable
         row["crosswindFrom"] = wind.from.map(WidgetValue.string) ?? .null
+        row["wholeKnots"] = .object(wind.whole)
         if -wind.headwind > Decimal(maxTailwind) {
             return notAvailable(distanceKeys, because: "the tailwind of \(-wind.headwind) kt exceeds the \(maxTailwind) kt limit")
         }
@@ -204,6 +213,24 @@ public struct RunwayPerformanceTransform: Transformer {
         let distance = Decimal(baseDistance) * densityFactor * windFactor * surfaceFactor
         guard distance > 0 else { return nil }
         return Self.rounded(distance, places: 0, mode: .up)
+    }
+
+    // MARK: - Order
+
+    /// The runways in the order the app lists them (`RunwaySnapshot.NameComparator`: the names compared
+    /// as Finder compares file names, numbers by value, so "9" comes before "10" and "17L" before "17R").
+    static func sortedByName(_ runways: [WidgetValue]) -> [WidgetValue] {
+        func name(_ runway: WidgetValue) -> String {
+            (runway["name"] ?? runway["ident"])?.string ?? ""
+        }
+        let options: String.CompareOptions = [.caseInsensitive, .numeric, .widthInsensitive]
+        return runways.enumerated().sorted { lhs, rhs in
+            switch name(lhs.element).compare(name(rhs.element), options: options) {
+            case .orderedAscending: true
+            case .orderedDescending: false
+            case .orderedSame: lhs.offset < rhs.offset
+            }
+        }.map(\.element)
     }
 
     // MARK: - Numbers

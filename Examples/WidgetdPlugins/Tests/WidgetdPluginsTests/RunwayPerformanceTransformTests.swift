@@ -55,10 +55,10 @@ struct RunwayPerformanceTransformTests {
             ("pure crosswind from the left", metar(direction: 270, speed: 15), 0, 15, "left", 3200),
             ("tailwind", metar(direction: 180, speed: 6), -6, 0, nil, 4160),
             ("gusts give no headwind credit", metar(direction: 360, speed: 10, gust: 20), 10, 0, nil, 2880),
-            ("gusts count in a tailwind", metar(direction: 180, speed: 5, gust: 8), -8, 0, nil, 4480),
-            ("gusts count in the crosswind", metar(direction: 90, speed: 10, gust: 20), 0, 20, "right", 3200),
+            ("gusts do not enter a tailwind", metar(direction: 180, speed: 5, gust: 8), -5, 0, nil, 4000),
+            ("gusts do not enter the crosswind", metar(direction: 90, speed: 10, gust: 20), 0, 10, "right", 3200),
             ("thirty degrees off the nose", metar(direction: 30, speed: 20), 17.3, 10, "right", 2647),
-            ("variable wind counts against us", metar(direction: "VRB", speed: 5), -5, 5, nil, 4000),
+            ("variable wind gives no components, as in the app", metar(direction: "VRB", speed: 5), 0, 0, nil, 3200),
             ("calm", metar(direction: 0, speed: 0), 0, 0, nil, 3200),
         ]
 
@@ -70,6 +70,41 @@ struct RunwayPerformanceTransformTests {
         #expect(runway["crosswind"] == example.crosswind, "\(example.name)")
         #expect(runway["crosswindFrom"] == example.from, "\(example.name)")
         #expect(runway["takeoffDistance"] == example.distance, "\(example.name)")
+    }
+
+    /// The app's `SnapshotWindComponents` (SF50 Runways/Views/List/RunwayListItem.swift:66-127) writes a
+    /// component beside its arrow only when it rounds (half away from zero) to at least 1 kt, and writes its
+    /// size rounded half to even.
+    static let wholeKnotCases: [(metar: WidgetValue, whole: WidgetValue)] = [
+        // 30° off the nose at 20 kt: 20·cos 30° = 17.32 ahead, 20·sin 30° = 10 across.
+        (metar(direction: 30, speed: 20), ["headwind": 17, "tailwind": nil, "crosswind": 10]),
+        // A tailwind of 6 kt straight behind: no crosswind at all.
+        (metar(direction: 180, speed: 6), ["headwind": nil, "tailwind": 6, "crosswind": nil]),
+        // 2 kt at 75°: 2·cos 75° = 0.52 rounds to 1, so it is shown; 2·sin 75° = 1.93 → 2.
+        (metar(direction: 75, speed: 2), ["headwind": 1, "tailwind": nil, "crosswind": 2]),
+        // 1 kt at 80°: 0.17 ahead is not shown, 0.98 across is.
+        (metar(direction: 80, speed: 1), ["headwind": nil, "tailwind": nil, "crosswind": 1]),
+        // Gusts are left out: 10 kt steady gusting 30 straight ahead.
+        (metar(direction: 360, speed: 10, gust: 30), ["headwind": 10, "tailwind": nil, "crosswind": nil]),
+    ]
+
+    @Test(arguments: wholeKnotCases.indices)
+    func writesTheWholeKnotsTheAppShowsBesideItsArrows(_ index: Int) async throws {
+        let example = Self.wholeKnotCases[index]
+        let runway = try await Self.firstRunway(example.metar)
+        #expect(runway["wholeKnots"] == example.whole)
+    }
+
+    @Test func listsTheRunwaysByNameAsTheAppDoes() async throws {
+        // RunwaySnapshot.NameComparator (SF50 Runways/RunwaySnapshot.swift:52-62) compares the names with
+        // localizedStandardCompare: numbers by value.
+        let airport: WidgetValue = [
+            "id": "KTST", "elevation": 0,
+            "runways": .array(["36", "9", "27", "17R", "10", "17L"].map { ["name": .string($0), "heading": 90, "length": 4000] }),
+        ]
+        let output = try await Self.run(["airport": airport, "metar": Self.metar(direction: 360, speed: 10)])
+        let names = try #require(output["runways"]?.array).map { $0["name"]?.string }
+        #expect(names == ["9", "10", "17L", "17R", "27", "36"])
     }
 
     @Test func reportsTheMarginAgainstTheRunwayLength() async throws {
@@ -131,8 +166,9 @@ struct RunwayPerformanceTransformTests {
         #expect(
             output["runways"] == [
                 [
-                    "name": "31", "heading": 313, "length": 2443, "surface": "asphalt", "headwind": 8, "crosswind": 0.8,
-                    "crosswindFrom": "left", "takeoffDistance": 3054, "margin": -611, "fits": false,
+                    "name": "31", "heading": 313, "length": 2443, "surface": "asphalt", "headwind": 8, "crosswind": 0.4,
+                    "crosswindFrom": "left", "wholeKnots": ["headwind": 8, "tailwind": nil, "crosswind": nil],
+                    "takeoffDistance": 3054, "margin": -611, "fits": false,
                 ]
             ])
     }
@@ -190,7 +226,7 @@ struct RunwayPerformanceTransformTests {
         let output = try await Self.run(input)
         #expect(
             output == [
-                "airport": nil, "weather": nil, "runways": [], "message": "Select an airport in SF50 Runways to see takeoff performance.",
+                "airport": nil, "weather": nil, "runways": [], "message": "Select an airport from the SF50 TOLD app first.",
             ])
     }
 

@@ -72,26 +72,37 @@ struct SeedGalleryTests {
         // Four articles, each with its thumbnail.
         let articles = try Self.card("latest-articles", in: html)
         #expect(articles.components(separatedBy: #"<img class="thumb" src="assets/"#).count == 5, "\(articles)")
-        // The server's speeds, counts and torrents, the failing one in red.
+        // The server's counts, ratio and speeds in the app's units; in large (ours) its torrents, the failing
+        // one in red.
         let home = try Self.card("bitdream.home", in: html)
-        for text in ["MB/s</b><span>download</span>", "<span>torrents</span>", "debian-13.2.0-amd64-netinst.iso"] {
+        for text in [
+            "↓ 5.2 MB/s", "↑ 1 MB/s", "</span> 1.43</span>", "<span class=\"small muted\">Downloading</span>",
+            "debian-13.2.0-amd64-netinst.iso",
+        ] {
             #expect(home.contains(text), "\(text): \(home)")
         }
         #expect(home.contains(#"<span class="neg small">Tracker gave HTTP response code 404 (Not Found)</span>"#), "\(home)")
-        // The runways with their wind components.
+        // The card opens the server in the app, as its onOpenURL parses the link.
+        #expect(home.contains(#"<a class="entry-link" href="bitdream://server?id=home""#), "\(home)")
+        // The runways by name with their wind components from the steady wind (no gusts) and distances.
         let runways = try Self.card("sf50-runways", in: html)
-        #expect(runways.contains("<h3>KAPA · Centennial</h3>"), "\(runways)")
-        #expect(runways.components(separatedBy: "<tr>").count == 8, "a header and six runways: \(runways)")
+        #expect(runways.contains("<p><b>Centennial</b></p>"), "\(runways)")
+        #expect(runways.contains(#"<span class="neg">7,044′</span> / 4,800′"#), "\(runways)")
+        #expect(runways.contains(#"<span class="neg" title="tailwind">▲</span>15"#), "\(runways)")
+        #expect(!runways.contains("21.8"), "\(runways)")
+        // The app's widget has no link.
+        #expect(!runways.contains("entry-link"), "\(runways)")
         // The joke's setup, then its punchline.
         let joke = try Self.card("joke-of-the-day", in: html)
         #expect(joke.contains(#"<p class="quote">Why don&#39;t scientists trust atoms?</p>"#), "\(joke)")
         #expect(joke.contains(#"<p class="punchline">Because they make up everything!</p>"#), "\(joke)")
         // Each coin's and the total P&L, coloured by sign.
         let portfolio = try Self.card("bitpal-portfolio", in: html)
-        #expect(portfolio.contains(#"<p class="huge">$67574.83</p>"#), "\(portfolio)")
-        #expect(portfolio.contains(#"<p class="num pos">+$16287.33 (31.76%)</p>"#), "\(portfolio)")
-        #expect(portfolio.contains(#"<td class="num neg">−$2351.00 (-14.69%)</td>"#), "\(portfolio)")
-        #expect(portfolio.contains(#"<td class="num pos">+$17375.25 (55.6%)</td>"#), "\(portfolio)")
+        #expect(portfolio.contains(#"<p class="big">$67,574.82</p>"#), "\(portfolio)")
+        #expect(portfolio.contains(#"<b>+17,538</b> <span class="small">(+35.1%)</span>"#), "\(portfolio)")
+        #expect(portfolio.contains(#"<span class="small neg">-$2,351 (-14.7%)</span>"#), "\(portfolio)")
+        #expect(portfolio.contains(#"<span class="small pos">+17,375 (+55.6%)</span>"#), "\(portfolio)")
+        #expect(portfolio.contains(#"<a class="entry-link" href="bitpal://portfolio""#), "\(portfolio)")
 
         if let folder = ProcessInfo.processInfo.environment["WIDGETD_SCREENSHOTS"], !folder.isEmpty {
             try Self.photograph(fixture.out.appendingPathComponent("index.html"), into: URL(fileURLWithPath: folder))

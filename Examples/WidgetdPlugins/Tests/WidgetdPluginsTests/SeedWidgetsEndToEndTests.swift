@@ -134,6 +134,14 @@ struct SeedWidgetsEndToEndTests {
 
     // MARK: - Seed 001: BitDream
 
+    /// The numbers worked out by hand from the recordings (Tests/Fixtures/seeds/001-bitdream/), as the app's
+    /// snapshot writer takes them (BitDream/Widgets/DataWriter.swift:20-51):
+    /// - home: session-stats' 4 active, 2 paused, 8 in all, ↓ 5,242,880 B/s, ↑ 1,048,576 B/s; of the eight
+    ///   torrents two are downloading (debian, arch: status 4, metadata complete, not stalled) and one
+    ///   complete (linuxmint: stopped at 100 %); ratio = current-stats' 10,485,760,000 uploaded ÷
+    ///   7,340,032,000 downloaded = 1.428571… (line 36), written with two decimals, 1.43, as the widget's
+    ///   ratio chip prints it (BitDreamWidgets/SessionOverviewView.swift:29);
+    /// - seedbox: nothing downloaded this session, so the ratio is 0 (DataWriter.swift:36), ↑ 3,145,728 B/s.
     @Test func bitDreamWritesWhatTheAppsWidgetShowsForEachServerWithoutEverShowingTheCredentials() async throws {
         let fixture = try Fixture()
         let run = try await fixture.run(seed: "001-bitdream")
@@ -143,7 +151,9 @@ struct SeedWidgetsEndToEndTests {
         #expect(home["status"] == "fresh")
         #expect(home["title"] == "BitDream · Home")
         let entry = try #require(home["entries"]?[0])
-        #expect(entry["url"] == "bitdream://server/nas.local")
+        // The link the app's onOpenURL parses (BitDream/BitDreamApp.swift:65-70), built as its DeepLinkBuilder
+        // builds it (BitDream/Widgets/WidgetKitBridge.swift:12-19).
+        #expect(entry["url"] == "bitdream://server?id=home")
         #expect(entry["relevance"]?.number?.description == "1.0")
         let content = try #require(entry["content"])
         #expect(content["serverName"] == "Home")
@@ -187,7 +197,7 @@ struct SeedWidgetsEndToEndTests {
         let seedbox = try fixture.json("bitdream.seedbox.json")
         #expect(seedbox["status"] == "fresh")
         let seedboxEntry = try #require(seedbox["entries"]?[0])
-        #expect(seedboxEntry["url"] == "bitdream://server/seedbox.example.net")
+        #expect(seedboxEntry["url"] == "bitdream://server?id=seedbox")
         #expect(seedboxEntry["relevance"]?.number?.description == "0.5")
         #expect(seedboxEntry["content"]?["downloadingCount"] == 0)
         #expect(seedboxEntry["content"]?["uploadSpeed"] == 3_145_728)
@@ -224,7 +234,7 @@ struct SeedWidgetsEndToEndTests {
         for secret in Self.secretTexts { #expect(!run.log.contains(secret)) }
     }
 
-    @Test func aServerWithoutASnapshotShowsTheConfigurationPromptWhileTheOtherIsFresh() async throws {
+    @Test func aServerWithoutASnapshotHoldsTheSampleAndItsErrorWhileTheOtherIsFresh() async throws {
         let fixture = try Fixture()
         var secrets = Self.credentials
         secrets["BITDREAM_SEEDBOX_PASSWORD"] = "not-the-password"
@@ -234,16 +244,22 @@ struct SeedWidgetsEndToEndTests {
         #expect(try fixture.json("bitdream.home.json")["status"] == "fresh")
         let seedbox = try fixture.json("bitdream.seedbox.json")
         #expect(seedbox["status"] == "placeholder")
-        #expect(
-            seedbox["entries"]?[0]?["content"] == [
-                "serverName": nil, "title": "Select Server", "message": "Edit this widget to select a server.",
-            ])
+        // The app's gallery preview (BitDreamWidgets/SessionOverviewWidget.swift:29-44), marked as a sample;
+        // with the error beside it the views show the app's configuration prompt.
+        let definition = try JSONReader.read(Data(contentsOf: Self.seeds.appendingPathComponent("001-bitdream/bitdream.json")))
+        #expect(seedbox["entries"]?[0]?["content"] == definition["placeholder"])
+        #expect(seedbox["entries"]?[0]?["content"]?["sample"] == true)
+        #expect(seedbox["entries"]?[0]?["content"]?["serverName"] == "Home Server")
+        // The page shows the app's configuration prompt (SessionOverviewView.swift:213-235), not the sample.
+        let page = try String(contentsOf: fixture.out.appendingPathComponent("bitdream.seedbox.html"), encoding: .utf8)
+        #expect(page.contains("<b>Select Server</b>") && page.contains("Edit this widget to select a server."), "\(page)")
+        #expect(!page.contains("Home Server"), "\(page)")
         let error = try #require(seedbox["error"]?.string)
         #expect(
             error.hasPrefix("source: 127.0.0.1:")
                 && error.hasSuffix("answered 401 Unauthorized to session-stats; check the Transmission username and password"), "\(error)")
         #expect(!error.contains("not-the-password"))
-        SnapshotLog.show("001 BitDream, a server without a snapshot: configuration prompt", seedbox)
+        SnapshotLog.show("001 BitDream, a server without a snapshot: the sample and the error", seedbox)
     }
 
     @Test func aServerSnapshotOlderThanTenMinutesIsMarkedStale() async throws {
@@ -271,6 +287,19 @@ struct SeedWidgetsEndToEndTests {
 
     // MARK: - Seed 002: SF50 Runways
 
+    /// The numbers worked out by hand from the recorded METAR (Tests/Fixtures/seeds/002-sf50-runways/
+    /// metar.json: 350° at 15 kt gusting 22, 8.3 °C, 1018.3 hPa) and the airport file (elevation 5,885 ft),
+    /// with the components from the steady wind only, as SF50 Runways/RunwaySnapshot.swift:32-47 computes
+    /// them (V·cos θ and V·sin θ, θ = wind direction − true heading; gusts never enter), the runways in the
+    /// order of its NameComparator (RunwaySnapshot.swift:52-62):
+    /// - 10 (108°): θ = 242°: 15·cos 242° = −7.04 (a tailwind of 7.0), 15·sin 242° = −13.24 (13.2 from the left);
+    /// - 17L, 17R (178°): θ = 172°: −14.85 (tail 14.9), +2.09 (2.1 from the right);
+    /// - 28 (288°): θ = 62°: +7.04 (head 7.0), +13.24 (13.2 from the right);
+    /// - 35L, 35R (358°): θ = −8°: +14.85 (head 14.9), −2.09 (2.1 from the left).
+    /// Takeoff (the transform's model): PA = 5,885 + 30 × (1,013.25 − 1,018.3) = 5,733.5 ft; ISA = 15 − 0.002 ×
+    /// 5,733.5 = 3.533 °C; DA = 5,733.5 + 120 × (8.3 − 3.533) = 6,305.54 ft; 3,200 × 1.630554 = 5,217.7728 ft,
+    /// then × 1.35 (7.0 kt tail) = 7,043.99 → 7,044; × 0.93 (7.0 kt head) = 4,852.53 → 4,853; × 0.851 (14.9 kt
+    /// head) = 4,440.32 → 4,441; 14.9 kt of tailwind is over the 10 kt limit: N/A.
     @Test func sf50RunwaysComputesWindAndTakeoffDistanceForEveryRunwayFromTheMETAR() async throws {
         let fixture = try Fixture()
         let run = try await fixture.run(seed: "002-sf50-runways")
@@ -293,19 +322,27 @@ struct SeedWidgetsEndToEndTests {
         #expect(weather["temperature"]?.number?.description == "8.3")
         #expect(weather["densityAltitude"] == 6306)
         let runways = try #require(content["runways"]?.array)
-        #expect(runways.map { $0["name"]?.string } == ["17L", "35R", "17R", "35L", "10", "28"])
+        #expect(runways.map { $0["name"]?.string } == ["10", "17L", "17R", "28", "35L", "35R"])
         func column(_ key: String) -> [String?] {
             runways.map { $0[key]?.number?.description ?? $0[key]?.string ?? $0[key].map { "\($0)" } }
         }
-        // The wind components of every runway, a tailwind (negative headwind) included.
-        #expect(column("headwind") == ["-21.8", "14.9", "-21.8", "14.9", "-10.3", "7"])
-        #expect(column("crosswind") == ["3.1", "3.1", "3.1", "3.1", "19.4", "19.4"])
+        // The wind components of every runway from the steady wind, a tailwind (negative headwind) included.
+        #expect(column("headwind") == ["-7", "-14.9", "-14.9", "7", "14.9", "14.9"])
+        #expect(column("crosswind") == ["13.2", "2.1", "2.1", "13.2", "2.1", "2.1"])
+        #expect(column("crosswindFrom") == ["left", "right", "right", "right", "left", "left"])
+        // What the app's medium widget writes beside its arrows (RunwayListItem.swift:76-120).
+        #expect(
+            runways.map { $0["wholeKnots"] } == [
+                ["headwind": nil, "tailwind": 7, "crosswind": 13], ["headwind": nil, "tailwind": 15, "crosswind": 2],
+                ["headwind": nil, "tailwind": 15, "crosswind": 2], ["headwind": 7, "tailwind": nil, "crosswind": 13],
+                ["headwind": 15, "tailwind": nil, "crosswind": 2], ["headwind": 15, "tailwind": nil, "crosswind": 2],
+            ])
         // The takeoff distance only where it can be computed: "N/A" beyond the tailwind limit.
-        #expect(column("takeoffDistance") == ["N/A", "4441", "N/A", "4441", "N/A", "4853"])
-        #expect(runways.map { $0["fits"] } == ["N/A", true, "N/A", true, "N/A", false])
-        #expect(runways[0]["note"] == "the tailwind of 21.8 kt exceeds the 10 kt limit")
-        #expect(runways[4]["note"] == "the tailwind of 10.3 kt exceeds the 10 kt limit")
-        #expect(runways[1]["note"] == nil)
+        #expect(column("takeoffDistance") == ["7044", "N/A", "N/A", "4853", "4441", "4441"])
+        #expect(column("margin") == ["-2244", "N/A", "N/A", "-53", "2560", "5560"])
+        #expect(runways.map { $0["fits"] } == [false, "N/A", "N/A", false, true, true])
+        #expect(runways[1]["note"] == "the tailwind of 14.9 kt exceeds the 10 kt limit")
+        #expect(runways[0]["note"] == nil)
         #expect(snapshot["nextRefreshAt"] == "2026-11-22T16:20:00Z")
         SnapshotLog.show("002 SF50 runways, fresh; N/A where a tailwind is over the limit", snapshot)
     }
@@ -336,11 +373,11 @@ struct SeedWidgetsEndToEndTests {
                 "runways": [
                     [
                         "name": "08L", "heading": 82, "length": 9918, "surface": "asphalt", "headwind": nil, "crosswind": nil,
-                        "crosswindFrom": nil, "takeoffDistance": nil, "margin": nil, "fits": nil,
+                        "crosswindFrom": nil, "wholeKnots": nil, "takeoffDistance": nil, "margin": nil, "fits": nil,
                     ],
                     [
                         "name": "26R", "heading": 262, "length": 9918, "surface": "asphalt", "headwind": nil, "crosswind": nil,
-                        "crosswindFrom": nil, "takeoffDistance": nil, "margin": nil, "fits": nil,
+                        "crosswindFrom": nil, "wholeKnots": nil, "takeoffDistance": nil, "margin": nil, "fits": nil,
                     ],
                 ],
                 "message": "Weather is unavailable for EDDT; runways are shown without performance.",
@@ -363,7 +400,7 @@ struct SeedWidgetsEndToEndTests {
         // The same content as the placeholder a front-end shows before any refresh: one prompt.
         let definition = try JSONReader.read(Data(contentsOf: Self.seeds.appendingPathComponent("002-sf50-runways/sf50-runways.json")))
         #expect(snapshot["entries"]?[0]?["content"] == definition["placeholder"])
-        #expect(snapshot["entries"]?[0]?["content"]?["message"] == "Select an airport in SF50 Runways to see takeoff performance.")
+        #expect(snapshot["entries"]?[0]?["content"]?["message"] == "Select an airport from the SF50 TOLD app first.")
         SnapshotLog.show("002 SF50 runways, no airport (\(airport.isEmpty ? "empty file" : "null"))", snapshot)
     }
 }

@@ -1,0 +1,54 @@
+import Foundation
+import Testing
+import WidgetRuntime
+
+/// Seed 001 (BitDream) in the six-seed gallery, family by family, as a person sees the page: the texts the
+/// app's Server Monitor widget shows for the recorded Transmission answers (crapshack/BitDream,
+/// BitDreamWidgets/), our torrent list in large, and "unavailable" for the other families
+/// (SessionOverviewWidget.swift:101: small and medium).
+struct BitDreamFamiliesTests {
+    /// What each family shows for each server, in order. Speeds as the app's ByteCountFormatter (.file,
+    /// SessionOverviewWidget.swift:113-119) writes them: 5,242,880 B/s "5.2 MB/s", 1,048,576 "1 MB/s",
+    /// 3,145,728 "3.1 MB/s", 0 "0 KB/s"; the ratio with two decimals (SessionOverviewView.swift:29):
+    /// 10,485,760,000 ÷ 7,340,032,000 = 1.43, and 0.00 with nothing downloaded.
+    static let expected: [String: [String: [String]]] = [
+        "bitdream.home": [
+            // SessionOverviewView.swift:98-149: the counts with icons only (8 in all, 2 downloading, 1 done).
+            "small": ["Home", "8", "2", "1", "↓ 5.2 MB/s", "↑ 1 MB/s"],
+            // SessionOverviewView.swift:170-212, SessionOverviewWidget.swift:175-204.
+            "medium": ["Home", "8", "Total", "2", "Downloading", "1", "Done", "1.43", "↓ 5.2 MB/s", "↑ 1 MB/s"],
+            // Our addition: the torrents, the failing one with its error.
+            "large": [
+                "Home", "Total", "Downloading", "Done", "Errors", "1.43", "↓ 5.2 MB/s", "debian-13.2.0-amd64-netinst.iso",
+                "Downloading", "61%", "kali-linux-2026.3-installer-amd64.iso", "Tracker gave HTTP response code 404 (Not Found)",
+            ],
+        ],
+        "bitdream.seedbox": [
+            "small": ["Seedbox", "1", "0", "0", "↓ 0 KB/s", "↑ 3.1 MB/s"],
+            "medium": ["Seedbox", "Total", "Downloading", "Done", "0.00", "↓ 0 KB/s", "↑ 3.1 MB/s"],
+            "large": ["Seedbox", "0.00", "big-buck-bunny-4k.mkv", "Seeding", "100%"],
+        ],
+    ]
+
+    @Test(.enabled(if: GalleryBrowser.isAvailable, "needs chromium"))
+    func everyFamilyShowsWhatTheAppShowsOrSaysItIsUnavailable() async throws {
+        let gallery = try await SeedGalleryPage.shared.value
+        for family in SeedGalleryPage.families {
+            // Every family in the light theme, and medium in the dark one too: the texts are the same.
+            for dark in family == "medium" ? [false, true] : [false] {
+                let texts = try #require(dark ? gallery.darkMedium : gallery.light[family])
+                for (id, families) in Self.expected.sorted(by: { $0.key < $1.key }) {
+                    let text = try #require(texts[id], "\(family): \(texts.keys.sorted())")
+                    if let expected = families[family] {
+                        SeedGalleryPage.expectInOrder(expected, in: text, "\(id) \(family)")
+                        // The app's units: never binary ones.
+                        #expect(!text.contains("5.0 MB/s") && !text.contains("MiB"), "\(id) \(family): \(text)")
+                        if family != "large" { #expect(!text.contains(".iso"), "no torrent list: \(text)") }
+                    } else {
+                        #expect(text.lowercased().contains("unavailable"), "\(id) \(family): \(text)")
+                    }
+                }
+            }
+        }
+    }
+}
