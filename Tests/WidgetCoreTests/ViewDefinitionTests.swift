@@ -12,13 +12,71 @@ struct ViewDefinitionTests {
         reader.read(Data(#"{"source": {"url": "https://example.com/a.json"}, "view": \#(view)}"#.utf8), file: "widgets.d/news.json")
     }
 
-    @Test func oneTemplateServesEveryFamily() throws {
+    @Test func oneTemplateServesEveryHomeScreenFamilyAndNoLockScreenOne() throws {
         let result = read(view: #""<h3>{{ entry.content.title }}</h3>""#)
         #expect(result.diagnostics.isEmpty, "\(result.diagnostics)")
         let view = try #require(result.widgets.first?.definition.view)
-        for family in ViewDefinition.Family.allCases {
+        for family in ViewDefinition.Family.homeScreen {
             #expect(view.template(for: family)?.source == "<h3>{{ entry.content.title }}</h3>")
         }
+        for family in ViewDefinition.Family.accessories {
+            #expect(view.template(for: family) == nil, "\(family)")
+            #expect(!view.isAvailable(family))
+        }
+        #expect(view.availableFamilies == [.small, .medium, .large, .extraLarge])
+    }
+
+    @Test func lockScreenFamiliesShowOnlyWhenWritten() throws {
+        let result = read(view: #"{"medium": "M", "accessoryInline": "I"}"#)
+        #expect(result.diagnostics.isEmpty, "\(result.diagnostics)")
+        let view = try #require(result.widgets.first?.definition.view)
+        #expect(view.families == [.medium, .accessoryInline])
+        #expect(view.availableFamilies == [.small, .medium, .large, .extraLarge, .accessoryInline])
+        #expect(view.template(for: .extraLarge)?.source == "M")
+        #expect(view.template(for: .accessoryInline)?.source == "I")
+        #expect(view.template(for: .accessoryCircular) == nil)
+        #expect(view.template(for: .accessoryRectangular) == nil)
+    }
+
+    @Test func supportedFamiliesLeaveTheOthersUnavailable() throws {
+        let result = read(view: #"{"large": "L", "supportedFamilies": ["large", "extraLarge"]}"#)
+        #expect(result.diagnostics.isEmpty, "\(result.diagnostics)")
+        let view = try #require(result.widgets.first?.definition.view)
+        #expect(view.supportedFamilies == [.large, .extraLarge])
+        #expect(view.availableFamilies == [.large, .extraLarge])
+        #expect(view.template(for: .extraLarge)?.source == "L")
+        for family in [ViewDefinition.Family.small, .medium] + ViewDefinition.Family.accessories {
+            #expect(view.template(for: family) == nil, "\(family)")
+        }
+        let lockScreen = read(view: #"{"accessoryRectangular": "R", "supportedFamilies": ["accessoryCircular", "accessoryRectangular"]}"#)
+        #expect(lockScreen.diagnostics.isEmpty, "\(lockScreen.diagnostics)")
+        let small = try #require(lockScreen.widgets.first?.definition.view)
+        #expect(small.availableFamilies == [.accessoryCircular, .accessoryRectangular])
+        #expect(small.template(for: .accessoryCircular)?.source == "R")
+    }
+
+    @Test func badSupportedFamiliesAreReportedWithTheirPlaceAndTheKnownNames() {
+        let unknown = read(view: #"{"large": "L", "supportedFamilies": ["large", "extraLrge"]}"#).diagnostics.map(\.description)
+        #expect(
+            unknown == [
+                #"widgets.d/news.json:1:105: $.view.supportedFamilies[1]: "extraLrge" is not a family (did you mean 'extraLarge'?); write one of "small", "medium", "large", "extraLarge", "accessoryCircular", "accessoryRectangular", "accessoryInline""#
+            ], "\(unknown)")
+        let notAList = read(view: #"{"large": "L", "supportedFamilies": "large"}"#).diagnostics.map(\.description)
+        #expect(
+            notAList.count == 1
+                && notAList[0].contains(
+                    #"$.view.supportedFamilies: "supportedFamilies" must be a list of families such as ["large", "extraLarge"], not string"#
+                ), "\(notAList)")
+        let empty = read(view: #"{"large": "L", "supportedFamilies": []}"#).diagnostics.map(\.description)
+        #expect(empty.count == 1 && empty[0].contains("not an empty one"), "\(empty)")
+        let number = read(view: #"{"large": "L", "supportedFamilies": [3]}"#).diagnostics.map(\.description)
+        #expect(number.count == 1 && number[0].contains("$.view.supportedFamilies[0]: number is not a family"), "\(number)")
+        let orphan = read(view: #"{"large": "L", "supportedFamilies": ["large", "accessoryInline"]}"#).diagnostics.map(\.description)
+        #expect(
+            orphan.count == 1
+                && orphan[0].contains(
+                    #"$.view.supportedFamilies: "accessoryInline" is supported but has no template, nor does a neighbour ("accessoryRectangular", "accessoryCircular"); add "accessoryInline": "…" to "view" or remove it from the list"#
+                ), "\(orphan)")
     }
 
     @Test func aMissingFamilyShowsTheNearestOne() throws {
@@ -81,7 +139,11 @@ struct ViewDefinitionTests {
         #expect(unknown.contains { $0.contains("$.view.tiny") && $0.contains("small") }, "\(unknown)")
         let empty = read(view: "{}").diagnostics.map(\.description)
         #expect(
-            empty.contains { $0.contains(#"$.view: "view" has no family; give at least one of "small", "medium" or "large""#) }, "\(empty)")
+            empty.contains {
+                $0.contains(
+                    #"$.view: "view" has no family; give at least one of "small", "medium", "large", "extraLarge", "accessoryCircular", "accessoryRectangular" or "accessoryInline""#
+                )
+            }, "\(empty)")
         let filter = read(view: #"{"medium": "{{ entry.content.title | upcse }}"}"#).diagnostics.map(\.description)
         #expect(filter.contains { $0.contains("$.view.medium") && $0.contains("did you mean 'upcase'") }, "\(filter)")
         let secret = read(view: #""{{ env.TOKEN }}""#).diagnostics.map(\.description)

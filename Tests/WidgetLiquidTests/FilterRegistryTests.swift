@@ -32,11 +32,12 @@ struct FilterRegistryTests {
         #expect(try template.render(TemplateScope(globals: ["x": 1])) == 1)
     }
 
-    @Test func standardSetHasShopifysFilters() {
+    @Test func standardSetHasShopifysAndTheFormattingFilters() {
         let names = Set(FilterRegistry.standard.names)
         for name in [
             "abs", "append", "date", "default", "divided_by", "where", "reject", "find", "find_index",
             "has", "sum", "base64_url_safe_decode", "sort_natural", "url_encode", "truncatewords",
+            "number", "currency", "percent", "compact", "bytes", "relative_time", "format_date",
         ] {
             #expect(names.contains(name), "\(name)")
         }

@@ -156,7 +156,7 @@ extension DefinitionDocument: DescribedOptions {
                 )
             case .view:
                 KeyDescription(
-                    "How the gallery page shows an entry: a Liquid template giving an HTML fragment (widget, status, entry and now in scope, partials from the views folder), or one per family: small, medium, large.",
+                    "How the gallery page shows an entry: a Liquid template giving an HTML fragment (widget, status, entry and now in scope, partials from the views folder), or one per family: small, medium, large, extraLarge and the lock screen's accessoryCircular, accessoryRectangular, accessoryInline, with supportedFamilies to list those the widget offers.",
                     ViewDefinition.valueShape
                 )
             }

@@ -528,7 +528,7 @@ extension DefinitionReader {
         @discardableResult
         mutating func checkPartials(of view: ViewDefinition, in folder: TemplatePartialFolder) -> [Template] {
             var read: [Template] = []
-            let distinct = view.families.count == ViewDefinition.Family.allCases.count && Set(view.templates.values).count == 1
+            let distinct = view.families == ViewDefinition.Family.homeScreen && Set(view.templates.values).count == 1
             for family in view.families {
                 guard let template = view.templates[family] else { continue }
                 var path = ValuePath.root.appending("view")

@@ -7,12 +7,12 @@ public import WidgetJSON
 /// argument counts against the registry when they are parsed.
 ///
 /// ```swift
-/// let filters = FilterRegistry.standard.adding("percent", arguments: 0...1) { input, arguments, context in
+/// let filters = FilterRegistry.standard.adding("permille", arguments: 0...1) { input, arguments, context in
 ///     let digits = arguments.first?.number?.int ?? 0
 ///     guard let number = input.number, let double = Double(number.text) else { return .null }
-///     return .string(String(format: "%.\(digits)f%%", double * 100))
+///     return .string(String(format: "%.\(digits)f‰", double * 1000))
 /// }
-/// let template = try Template("{{ ratio | percent: 1 }}", filters: filters)
+/// let template = try Template("{{ ratio | permille: 1 }}", filters: filters)
 /// ```
 public struct FilterRegistry: Sendable {
     /// A filter's implementation: the input value, the positional arguments and the call's context.

@@ -169,17 +169,41 @@ package enum LiquidDate {
 
     // MARK: - strftime
 
-    private static let shortMonths = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
-    private static let longMonths = [
-        "January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
-        "November", "December",
-    ]
-    private static let shortWeekdays = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
-    private static let longWeekdays = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"]
+    /// The words `strftime` writes for months, weekdays and the half of the day: Ruby's English ones, or a
+    /// locale's (`date: '%A %e %B', locale: 'fr_FR'` is `lundi 14 mars`).
+    package struct Names: Sendable {
+        var shortMonths = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+        var longMonths = [
+            "January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
+            "November", "December",
+        ]
+        var shortWeekdays = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
+        var longWeekdays = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"]
+        var am = "AM"
+        var pm = "PM"
+
+        /// Ruby's English names.
+        package static let english = Names()
+
+        private init() {}
+
+        /// The names `DateFormatter` gives for `locale` (in the Gregorian calendar).
+        package init(_ locale: Locale) {
+            let formatter = DateFormatter()
+            formatter.locale = locale
+            formatter.calendar = Calendar(identifier: .gregorian)
+            shortMonths = formatter.shortMonthSymbols
+            longMonths = formatter.monthSymbols
+            shortWeekdays = formatter.shortWeekdaySymbols
+            longWeekdays = formatter.weekdaySymbols
+            am = formatter.amSymbol
+            pm = formatter.pmSymbol
+        }
+    }
 
     /// Formats a date with Ruby's `strftime` directives (`%Y-%m-%d %H:%M`, `%-d`, `%^b`, `%:z`, …) in
     /// `timeZone`. Unknown directives are kept as written.
-    package static func format(_ date: Date, _ format: String, timeZone: TimeZone) -> String {
+    package static func format(_ date: Date, _ format: String, timeZone: TimeZone, names: Names = .english) -> String {
         // From 1600 on, the Gregorian fields follow from the zone's offset at that moment by arithmetic;
         // earlier dates go through Calendar, whose Gregorian calendar is Julian before October 1582.
         let local = date.timeIntervalSince1970 + Double(timeZone.secondsFromGMT(for: date))
@@ -189,7 +213,7 @@ package enum LiquidDate {
             let time = whole - days * 86_400
             let (year, month, day) = CivilDate.date(days: days)
             let fields = Fields(
-                date: date, timeZone: timeZone, year: year, month: month, day: day,
+                date: date, timeZone: timeZone, names: names, year: year, month: month, day: day,
                 hour: time / 3600, minute: time % 3600 / 60, second: time % 60, exactNanosecond: nil,
                 weekday: ((days % 7) + 11) % 7, dayOfYear: days - CivilDate.days(year: year, month: 1, day: 1) + 1)
             return fields.format(format)
@@ -199,7 +223,7 @@ package enum LiquidDate {
         let parts = calendar.dateComponents(
             [.year, .month, .day, .hour, .minute, .second, .nanosecond, .weekday], from: date)
         let fields = Fields(
-            date: date, timeZone: timeZone, year: parts.year ?? 1970, month: parts.month ?? 1,
+            date: date, timeZone: timeZone, names: names, year: parts.year ?? 1970, month: parts.month ?? 1,
             day: parts.day ?? 1, hour: parts.hour ?? 0, minute: parts.minute ?? 0, second: parts.second ?? 0,
             exactNanosecond: parts.nanosecond ?? 0, weekday: (parts.weekday ?? 1) - 1,
             dayOfYear: calendar.ordinality(of: .day, in: .year, for: date) ?? 1)
@@ -209,6 +233,7 @@ package enum LiquidDate {
     private struct Fields {
         var date: Date
         var timeZone: TimeZone
+        var names: Names
         /// Foundation's Gregorian calendar in the zone, for what arithmetic does not give.
         var calendar: Calendar {
             var calendar = Calendar(identifier: .gregorian)
@@ -414,13 +439,13 @@ package enum LiquidDate {
             case "N": return String(number(nanosecond, 9, pad: "0", flags: [], width: nil).prefix(width ?? 9))
             case "p":
                 return text(
-                    hour < 12 ? (flags.contains("#") ? "am" : "AM") : (flags.contains("#") ? "pm" : "PM"),
+                    flags.contains("#") ? (hour < 12 ? names.am : names.pm).lowercased() : (hour < 12 ? names.am : names.pm),
                     flags: flags.subtracting(["#"]), width: width)
-            case "P": return text(hour < 12 ? "am" : "pm", flags: flags, width: width)
-            case "A": return text(LiquidDate.longWeekdays[weekday], flags: flags, width: width)
-            case "a": return text(LiquidDate.shortWeekdays[weekday], flags: flags, width: width)
-            case "B": return text(LiquidDate.longMonths[month - 1], flags: flags, width: width)
-            case "b", "h": return text(LiquidDate.shortMonths[month - 1], flags: flags, width: width)
+            case "P": return text((hour < 12 ? names.am : names.pm).lowercased(), flags: flags, width: width)
+            case "A": return text(names.longWeekdays[weekday], flags: flags, width: width)
+            case "a": return text(names.shortWeekdays[weekday], flags: flags, width: width)
+            case "B": return text(names.longMonths[month - 1], flags: flags, width: width)
+            case "b", "h": return text(names.shortMonths[month - 1], flags: flags, width: width)
             case "u": return number(weekday == 0 ? 7 : weekday, 1, pad: "0", flags: flags, width: width)
             case "w": return number(weekday, 1, pad: "0", flags: flags, width: width)
             case "U": return number((dayOfYear - 1 + 7 - weekday) / 7, 2, pad: "0", flags: flags, width: width)

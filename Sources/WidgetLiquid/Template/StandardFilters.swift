@@ -7,7 +7,7 @@ enum StandardFilters {
 
     static let registry: FilterRegistry = {
         var registry = FilterRegistry.empty
-        for entry in stringFilters + numberFilters + listFilters + otherFilters {
+        for entry in stringFilters + numberFilters + listFilters + otherFilters + FormattingFilters.entries {
             registry = registry.adding(entry.name, arguments: entry.arguments, entry.body)
         }
         return registry
@@ -426,17 +426,6 @@ enum StandardFilters {
                 return .array(list + extra)
             }),
         Entry(
-            "compact", 0...1,
-            { input, arguments, context throws(ExpressionError) in
-                let list = LiquidValue.list(input)
-                guard let property = arguments.first, !property.isNull else { return .array(list.filter { !$0.isNull }) }
-                var kept: [WidgetValue] = []
-                for item in list where !(try LiquidLookup.index(item, property, context: context) ?? .null).isNull {
-                    kept.append(item)
-                }
-                return .array(kept)
-            }),
-        Entry(
             "uniq", 0...1,
             { input, arguments, context throws(ExpressionError) in
                 var seen: Set<WidgetValue> = []
@@ -515,6 +504,20 @@ enum StandardFilters {
             }),
     ]
 
+    /// Liquid's `compact`: the list without `nil` items, or without the items whose `property` is `nil`.
+    /// (`compact` on a number formats it; see ``FormattingFilters``.)
+    static func compactList(_ input: WidgetValue, property: WidgetValue?, context: FilterContext) throws(ExpressionError)
+        -> WidgetValue
+    {
+        let list = LiquidValue.list(input)
+        guard let property, !property.isNull else { return .array(list.filter { !$0.isNull }) }
+        var kept: [WidgetValue] = []
+        for item in list where !(try LiquidLookup.index(item, property, context: context) ?? .null).isNull {
+            kept.append(item)
+        }
+        return .array(kept)
+    }
+
     /// `first` of a list, or the first `[key, value]` pair of an object.
     static func first(_ value: WidgetValue) -> WidgetValue {
         switch value {
@@ -540,10 +543,13 @@ enum StandardFilters {
             }),
         Entry(
             "date", 1...1,
-            { input, arguments, context in
+            { input, arguments, context throws(ExpressionError) in
+                try FormattingFilters.checkKeywords(context, allowed: ["zone", "locale"])
+                let zone = try FormattingFilters.zone(context)
+                let names = try FormattingFilters.dateNames(context)
                 let format = string(arguments[0])
                 guard !format.isEmpty, let date = LiquidDate.date(from: input, context: context) else { return input }
-                return .string(LiquidDate.format(date, format, timeZone: context.timeZone))
+                return .string(LiquidDate.format(date, format, timeZone: zone, names: names))
             }),
     ]
 }
