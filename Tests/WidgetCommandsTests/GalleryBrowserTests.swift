@@ -248,4 +248,36 @@ struct GalleryBrowserTests {
         let one = DumpedDOM(html: try await HeadlessChromium.dom(of: out.file("art.html")))
         #expect(one.cards.map(\.id) == ["art"])
     }
+
+    @Test func theAddressPicksAnyFamilyAndCanShowOneCardAlone() async throws {
+        let out = try TemporaryFolder("gallery-family")
+        let now = Timestamp.date("2026-11-22T08:00:00Z")!
+        let cards = ["a", "b"].map { id in
+            GalleryCard.render(
+                Snapshot(
+                    id: id, title: id, status: .fresh, generatedAt: now, lastSuccessAt: now, nextRefreshAt: nil,
+                    entries: [TimelineEntry(date: now, content: ["text": .string(id)])], error: nil),
+                definition: nil, now: now)
+        }
+        try out.write("index.html", GalleryPage(title: "Widgets", cards: cards, writtenAt: now).html)
+        func dom(_ query: String) async throws -> DumpedDOM {
+            var address = URLComponents(url: out.file("index.html"), resolvingAgainstBaseURL: false)!
+            address.percentEncodedQuery = query
+            return DumpedDOM(html: try await HeadlessChromium.dom(of: address.url!, budget: 1_000))
+        }
+        for family in [ViewDefinition.Family.extraLarge, .accessoryInline] {
+            let page = try await dom("family=\(family.rawValue)&widget=b")
+            #expect(page.rootAttributes["data-family"] == family.rawValue, "\(page.rootAttributes)")
+            #expect(page.rootAttributes["data-widget"] == "b")
+            #expect(page.cards.map(\.id) == ["a", "b"])
+            #expect(page.cards.map { $0.attributes["hidden"] != nil } == [true, false], "only b shows")
+            #expect(page.html.contains(#"data-family="\#(family.rawValue)" aria-label"#))
+            #expect(page.html.contains(#"aria-pressed="true""#))
+        }
+        // A name that is no family leaves the default; without ?widget= every card shows.
+        let unknown = try await dom("family=huge")
+        #expect(unknown.rootAttributes["data-family"] == "medium")
+        #expect(unknown.rootAttributes["data-widget"] == nil)
+        #expect(unknown.cards.allSatisfy { $0.attributes["hidden"] == nil })
+    }
 }

@@ -150,6 +150,96 @@ struct GalleryPageTests {
         #expect(GalleryCard.currentIndex(of: snapshot.entries, at: Self.now.addingTimeInterval(-60)) == 0)
     }
 
+    // MARK: - Families and links
+
+    /// The definition of a widget whose `view` is `view`, as `widgets.d/w.json` reads.
+    static func definition(view: String) throws -> WidgetDefinition {
+        let result = DefinitionReader(registry: .builtIn, defaultTimeZone: TimeZone(identifier: "UTC")!)
+            .read(Data(#"{"source": {"path": "data/a.json"}, "view": \#(view)}"#.utf8), file: "widgets.d/w.json")
+        #expect(result.diagnostics.isEmpty, "\(result.diagnostics)")
+        return try #require(result.widgets.first?.definition)
+    }
+
+    @Test func eachTemplateRendersOnceForTheFamiliesItServesAndTheOthersAreUnavailable() throws {
+        let snapshot = Self.snapshot("jotd", content: ["setup": "Why?"])
+        let one = try Self.definition(view: #""<p>{{ entry.content.setup }}</p>""#)
+        #expect(
+            GalleryCard.render(snapshot, definition: one, now: Self.now).html.contains(
+                #"<div class="view" data-family="small medium large extraLarge"><p>Why?</p></div>"#
+                    + #"<div class="view view-unavailable" data-family="accessoryCircular accessoryRectangular accessoryInline"><p>Unavailable in this size</p></div>"#
+            ))
+        let families = try Self.definition(view: #"{"small": "S", "medium": "M", "accessoryInline": "I {{ entry.content.setup }}"}"#)
+        let html = GalleryCard.render(snapshot, definition: families, now: Self.now).html
+        #expect(
+            html.contains(
+                #"<div class="view" data-family="small">S</div><div class="view" data-family="medium large extraLarge">M</div>"#
+                    + #"<div class="view" data-family="accessoryInline">I Why?</div>"#
+                    + #"<div class="view view-unavailable" data-family="accessoryCircular accessoryRectangular"><p>Unavailable in this size</p></div>"#
+            ), "\(html)")
+        let supported = try Self.definition(view: #"{"large": "L", "supportedFamilies": ["large", "extraLarge"]}"#)
+        let large = GalleryCard.render(snapshot, definition: supported, now: Self.now).html
+        #expect(
+            large.contains(
+                #"<div class="view" data-family="large extraLarge">L</div><div class="view view-unavailable" data-family="small medium accessoryCircular accessoryRectangular accessoryInline">"#
+            ), "\(large)")
+        // The generic card serves the home screen.
+        let generic = GalleryCard.render(snapshot, definition: nil, now: Self.now).html
+        #expect(generic.contains(#"<div class="view view-generic" data-family="small medium large extraLarge">"#), "\(generic)")
+        #expect(
+            generic.contains(#"<div class="view view-unavailable" data-family="accessoryCircular accessoryRectangular accessoryInline">"#))
+    }
+
+    @Test func anEntrysURLIsItsLinkWebOrAppButNeverScript() {
+        func link(_ url: String?) -> String {
+            var snapshot = Self.snapshot("w", content: ["text": "x"])
+            snapshot.entries[0].url = url
+            return GalleryCard.render(snapshot, definition: nil, now: Self.now).html
+        }
+        #expect(
+            link("bitpal://portfolio").contains(
+                #"<section class="entry" data-date="2026-11-22T08:00:00Z"><a class="entry-link" href="bitpal://portfolio" title="bitpal://portfolio" aria-label="Open bitpal://portfolio"><svg class="link-icon""#
+            ))
+        #expect(
+            link("https://www.artsy.net/artwork/a?utm_medium=ios_widget&x=1").contains(
+                #"href="https://www.artsy.net/artwork/a?utm_medium=ios_widget&amp;x=1""#))
+        #expect(link("mrfunnyjokes://jotd").contains(#"href="mrfunnyjokes://jotd""#))
+        for unsafe in [nil, "", "javascript:alert(1)", "javascript://%0Aalert(1)", "data:text/html,x"] {
+            #expect(!link(unsafe).contains("entry-link"), "\(unsafe ?? "nil")")
+        }
+        // A relative address stays inside the folder, and is escaped.
+        #expect(link("\"><script>").contains(#"href="&quot;&gt;&lt;script&gt;""#))
+    }
+
+    @Test func linksMayOpenAnAppButNotRunScriptAndDetailsHideText() {
+        for safe in ["bitpal://portfolio", "mrfunnyjokes://jotd", "MrFunnyJokes://jotd?x=1", "https://example.com", "#top", "a.html"] {
+            #expect(ViewMarkup.isSafeLink(safe), "\(safe)")
+        }
+        for unsafe in [
+            "javascript:alert(1)", "javascript://%0Aalert(1)", "JaVa\tScript://x", "jav&#x61;script://x", "data://x", "file:///etc/passwd",
+            "vbscript://x", "ms-msdt://x", "search-ms://x", "chrome://settings", "view-source://x", "1app://x", "://x", "mailto:a@b.c",
+            "../x",
+        ] {
+            #expect(!ViewMarkup.isSafeLink(unsafe), "\(unsafe)")
+        }
+        #expect(ViewMarkup.sanitize(#"<a href="bitpal://portfolio">Open</a>"#) == #"<a href="bitpal://portfolio">Open</a>"#)
+        #expect(ViewMarkup.sanitize(#"<a href="javascript://%0Aalert(1)">x</a>"#) == "<a>x</a>")
+        // Only a link opens an app: an image's address is still the web's or the folder's.
+        #expect(ViewMarkup.sanitize(#"<img src="bitpal://x.png">"#) == "<img>")
+        let details = #"<details><summary>Reveal</summary><p class="punchline">Because.</p></details>"#
+        #expect(ViewMarkup.sanitize(details) == details)
+    }
+
+    @Test func theSizeSwitchOffersEveryFamilyInTwoGroupsWithTheirNames() {
+        let html = GalleryPage(title: "Widgets", cards: [], writtenAt: Self.now).html
+        for family in ViewDefinition.Family.allCases {
+            #expect(html.contains(#"<button type="button" data-family="\#(family.rawValue)" aria-label=""#), "\(family)")
+            #expect(GalleryPage.style.contains("html[data-family=\(family.rawValue)] .view[data-family~=\(family.rawValue)]"), "\(family)")
+        }
+        #expect(html.contains(#"<span class="group" role="group" aria-label="Home screen">"#))
+        #expect(html.contains(#"<span class="group" role="group" aria-label="Lock screen">"#))
+        #expect(html.contains(#"aria-label="Extra large" title="Extra large">XL</button>"#))
+    }
+
     // MARK: - The page
 
     @Test func thePolicyAllowsExactlyThePagesOwnStyleAndScript() throws {

@@ -120,15 +120,38 @@ struct FormattingAgreementTests {
         #expect(tally.differences.isEmpty, "\(tally.differences.joined(separator: "\n"))")
     }
 
+    @Test func currencySymbolsMatchNumberFormatter() throws {
+        var equal = 0
+        var differences: [String] = []
+        for code in Locale.commonISOCurrencyCodes {
+            let formatter = NumberFormatter()
+            formatter.locale = Self.enUS
+            formatter.numberStyle = .currency
+            formatter.currencyCode = code
+            let theirs = try #require(formatter.string(from: -1234.5))
+            let ours = try Self.render(try Template("{{ x | currency: '\(code)' }}"), .number(WidgetNumber("-1234.5")!))
+            if ours == theirs { equal += 1 } else { differences.append("\(code): ours \(ours), Foundation \(theirs)") }
+        }
+        print("NumberFormatter currency agreement: \(equal)/\(Locale.commonISOCurrencyCodes.count) codes")
+        #expect(differences.isEmpty, "\(differences.joined(separator: "\n"))")
+    }
+
     @Test func compactMatchesCompactNameNotation() throws {
         var generator = SeededGenerator(seed: 3200)
         var tally = Tally()
         let template = try Template("{{ x | compact }}")
+        let money = try Template("{{ x | currency: 'USD', compact: true }}")
         let style = FloatingPointFormatStyle<Double>(locale: Self.enUS).notation(.compactName)
-        for _ in 0..<Self.cases {
+        let currencyStyle = FloatingPointFormatStyle<Double>.Currency(code: "USD", locale: Self.enUS).notation(.compactName)
+        for index in 0..<Self.cases {
             let text = Self.decimalText(&generator)
-            let theirs = Double(text)!.formatted(style)
-            tally.count(ours: try Self.render(template, .number(WidgetNumber(text)!)), theirs: theirs, input: text)
+            let value = WidgetValue.number(WidgetNumber(text)!)
+            if index % 4 == 3 {
+                let theirs = Double(text)!.formatted(currencyStyle)
+                tally.count(ours: try Self.render(money, value), theirs: theirs, input: text + " USD")
+            } else {
+                tally.count(ours: try Self.render(template, value), theirs: Double(text)!.formatted(style), input: text)
+            }
         }
         print(tally.line(".compactName", total: Self.cases))
         #expect(tally.differences.isEmpty, "\(tally.differences.joined(separator: "\n"))")

@@ -106,6 +106,36 @@ struct FormattingFilterTests {
         #expect(try render("{{ speed | bytes }}/s", ["speed": 5_242_880]) == "5.2 MB/s")
     }
 
+    /// Each of `ByteCountFormatter`'s ways, as Linux's Foundation writes them (`.file`, then `.memory`).
+    @Test func bytesKeepByteCountFormattersQuirks() throws {
+        let cases: [(Int64, String, String)] = [
+            (0, "Zero KB", "Zero KB"), (1, "1 byte", "1 byte"), (2, "2 bytes", "2 bytes"),
+            (999, "999 bytes", "999 bytes"), (1000, "1 KB", "1,000 bytes"), (1023, "1 KB", "1,023 bytes"),
+            (1024, "1 KB", "1 KB"), (1500, "2 KB", "1 KB"), (2500, "2 KB", "2 KB"), (99_500, "100 KB", "97 KB"),
+            (999_500, "1,000 KB", "976 KB"), (1_000_000, "1 MB", "977 KB"), (1_150_000, "1.2 MB", "1.1 MB"),
+            (1_250_000, "1.2 MB", "1.2 MB"), (5_242_880, "5.2 MB", "5 MB"), (99_950_000, "100 MB", "95.3 MB"),
+            (999_999_999, "1,000 MB", "953.7 MB"), (1_005_000_000, "1 GB", "958.4 MB"),
+            (1_015_000_000, "1.02 GB", "968 MB"), (1_000_000_000_000, "1 TB", "931.32 GB"),
+            (1_234_567_890_123_456_789, "1.23 EB", "1.07 EB"), (-1, "-1 byte", "-1 byte"),
+            (-5_242_880, "-5.2 MB", "-5 MB"), (.max, "9.22 EB", "8 EB"),
+        ]
+        for (count, file, memory) in cases {
+            let value = WidgetValue.number(WidgetNumber(Int(count)))
+            #expect(try render("{{ x | bytes }}", ["x": value]) == file, "\(count)")
+            #expect(try render("{{ x | bytes: units: 'binary' }}", ["x": value]) == memory, "\(count)")
+        }
+        // Past Int64, exactly: 10^24 bytes, and 2^80 in binary units.
+        #expect(try render("{{ x | bytes }}", ["x": .number(WidgetNumber("1e24")!)]) == "1 YB")
+        #expect(try render("{{ x | bytes: units: 'binary' }}", ["x": .number(WidgetNumber("1208925819614629174706176")!)]) == "1 YB")
+    }
+
+    @Test func theCatalogsExampleRendersAsItSays() throws {
+        let card = try Template("{{ price | currency: 'USD' }} {{ change | percent: 1, sign: true }} {{ size | bytes }}")
+        #expect(
+            try card.renderString(TemplateScope(globals: ["price": 1234.5, "change": 0.0123, "size": 5_242_880]))
+                == "$1,234.50 +1.2% 5.2 MB")
+    }
+
     // MARK: - Dates
 
     @Test func relativeTimeCountsFromTheTemplatesNow() throws {

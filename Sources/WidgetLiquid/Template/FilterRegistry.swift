@@ -31,7 +31,9 @@ public struct FilterRegistry: Sendable {
     /// A registry with no filters at all; most users start from ``standard`` instead.
     public static let empty = FilterRegistry(filters: [:])
 
-    /// Shopify Liquid's standard filters (`upcase`, `date`, `plus`, `where`, …) with decimal arithmetic.
+    /// Shopify Liquid's standard filters (`upcase`, `date`, `plus`, `where`, …) with decimal arithmetic,
+    /// and the formatting filters `number`, `currency`, `percent`, `compact`, `bytes`, `relative_time` and
+    /// `format_date` (exact on decimals, rounding half to even).
     public static let standard: FilterRegistry = StandardFilters.registry
 
     /// The key under which a decoder's `userInfo` may hold the registry ``Template``'s `Decodable`

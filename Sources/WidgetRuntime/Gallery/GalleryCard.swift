@@ -72,6 +72,7 @@ public struct GalleryCard: Sendable, Hashable {
                 break
             }
             html += "<section class=\"entry\" data-date=\"\(Timestamp.string(entry.date))\"\(index == current ? "" : " hidden")>"
+            html += link(entry)
             html += WidgetViewRenderer.render(entry, of: snapshot, definition: definition, now: now, steps: steps)
             html += "</section>"
         }
@@ -89,6 +90,22 @@ public struct GalleryCard: Sendable, Hashable {
         html += "</footer></article>"
         return GalleryCard(id: id, html: html)
     }
+
+    /// The link a tap on the entry opens, as WidgetKit's `widgetURL`: the entry's `url` (the timeline's
+    /// `"url"` template), a web address or an app's (`bitpal://portfolio`) that ``ViewMarkup/isSafeLink(_:)``
+    /// allows; nothing without one. It covers the entry, under the view's own links and `<summary>`, which
+    /// stay clickable, and shows as an arrow in the corner.
+    static func link(_ entry: TimelineEntry) -> String {
+        guard let url = entry.url, !url.isEmpty else { return "" }
+        let escaped = HTMLText.escape(url)
+        guard ViewMarkup.isSafeLink(escaped) else { return "" }
+        return "<a class=\"entry-link\" href=\"\(escaped)\" title=\"\(escaped)\" aria-label=\"Open \(escaped)\">\(linkIcon)</a>"
+    }
+
+    /// The icon of an entry's link: an arrow out of the corner, drawn as ``infoIcon`` is.
+    public static let linkIcon =
+        #"<svg class="link-icon" viewBox="0 0 16 16" width="14" height="14" aria-hidden="true" focusable="false">"#
+        + #"<path d="M5 11 11 5M6.5 5H11v4.5" fill="none" stroke="currentColor" stroke-width="1.6" stroke-linecap="round" stroke-linejoin="round"/></svg>"#
 
     /// The index of the entry a front-end shows at `now`: the last whose date is not after it, or the
     /// first when all are in the future.

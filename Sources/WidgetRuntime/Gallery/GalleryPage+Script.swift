@@ -1,6 +1,6 @@
 extension GalleryPage {
     /// The page's script: the entry current now in every card (switching at the next entry's date),
-    /// relative times, the size buttons, marks on images (`data-state` `loaded` or `broken`; a broken one
+    /// relative times, the size buttons (and `?family=`), one card alone with `?widget=`, marks on images (`data-state` `loaded` or `broken`; a broken one
     /// is hidden), and, when the page is served over HTTP, polling `index.json` to replace changed cards.
     ///
     /// It never builds markup from data: the only HTML it inserts is the page's own, fetched again from
@@ -13,11 +13,20 @@ extension GalleryPage {
           const fixed = Date.parse(query.get('now') || '');
           const started = performance.now();
           const now = () => Number.isNaN(fixed) ? Date.now() : fixed + (performance.now() - started);
-          const family = query.get('family');
-          if (family === 'small' || family === 'medium' || family === 'large') root.dataset.family = family;
-          for (const button of document.querySelectorAll('.families button')) {
-            button.addEventListener('click', () => { root.dataset.family = button.dataset.family; });
-          }
+          const buttons = Array.from(document.querySelectorAll('.families button'));
+          const choose = (family) => {
+            if (!buttons.some((button) => button.dataset.family === family)) return;
+            root.dataset.family = family;
+            for (const button of buttons) button.setAttribute('aria-pressed', String(button.dataset.family === family));
+          };
+          choose(query.get('family') || root.dataset.family);
+          for (const button of buttons) button.addEventListener('click', () => choose(button.dataset.family));
+          const only = query.get('widget');
+          if (only) root.dataset.widget = only;
+          const showOnly = () => {
+            if (!only) return;
+            for (const card of document.querySelectorAll('.card')) card.hidden = card.dataset.id !== only;
+          };
           const meta = (name) => document.querySelector('meta[name="' + name + '"]');
           const polled = Number(query.get('poll'));
           const pollSeconds = polled > 0 ? polled : Number(meta('widgetd-poll').content) || 10;
@@ -94,6 +103,7 @@ extension GalleryPage {
             const incomingHeader = fresh.getElementById('meta');
             if (header && incomingHeader) header.replaceWith(document.importNode(incomingHeader, true));
             meta('widgetd-generation').content = fresh.querySelector('meta[name="widgetd-generation"]').content;
+            showOnly();
             refreshes += 1;
             root.dataset.refreshes = String(refreshes);
             update();
@@ -119,6 +129,7 @@ extension GalleryPage {
           };
 
           watchImages(document);
+          showOnly();
           update();
           if (location.protocol === 'http:' || location.protocol === 'https:') setTimeout(poll, pollSeconds * 1000);
           root.dataset.ready = 'true';

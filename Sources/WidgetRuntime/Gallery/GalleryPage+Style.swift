@@ -1,24 +1,33 @@
+import Foundation
+import WidgetCore
+
 extension GalleryPage {
     /// The page's style sheet: light and dark by the system's preference, a grid of cards that is one
-    /// column on a phone, and the classes views may use (see "Views" in the gallery article of the documentation).
+    /// column on a phone, each family's size (roughly WidgetKit's), and the classes views may use (see
+    /// "Views" in the gallery article of the documentation).
     public static let style = """
         :root{color-scheme:light dark;--bg:#f3f4f6;--card:#fff;--text:#111827;--muted:#6b7280;--line:#e5e7eb;--accent:#2563eb;\
-        --pos:#047857;--neg:#b91c1c;--fresh:#047857;--cached:#b45309;--stale:#b91c1c;--placeholder:#6b7280;--shadow:0 1px 3px rgba(0,0,0,.08)}
+        --pos:#047857;--neg:#b91c1c;--fresh:#047857;--cached:#b45309;--stale:#b91c1c;--placeholder:#6b7280;--shadow:0 1px 3px rgba(0,0,0,.08);\
+        --lock:#1f2937;--lock-text:#f9fafb;--card-width:320px}
         @media (prefers-color-scheme:dark){:root{--bg:#0b0f17;--card:#161b26;--text:#e5e7eb;--muted:#9ca3af;--line:#273042;\
-        --accent:#60a5fa;--pos:#34d399;--neg:#f87171;--fresh:#34d399;--cached:#fbbf24;--stale:#f87171;--placeholder:#9ca3af;--shadow:none}}
+        --accent:#60a5fa;--pos:#34d399;--neg:#f87171;--fresh:#34d399;--cached:#fbbf24;--stale:#f87171;--placeholder:#9ca3af;--shadow:none;\
+        --lock:#000;--lock-text:#f3f4f6}}
         *{box-sizing:border-box}
         body{margin:0;background:var(--bg);color:var(--text);font:15px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif}
         a{color:var(--accent);text-decoration:none}a:hover{text-decoration:underline}
         .top{display:flex;flex-wrap:wrap;align-items:baseline;gap:.25rem 1rem;padding:1rem 1.25rem .25rem}
         .top h1{margin:0;font-size:1.35rem}.top .meta{margin:0;color:var(--muted);font-size:.85rem;flex:1}
-        .families{display:flex;gap:.25rem}.families button{font:inherit;font-size:.8rem;border:1px solid var(--line);background:var(--card);\
+        .families{display:flex;flex-wrap:wrap;gap:.25rem .6rem}.families .group{display:flex;gap:.25rem}\
+        .families button{font:inherit;font-size:.8rem;border:1px solid var(--line);background:var(--card);\
         color:var(--text);border-radius:6px;padding:.1rem .55rem;cursor:pointer}
-        html[data-family=small] .families [data-family=small],html[data-family=medium] .families [data-family=medium],\
-        html[data-family=large] .families [data-family=large]{background:var(--accent);border-color:var(--accent);color:#fff}
-        .grid{display:grid;gap:1rem;padding:1rem 1.25rem 2rem;grid-template-columns:repeat(auto-fill,minmax(320px,1fr));align-items:start}
-        html[data-family=small] .grid{grid-template-columns:repeat(auto-fill,minmax(170px,1fr))}
-        html[data-family=large] .grid{grid-template-columns:repeat(auto-fill,minmax(440px,1fr))}
+        \(familyRules("html[data-family=F] .families [data-family=F]"))\
+        {background:var(--accent);border-color:var(--accent);color:#fff}
+        html[data-family=small]{--card-width:170px}html[data-family=large]{--card-width:440px}html[data-family=extraLarge]{--card-width:680px}
+        html[data-family^=accessory]{--card-width:220px}
+        .grid{display:grid;gap:1rem;padding:1rem 1.25rem 2rem;grid-template-columns:repeat(auto-fill,minmax(var(--card-width),1fr));align-items:start}
         @media (max-width:520px){.grid,html[data-family] .grid{grid-template-columns:1fr;padding:.75rem}.top{padding:.75rem .75rem 0}}
+        .card[hidden]{display:none}html[data-widget] .top{display:none}
+        html[data-widget] .grid{display:block;padding:.75rem}html[data-widget] .card{width:var(--card-width);max-width:100%}
         .card{background:var(--card);border:1px solid var(--line);border-radius:16px;box-shadow:var(--shadow);overflow:hidden;\
         display:flex;flex-direction:column;min-width:0}
         .card>header{display:flex;align-items:center;gap:.5rem;padding:.7rem .9rem .35rem}
@@ -35,9 +44,28 @@ extension GalleryPage {
         .entries{flex:1;padding:0 .9rem .6rem}.entry[hidden]{display:none}
         .card>footer{display:flex;flex-wrap:wrap;gap:.15rem .9rem;padding:.45rem .9rem .6rem;border-top:1px solid var(--line);\
         color:var(--muted);font-size:.78rem}
-        .view[data-family=small],.view[data-family=medium],.view[data-family=large]{display:none}
-        html[data-family=small] .view[data-family=small],html[data-family=medium] .view[data-family=medium],\
-        html[data-family=large] .view[data-family=large]{display:block}
+        .view:not([data-family=all]){display:none}
+        \(familyRules("html[data-family=F] .view[data-family~=F]")){display:block}
+        html[data-family=small] .entries{aspect-ratio:1}html[data-family=medium] .entries{aspect-ratio:2/1}
+        html[data-family=large] .entries{aspect-ratio:1}html[data-family=extraLarge] .entries{aspect-ratio:2/1}
+        .view-unavailable p{margin:.4rem 0;padding:1.2rem .6rem;text-align:center;color:var(--muted);font-size:.85rem;\
+        border:1px dashed var(--line);border-radius:10px}
+        html[data-family^=accessory] .view:not(.view-unavailable){background:var(--lock);color:var(--lock-text);overflow:hidden;\
+        margin:.4rem 0;font-size:.8rem;line-height:1.25}
+        html[data-family^=accessory] .view:not(.view-unavailable) *{color:inherit}
+        html[data-family^=accessory] .view .muted{opacity:.7}
+        html[data-family=accessoryCircular] .view[data-family~=accessoryCircular]:not(.view-unavailable){display:grid;\
+        place-items:center;text-align:center;width:76px;height:76px;border-radius:50%;\
+        margin:.4rem auto;padding:.3rem;font-size:.72rem;line-height:1.1}
+        html[data-family=accessoryRectangular] .view[data-family~=accessoryRectangular]:not(.view-unavailable){max-width:172px;\
+        min-height:76px;border-radius:12px;padding:.35rem .55rem}
+        html[data-family=accessoryInline] .view[data-family~=accessoryInline]:not(.view-unavailable){max-width:260px;\
+        white-space:nowrap;text-overflow:ellipsis;border-radius:999px;padding:.2rem .7rem}
+        html[data-family=accessoryInline] .view[data-family~=accessoryInline] *{display:inline;margin:0}
+        .entry{position:relative}.entry-link{position:absolute;inset:0;border-radius:10px}
+        .entry-link .link-icon{position:absolute;top:0;right:0;width:14px;height:14px;color:var(--muted)}
+        .entry .view a,.entry .view summary{position:relative;z-index:1}
+        .view details>summary{cursor:pointer;color:var(--accent)}
         .view h3{margin:.2rem 0 .35rem;font-size:1.02rem;line-height:1.3}
         .view p{margin:.25rem 0}
         .view img{max-width:100%;height:auto;border-radius:10px;display:block}
@@ -70,4 +98,9 @@ extension GalleryPage {
         .quote{font-size:1.12rem;font-style:italic;margin:.3rem 0}.punchline{font-weight:650;font-size:1.05rem}
         .view-error{color:var(--neg);font-size:.85rem;overflow-wrap:anywhere}
         """
+
+    /// `pattern` once per family, `F` replaced by its name, joined by commas: one selector list for all.
+    static func familyRules(_ pattern: String) -> String {
+        ViewDefinition.Family.allCases.map { pattern.replacingOccurrences(of: "F", with: $0.rawValue) }.joined(separator: ",")
+    }
 }

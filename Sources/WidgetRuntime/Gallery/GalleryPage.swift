@@ -13,7 +13,8 @@ import WidgetStages
 /// page's, fetches the page again and replaces only the cards whose own generation changed (no reload, no
 /// flicker). The script also shows each card's entry current now, switching at the next entry's date, and
 /// writes times as "3 min ago". `?now=2026-11-22T08:00:00Z` fixes the page's clock (for tests and
-/// screenshots), `?family=small|medium|large` picks the size, `?poll=SECONDS` the polling interval.
+/// screenshots), `?family=NAME` picks the size (any of `ViewDefinition.Family`, `medium` by default),
+/// `?widget=ID` shows that widget's card alone (for screenshots), `?poll=SECONDS` the polling interval.
 public struct GalleryPage: Sendable {
     /// The page's title.
     public var title: String
@@ -93,7 +94,7 @@ public struct GalleryPage: Sendable {
             </head>
             <body>
             <header class="top"><h1>\(HTMLText.escape(title))</h1><p class="meta" id="meta">\(count) · written \(GalleryCard.time(writtenAt))</p>
-            <nav class="families" aria-label="Size"><button type="button" data-family="small">S</button><button type="button" data-family="medium">M</button><button type="button" data-family="large">L</button></nav></header>
+            \(GalleryPage.familySwitch)</header>
 
             """
         html += GalleryPage.mainOpening
@@ -106,6 +107,21 @@ public struct GalleryPage: Sendable {
         html += GalleryPage.ending
         return html
     }
+
+    /// The size switch: a button per family, the home screen's and the lock screen's in two groups, each
+    /// with its full name for assistive technology and as its tooltip.
+    static let familySwitch: String = {
+        func button(_ family: ViewDefinition.Family, _ label: String, _ name: String) -> String {
+            "<button type=\"button\" data-family=\"\(family.rawValue)\" aria-label=\"\(name)\" title=\"\(name)\">\(label)</button>"
+        }
+        return "<nav class=\"families\" aria-label=\"Size\"><span class=\"group\" role=\"group\" aria-label=\"Home screen\">"
+            + button(.small, "S", "Small") + button(.medium, "M", "Medium") + button(.large, "L", "Large")
+            + button(.extraLarge, "XL", "Extra large")
+            + "</span><span class=\"group\" role=\"group\" aria-label=\"Lock screen\">"
+            + button(.accessoryCircular, "Circle", "Lock screen: circular")
+            + button(.accessoryRectangular, "Rect", "Lock screen: rectangular")
+            + button(.accessoryInline, "Inline", "Lock screen: inline") + "</span></nav>"
+    }()
 
     /// The opening of the cards' grid; the page's title before it is escaped, so it holds the first `<main`.
     static let mainOpening = "<main id=\"gallery\" class=\"grid\">\n"

@@ -11,7 +11,9 @@ import WidgetLiquid
 ///
 /// - `href`, `src`, `srcset`, `poster`, `action`, `formaction`, `cite`, `background`, `data` and `xlink:href` keep
 ///   their value only when it is an `http:` or `https:` URL, a fragment (`#top`), or a relative path with
-///   no `..` segment and no scheme (`assets/3f2a….png`); otherwise the attribute is dropped;
+///   no `..` segment and no scheme (`assets/3f2a….png`); otherwise the attribute is dropped. A link's
+///   `href` may also open an app (`bitpal://portfolio`, ``isSafeLink(_:)``), never `javascript:`;
+/// - `<details>` and `<summary>` are kept: a view may hide text until it is asked for;
 /// - `on…` attributes (`onerror`, `onclick`) and `style` attributes (the policy would refuse them anyway:
 ///   style a view with the gallery's classes) are dropped;
 /// - `<script>`, `<style>`, `<iframe>`, `<object>`, `<embed>`, `<base>`, `<meta>`, `<link>`, `<form>`,
@@ -124,6 +126,29 @@ public enum ViewMarkup {
         return !path.contains("\\")
     }
 
+    /// The schemes a link never opens, though written as an app's (`javascript://%0A…` runs script):
+    /// the browser's own and those of system handlers known to be abused.
+    static let blockedSchemes: Set<String> = [
+        "javascript", "vbscript", "livescript", "data", "file", "blob", "filesystem", "about", "view-source", "jar", "mhtml",
+        "wyciwyg", "chrome", "chrome-extension", "moz-extension", "resource", "intent", "search-ms", "search", "shell",
+    ]
+
+    /// Whether `value` (as written in an attribute, entities and all) may be a link's address: what
+    /// ``isSafeURL(_:)`` allows, or an app's URL, `scheme://…`, such as `bitpal://portfolio` or
+    /// `mrfunnyjokes://jotd` (the link a widget opens in its app). Never `javascript:`, `data:`, `file:`,
+    /// nor a scheme of the browser's own or of a system handler (`ms-…`, `search-ms`).
+    public static func isSafeLink(_ value: String) -> Bool {
+        if isSafeURL(value) { return true }
+        let decoded = HTMLText.decodeEntities(value)
+        let cleaned = String(String.UnicodeScalarView(decoded.unicodeScalars.filter { $0.value > 0x20 && $0.value != 0x7F })).lowercased()
+        guard let separator = cleaned.range(of: "://") else { return false }
+        let scheme = cleaned[..<separator.lowerBound]
+        guard let first = scheme.unicodeScalars.first, ("a"..."z").contains(first),
+            scheme.unicodeScalars.allSatisfy({ ("a"..."z").contains($0) || ("0"..."9").contains($0) || "+.-".unicodeScalars.contains($0) })
+        else { return false }
+        return !blockedSchemes.contains(String(scheme)) && !scheme.hasPrefix("ms-")
+    }
+
     // MARK: - Attributes
 
     /// One attribute as written: its name, and its value with entities still in it (`nil` for a bare name).
@@ -142,7 +167,7 @@ public enum ViewMarkup {
                 let candidates = value.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
                 let urls = candidates.map { String($0.split(separator: " ").first ?? "") }
                 guard !urls.isEmpty, urls.allSatisfy(isSafeURL) else { return nil }
-            } else if !isSafeURL(value) {
+            } else if name == "href" ? !isSafeLink(value) : !isSafeURL(value) {
                 return nil
             }
         }

@@ -19,8 +19,12 @@ public import WidgetLiquid
 /// member as a label and its value; a list shows each item as a row with its picture, heading and first
 /// other text.
 public enum WidgetViewRenderer {
-    /// The fragment for `entry` of `snapshot`: one `<div class="view">` per family the definition's view
-    /// distinguishes (one for all when it has one template or none).
+    /// The fragment for `entry` of `snapshot`: one `<div class="view">` per template the definition's view
+    /// shows, its `data-family` listing the families it serves (`all` when one template serves every
+    /// family), and one `<div class="view view-unavailable">` for the families the widget does not offer.
+    ///
+    /// Without a view the generic card serves the home-screen families, and the lock-screen ones are
+    /// unavailable, as they are for a view written as one template.
     ///
     /// Its templates spend `steps`, shared by the entries of one card; by default a budget of their own,
     /// of the definition's `templateStepLimit`.
@@ -30,20 +34,46 @@ public enum WidgetViewRenderer {
         guard let view = definition?.view, let definition else {
             // The generic card needs no sanitizing: its markup is ours, every text in it is escaped and
             // every address passed `ViewMarkup.isSafeURL` (the tests check that sanitizing leaves it as is).
-            return "<div class=\"view view-generic\" data-family=\"all\">\(generic(entry.content))</div>"
+            return
+                "<div class=\"view view-generic\" data-family=\"\(familyList(ViewDefinition.Family.homeScreen))\">\(generic(entry.content))</div>"
+                + unavailable(ViewDefinition.Family.accessories)
         }
         let steps = steps ?? cardSteps(limit: definition.templateStepLimit)
-        let distinct = Set(ViewDefinition.Family.allCases.compactMap { view.template(for: $0) })
-        if distinct.count <= 1, let template = distinct.first {
-            return viewHTML(template, family: "all", entry: entry, snapshot: snapshot, definition: definition, now: now, steps: steps)
+        // Each template once, for the families it serves, in size order.
+        var groups: [(template: Template, families: [ViewDefinition.Family])] = []
+        var missing: [ViewDefinition.Family] = []
+        for family in ViewDefinition.Family.allCases {
+            guard let template = view.template(for: family) else {
+                missing.append(family)
+                continue
+            }
+            if let index = groups.firstIndex(where: { $0.template == template }) {
+                groups[index].families.append(family)
+            } else {
+                groups.append((template, [family]))
+            }
         }
         var html = ""
-        for family in ViewDefinition.Family.allCases {
-            guard let template = view.template(for: family) else { continue }
+        for group in groups {
+            let families = group.families.count == ViewDefinition.Family.allCases.count ? "all" : familyList(group.families)
             html += viewHTML(
-                template, family: family.rawValue, entry: entry, snapshot: snapshot, definition: definition, now: now, steps: steps)
+                group.template, family: families, entry: entry, snapshot: snapshot, definition: definition, now: now, steps: steps)
         }
-        return html
+        return html + unavailable(missing)
+    }
+
+    /// The text of a family the widget does not offer.
+    public static let unavailableText = "Unavailable in this size"
+
+    /// The box shown for `families`, which the widget does not offer; nothing when there are none.
+    static func unavailable(_ families: [ViewDefinition.Family]) -> String {
+        guard !families.isEmpty else { return "" }
+        return "<div class=\"view view-unavailable\" data-family=\"\(familyList(families))\"><p>\(unavailableText)</p></div>"
+    }
+
+    /// `families` as a `data-family` value: their names separated by spaces (CSS matches one with `~=`).
+    static func familyList(_ families: [ViewDefinition.Family]) -> String {
+        families.map(\.rawValue).joined(separator: " ")
     }
 
     /// The steps the views of one card may take together: `limit`, the definition's `templateStepLimit`.

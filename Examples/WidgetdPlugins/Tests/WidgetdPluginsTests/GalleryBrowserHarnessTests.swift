@@ -1,7 +1,9 @@
 import Foundation
 import Testing
 import WidgetCore
+import WidgetJSON
 import WidgetRuntime
+import WidgetStages
 
 /// `GalleryBrowser.visibleTexts` reads what a person sees: the family asked for, the entry current at the
 /// page's clock, nothing of a closed `<details>`; and it reads every card of the seed gallery.
@@ -35,6 +37,33 @@ struct GalleryBrowserHarnessTests {
         let tomorrow = try await GalleryBrowser.visibleTexts(file, family: "medium", now: "2026-11-23T06:00:00Z")
         #expect(tomorrow["joke"]?.contains("Tomorrow’s") == true, "\(tomorrow)")
         #expect(tomorrow["joke"]?.contains("Why?") == false, "\(tomorrow)")
+    }
+
+    @Test func eachFamilyShowsItsOwnViewAndAFamilyNotOfferedSaysSo() async throws {
+        let folder = try SeedWidgetsEndToEndTests.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let view =
+            #"{"small": "<p>S view</p>", "medium": "<p>M view</p>", "large": "<p>L view</p>", "accessoryCircular": "<p>C view</p>", "accessoryInline": "<p>I view</p>"}"#
+        let read = DefinitionReader(registry: .builtIn, defaultTimeZone: TimeZone(identifier: "UTC")!)
+            .read(Data(#"{"source": {"path": "a.json"}, "view": \#(view)}"#.utf8), file: "widgets.d/w.json")
+        let definition = try #require(read.widgets.first?.definition, "\(read.diagnostics)")
+        let now = SeedWidgetsEndToEndTests.start
+        let snapshot = Snapshot(
+            id: "w", title: "Families", status: .fresh, generatedAt: now, lastSuccessAt: now, nextRefreshAt: nil,
+            entries: [TimelineEntry(date: now, content: ["text": "x"], url: "mrfunnyjokes://jotd")], error: nil)
+        let page = GalleryPage(title: "Widgets", cards: [GalleryCard.render(snapshot, definition: definition, now: now)], writtenAt: now)
+        let file = folder.appendingPathComponent("index.html")
+        try Data(page.html.utf8).write(to: file)
+        let expected: [(ViewDefinition.Family, String)] = [
+            (.small, "S view"), (.medium, "M view"), (.large, "L view"), (.extraLarge, "L view"), (.accessoryCircular, "C view"),
+            (.accessoryRectangular, "Unavailable in this size"), (.accessoryInline, "I view"),
+        ]
+        for (family, shown) in expected {
+            let text = try #require(try await GalleryBrowser.visibleTexts(file, family: family.rawValue, now: Timestamp.string(now))["w"])
+            let lines = text.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+            #expect(lines.contains(shown), "\(family): \(lines)")
+            #expect(lines.filter { $0.hasSuffix(" view") || $0.hasPrefix("Unavailable") }.count == 1, "\(family): \(lines)")
+        }
     }
 
     @Test func everySeedsCardHasItsTitleAndText() async throws {
