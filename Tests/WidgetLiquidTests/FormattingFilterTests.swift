@@ -164,6 +164,8 @@ struct FormattingFilterTests {
         #expect(try render("{{ '2026-03-14T18:30:00Z' | format_date: 'yyyy-MM-dd HH:mm' }}", zone: "America/Denver") == "2026-03-14 12:30")
         #expect(try render("{{ '2026-03-14T18:30:00Z' | date: '%H:%M %Z', zone: 'America/Denver' }}") == "12:30 MDT")
         #expect(try render("{{ '2026-03-16T18:30:00Z' | date: '%A %-d %B', locale: 'fr_FR' }}") == "lundi 16 mars")
+        // A date without a zone is read in the widget's zone, then shown in the one asked for.
+        #expect(try render("{{ '2026-03-14 12:00' | date: '%H:%M', zone: 'Europe/Paris' }}", zone: "UTC") == "13:00")
         #expect(try render("{{ '2026-03-16T18:30:00Z' | format_date: 'EEEE d MMMM', locale: 'de' }}") == "Montag 16 März")
     }
 }

@@ -2,6 +2,8 @@ import Foundation
 import Testing
 import WidgetCore
 import WidgetRuntime
+import WidgetStages
+import WidgetdPlugins
 
 /// The gallery of all six seeds together, as `widgetd-plugins run --once` writes it from the seeds' own
 /// folders (definitions, data and `views/`) against the recorded APIs: each card shows what the seed's app
@@ -101,30 +103,86 @@ struct SeedGalleryTests {
         }
     }
 
-    /// Screenshots of `page` into `folder`: `gallery-light.png`, `gallery-dark.png` (desktop) and
-    /// `gallery-phone-light.png`, `gallery-phone-dark.png`, at the fixture's clock.
+    /// Screenshots of `page` at the fixture's clock, light and dark: the whole gallery at each family into
+    /// `folder` (`small-light.png`, `small-dark.png`, … `accessoryInline-dark.png`), and each seed's own
+    /// card (its first widget's, `?widget=ID`, in a small window) at each family it offers into the seed's
+    /// `screenshots/` folder (`Examples/seeds/003-joke-of-the-day/screenshots/small-light.png`, …).
     static func photograph(_ page: URL, into folder: URL) throws {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let now = Timestamp.string(SeedWidgetsEndToEndTests.start)
-        let address = page.absoluteString + "?now=\(now)"
-        for (name, size) in [("gallery", "1280,1760"), ("gallery-phone", "390,1800")] {
+        for family in ViewDefinition.Family.allCases {
+            let height = galleryHeights[family] ?? 1_600
             for dark in [false, true] {
-                let file = folder.appendingPathComponent("\(name)-\(dark ? "dark" : "light").png")
-                let profile = try SeedWidgetsEndToEndTests.temporaryFolder()
-                defer { try? FileManager.default.removeItem(at: profile) }
-                let process = Process()
-                process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-                process.arguments =
-                    [
-                        "chromium", "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--user-data-dir=\(profile.path)",
-                        "--window-size=\(size)", "--virtual-time-budget=3000", "--screenshot=\(file.path)",
-                    ] + (dark ? ["--force-dark-mode"] : []) + [address]
-                process.standardOutput = FileHandle.nullDevice
-                process.standardError = FileHandle.nullDevice
-                try process.run()
-                process.waitUntilExit()
-                #expect(process.terminationStatus == 0, "chromium could not photograph \(address)")
+                let file = folder.appendingPathComponent("\(family.rawValue)-\(dark ? "dark" : "light").png")
+                try screenshot(page, query: "family=\(family.rawValue)&now=\(now)", size: "1280,\(height)", dark: dark, into: file)
             }
         }
+        for (seed, widget) in try seedWidgets() {
+            let screenshots = SeedWidgetsEndToEndTests.seeds.appendingPathComponent(seed).appendingPathComponent("screenshots")
+            try FileManager.default.createDirectory(at: screenshots, withIntermediateDirectories: true)
+            for family in widget.families {
+                let size = cardWindows[family] ?? "400,400"
+                for dark in [false, true] {
+                    let file = screenshots.appendingPathComponent("\(family.rawValue)-\(dark ? "dark" : "light").png")
+                    let query = "family=\(family.rawValue)&widget=\(widget.id)&now=\(now)"
+                    try screenshot(page, query: query, size: size, dark: dark, into: file)
+                }
+            }
+        }
+    }
+
+    /// The height of the whole gallery's picture at each family, 1280 pixels wide.
+    static let galleryHeights: [ViewDefinition.Family: Int] = [
+        .small: 900, .medium: 1_500, .large: 2_200, .extraLarge: 2_600, .accessoryCircular: 700, .accessoryRectangular: 700,
+        .accessoryInline: 700,
+    ]
+
+    /// The window of one card's picture at each family: the card's width (see the page's style) and room
+    /// for its header and footer.
+    static let cardWindows: [ViewDefinition.Family: String] = [
+        .small: "200,330", .medium: "350,330", .large: "470,640", .extraLarge: "710,560", .accessoryCircular: "250,250",
+        .accessoryRectangular: "250,250", .accessoryInline: "250,200",
+    ]
+
+    /// Each seed's folder name and its first widget (by id): the id and the families its view offers.
+    static func seedWidgets() throws -> [(seed: String, widget: (id: String, families: [ViewDefinition.Family]))] {
+        var builder = StageRegistry.Builder.builtIn()
+        builder.register(TransmissionFetcher.self)
+        builder.register(RunwayPerformanceTransform.self)
+        let reader = DefinitionReader(registry: try builder.build())
+        var found: [(seed: String, widget: (id: String, families: [ViewDefinition.Family]))] = []
+        let manager = FileManager.default
+        for seed in try manager.contentsOfDirectory(atPath: SeedWidgetsEndToEndTests.seeds.path).sorted() {
+            let folder = SeedWidgetsEndToEndTests.seeds.appendingPathComponent(seed)
+            let files = try manager.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".json") }.sorted()
+            let widgets = try files.flatMap { file in
+                let path = folder.appendingPathComponent(file).path
+                return reader.read(try Data(contentsOf: URL(fileURLWithPath: path)), file: path).widgets.map(\.definition)
+            }
+            guard let first = widgets.min(by: { $0.id < $1.id }) else { continue }
+            found.append((seed, (first.id, first.view?.availableFamilies ?? ViewDefinition.Family.homeScreen)))
+        }
+        return found
+    }
+
+    /// One screenshot of `page` with `query`, in a window of `size` (`W,H`), light or dark, into `file`.
+    static func screenshot(_ page: URL, query: String, size: String, dark: Bool, into file: URL) throws {
+        var components = URLComponents(url: page, resolvingAgainstBaseURL: false)!
+        components.percentEncodedQuery = query
+        let address = components.url!.absoluteString
+        let profile = try SeedWidgetsEndToEndTests.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: profile) }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments =
+            [
+                "chromium", "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--user-data-dir=\(profile.path)",
+                "--window-size=\(size)", "--virtual-time-budget=3000", "--screenshot=\(file.path)",
+            ] + (dark ? ["--force-dark-mode"] : []) + [address]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0, "chromium could not photograph \(address)")
     }
 }
