@@ -37,7 +37,7 @@ struct FilterRegistryTests {
         for name in [
             "abs", "append", "date", "default", "divided_by", "where", "reject", "find", "find_index",
             "has", "sum", "base64_url_safe_decode", "sort_natural", "url_encode", "truncatewords",
-            "number", "currency", "percent", "compact", "bytes", "relative_time", "format_date",
+            "number", "currency", "percent", "compact_number", "bytes", "relative_time", "format_date",
         ] {
             #expect(names.contains(name), "\(name)")
         }

@@ -5,7 +5,7 @@ import WidgetLiquid
 import WidgetTestSupport
 
 /// The formatting filters against Foundation's formatters over generated cases: `NumberFormatter` for
-/// `number`, `currency` and `percent`, `.notation(.compactName)` for `compact`, `ByteCountFormatter` for
+/// `number`, `currency` and `percent`, `.notation(.compactName)` for `compact_number`, `ByteCountFormatter` for
 /// `bytes`, `DateFormatter` for `format_date` and `date`'s `zone:` and `locale:`.
 ///
 /// Numbers are generated as decimal texts of at most 15 significant digits, so that the `Double` the
@@ -139,7 +139,7 @@ struct FormattingAgreementTests {
     @Test func compactMatchesCompactNameNotation() throws {
         var generator = SeededGenerator(seed: 3200)
         var tally = Tally()
-        let template = try Template("{{ x | compact }}")
+        let template = try Template("{{ x | compact_number }}")
         let money = try Template("{{ x | currency: 'USD', compact: true }}")
         let style = FloatingPointFormatStyle<Double>(locale: Self.enUS).notation(.compactName)
         let currencyStyle = FloatingPointFormatStyle<Double>.Currency(code: "USD", locale: Self.enUS).notation(.compactName)
@@ -186,6 +186,41 @@ struct FormattingAgreementTests {
         print(tally.line("ByteCountFormatter", total: Self.cases))
         #expect(tally.differences.isEmpty, "\(tally.differences.joined(separator: "\n"))")
     }
+
+    // MARK: - Date.RelativeFormatStyle
+
+    /// `relative_time: style: 'full'` against Foundation's `Date.AnchoredRelativeFormatStyle` (`.numeric`,
+    /// `.wide`) from a minute to a week either way. Under a minute we write `just now` on purpose; from a
+    /// week on Foundation rounds calendar weeks and months its own way, where we count 7-day weeks,
+    /// 30-day months and 365-day years to the nearest.
+    @Test func relativeTimeMatchesRelativeFormatStyle() throws {
+        var generator = SeededGenerator(seed: 3203)
+        var tally = Tally()
+        let now = Date(timeIntervalSince1970: 1_795_000_000)
+        let template = try Template("{{ x | relative_time: style: 'full' }}")
+        for _ in 0..<Self.cases {
+            // Whole seconds, a third of them on a unit's half (90 s, 1.5 h, 3.5 days) give or take one.
+            var seconds = Int.random(in: 60..<(6 * 86_400), using: &generator)
+            if Int.random(in: 0..<3, using: &generator) == 0 {
+                let unit = [60, 3_600, 86_400][Int.random(in: 0..<3, using: &generator)]
+                seconds = max(60, min(6 * 86_400, (seconds / unit) * unit + unit / 2 + Int.random(in: -1...1, using: &generator)))
+            }
+            if Bool.random(using: &generator) { seconds = -seconds }
+            let date = now.addingTimeInterval(Double(seconds))
+            let style = Date.AnchoredRelativeFormatStyle(
+                anchor: date, presentation: .numeric, unitsStyle: .wide, locale: Self.enUS, calendar: Self.utcCalendar)
+            let scope = TemplateScope(globals: ["x": .number(WidgetNumber(1_795_000_000 + seconds))], now: now)
+            tally.count(ours: try template.renderString(scope), theirs: style.format(now), input: "\(seconds) s")
+        }
+        print(tally.line("Date.RelativeFormatStyle", total: Self.cases))
+        #expect(tally.differences.isEmpty, "\(tally.differences.joined(separator: "\n"))")
+    }
+
+    private static let utcCalendar: Calendar = {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC")!
+        return calendar
+    }()
 
     // MARK: - DateFormatter
 

@@ -3,7 +3,7 @@ import Testing
 import WidgetJSON
 import WidgetLiquid
 
-/// The formatting filters' written examples: `number`, `currency`, `percent`, `compact`, `bytes`,
+/// The formatting filters' written examples: `number`, `currency`, `percent`, `compact_number`, `bytes`,
 /// `relative_time`, `format_date` and `date`'s `zone:` and `locale:`.
 struct FormattingFilterTests {
     private static let now = Date(timeIntervalSince1970: 1_795_000_000)  // 2026-11-18T11:06:40Z
@@ -43,8 +43,8 @@ struct FormattingFilterTests {
         let tiny = WidgetValue.number(WidgetNumber("1e-30")!)
         #expect(try render("{{ x | number: 2 }} {{ x | percent: 30 }}", ["x": tiny]) == "0.00 0.000000000000000000000000000100%")
         let big = WidgetValue.number(WidgetNumber("1e20")!)
-        #expect(try render("{{ x | compact }}", ["x": big]) == "100,000,000T")
-        #expect(try render("{{ 1500000000000000 | compact }} {{ 15000000000000000 | compact }}") == "1500T 15,000T")
+        #expect(try render("{{ x | compact_number }}", ["x": big]) == "100,000,000T")
+        #expect(try render("{{ 1500000000000000 | compact_number }} {{ 15000000000000000 | compact_number }}") == "1500T 15,000T")
     }
 
     @Test func nonNumbersPassThrough() throws {
@@ -84,12 +84,15 @@ struct FormattingFilterTests {
     }
 
     @Test func compactWritesThousandsShort() throws {
-        #expect(try render("{{ 123456 | compact }} {{ 1234567 | compact }} {{ 999 | compact }}") == "123K 1.2M 999")
+        #expect(try render("{{ 123456 | compact_number }} {{ 1234567 | compact_number }} {{ 999 | compact_number }}") == "123K 1.2M 999")
         #expect(
-            try render("{{ 999999 | compact }} {{ 1500000000 | compact }} {{ -1234 | compact }} {{ 9950 | compact }}")
+            try render(
+                "{{ 999999 | compact_number }} {{ 1500000000 | compact_number }} {{ -1234 | compact_number }} {{ 9950 | compact_number }}")
                 == "1M 1.5B -1.2K 10K")
-        #expect(try render("{{ 1250 | compact }} {{ 1350 | compact }} {{ 12.5 | compact }} {{ 0.125 | compact }}") == "1.2K 1.4K 12 0.12")
-        // A list is still compacted as in Liquid.
+        #expect(
+            try render("{{ 1250 | compact_number }} {{ 1350 | compact_number }} {{ 12.5 | compact_number }} {{ 0.125 | compact_number }}")
+                == "1.2K 1.4K 12 0.12")
+        // Liquid's `compact` still removes nil from a list.
         #expect(try render("{{ a | compact | join: '#' }}", ["a": ["b", .null, "c"]]) == "b#c")
     }
 
@@ -152,10 +155,21 @@ struct FormattingFilterTests {
         #expect(try ago(7200) == "2 h ago")
         #expect(try ago(-7200) == "in 2 h")
         #expect(try ago(3 * 86_400) == "3 d ago")
+        // Days are calendar days in the zone: at 11:06, 35 hours back is 00:06 yesterday, 36 hours back
+        // 23:06 the day before.
+        #expect(try ago(35 * 3_600) == "1 d ago")
+        #expect(try ago(36 * 3_600) == "2 d ago")
+        #expect(try ago(12 * 3_600) == "12 h ago")
         #expect(try ago(3 * 86_400, ": style: 'full'") == "3 days ago")
-        #expect(try ago(45 * 86_400) == "1 mo ago")
+        #expect(try ago(89) == "1 min ago")
+        #expect(try ago(90) == "2 min ago")
+        #expect(try ago(3_569) == "59 min ago")
+        #expect(try ago(3_570) == "1 h ago")
+        #expect(try ago(10 * 86_400) == "1 wk ago")
+        #expect(try ago(11 * 86_400, ": style: 'full'") == "2 weeks ago")
+        #expect(try ago(40 * 86_400) == "1 mo ago")
         #expect(try ago(800 * 86_400) == "2 y ago")
-        #expect(try render("{{ '2026-11-18T10:20:00Z' | relative_time }}") == "46 min ago")
+        #expect(try render("{{ '2026-11-18T10:20:00Z' | relative_time }}") == "47 min ago")
     }
 
     @Test func datesInAZoneAndLocale() throws {

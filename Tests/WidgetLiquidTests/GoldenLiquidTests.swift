@@ -20,10 +20,7 @@ struct GoldenLiquidTests {
     static let knownFailures: [String: String] = [
         "tags, case, unexpected when token, strict2":
             "a `when` reads its values and ignores what follows, as Ruby Liquid's default (lax) parser does; "
-            + "the case expects the strict2 parser's error",
-        "filters, compact, left value is not an array":
-            "`compact` on a number is the formatting filter (`123456 | compact` is `123K`), so `123 | compact` is "
-            + "the text 123, not the list [123]",
+            + "the case expects the strict2 parser's error"
     ]
 
     struct Case {
@@ -114,7 +111,7 @@ struct GoldenLiquidTests {
         let excluded = Self.knownFailures.keys.sorted().map { "\($0) (\(Self.knownFailures[$0]!))" }
         print(
             "Golden Liquid: \(passed)/\(cases.count) (\(String(format: "%.1f", percent))%); "
-                + "deliberate differences, \(Self.knownFailures.count) case(s): \(excluded.joined(separator: "; "))")
+                + "unsupported: the strict2 parser's errors, \(Self.knownFailures.count) case(s): \(excluded.joined(separator: "; "))")
         let applicable = cases.count - Self.knownFailures.count
         #expect(Double(passed) * 100 / Double(applicable) >= 99, "Golden Liquid: \(passed)/\(applicable) is below 99%")
         #expect(unexpectedFailures.isEmpty, "\(unexpectedFailures.joined(separator: "\n"))")

@@ -32,7 +32,7 @@ public struct FilterRegistry: Sendable {
     public static let empty = FilterRegistry(filters: [:])
 
     /// Shopify Liquid's standard filters (`upcase`, `date`, `plus`, `where`, …) with decimal arithmetic,
-    /// and the formatting filters `number`, `currency`, `percent`, `compact`, `bytes`, `relative_time` and
+    /// and the formatting filters `number`, `currency`, `percent`, `compact_number`, `bytes`, `relative_time` and
     /// `format_date` (exact on decimals, rounding half to even).
     public static let standard: FilterRegistry = StandardFilters.registry
 

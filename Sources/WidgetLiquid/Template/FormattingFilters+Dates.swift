@@ -16,7 +16,7 @@ extension FormattingFilters {
                 }
                 if input.isNull { return .null }
                 guard let date = LiquidDate.date(from: input, context: context) else { return input }
-                return .string(relativeTime(date, now: context.now, full: full))
+                return .string(relativeTime(date, now: context.now, timeZone: context.timeZone, full: full))
             }),
         Entry(
             "format_date", 1...1,
@@ -36,28 +36,43 @@ extension FormattingFilters {
 
     // MARK: - Relative time
 
-    /// `date` against `now` as a person says it: under a minute either way `just now`; then whole
-    /// minutes, hours, days (under 30), months (of 30 days, under 12) and years (of 365 days), counted
-    /// down (59 minutes 59 seconds is `59 min`): `5 min ago`, `in 2 h`, or in full `5 minutes ago`.
-    static func relativeTime(_ date: Date, now: Date, full: Bool) -> String {
+    /// `date` against `now` as a person says it: under a minute either way `just now`; then the nearest
+    /// whole number (halves up) of minutes and hours, each until its count reaches the next unit (59.5
+    /// minutes is `1 h`, 23.5 hours a day), as Foundation's `Date.RelativeFormatStyle` counts; days as
+    /// calendar days in `timeZone` (yesterday evening is `1 d ago` in the morning), as Foundation too;
+    /// then to the nearest 7-day weeks (under 28 days), 30-day months and 365-day years: `5 min ago`,
+    /// `in 2 h`, `3 d ago`, `2 wk ago`, or in full `5 minutes ago`.
+    static func relativeTime(_ date: Date, now: Date, timeZone: TimeZone, full: Bool) -> String {
         let seconds = date.timeIntervalSince(now)
         let elapsed = abs(seconds)
         if elapsed < 60 { return "just now" }
-        let units: [(seconds: Double, short: String, singular: String, plural: String)] = [
-            (365 * 86_400, "y", "year", "years"),
-            (30 * 86_400, "mo", "month", "months"),
-            (86_400, "d", "day", "days"),
-            (3_600, "h", "hour", "hours"),
-            (60, "min", "minute", "minutes"),
-        ]
-        let limits: [Double] = [.infinity, 365 * 86_400, 30 * 86_400, 86_400, 3_600]
-        var text = ""
-        for (index, unit) in units.enumerated() where elapsed >= unit.seconds && elapsed < limits[index] {
-            let count = Int((elapsed / unit.seconds).rounded(.down))
-            text = "\(count) " + (full ? (count == 1 ? unit.singular : unit.plural) : unit.short)
-            break
+        let day = 86_400.0
+        func nearest(_ unit: Double) -> Int { Int((elapsed / unit).rounded(.toNearestOrAwayFromZero)) }
+        let count: Int
+        let unit: (short: String, singular: String, plural: String)
+        if nearest(60) < 60 {
+            (count, unit) = (nearest(60), ("min", "minute", "minutes"))
+        } else if nearest(3_600) < 24 {
+            (count, unit) = (nearest(3_600), ("h", "hour", "hours"))
+        } else if let days = calendarDays(from: now, to: date, timeZone: timeZone), days < 7 {
+            (count, unit) = (max(1, days), ("d", "day", "days"))
+        } else if elapsed < 28 * day {
+            (count, unit) = (nearest(7 * day), ("wk", "week", "weeks"))
+        } else if nearest(30 * day) < 12, elapsed < 365 * day - day / 2 {
+            (count, unit) = (max(1, nearest(30 * day)), ("mo", "month", "months"))
+        } else {
+            (count, unit) = (max(1, nearest(365 * day)), ("y", "year", "years"))
         }
+        let text = "\(count) " + (full ? (count == 1 ? unit.singular : unit.plural) : unit.short)
         return seconds < 0 ? text + " ago" : "in " + text
+    }
+
+    /// How many midnights in `timeZone` lie between the two moments.
+    private static func calendarDays(from start: Date, to end: Date, timeZone: TimeZone) -> Int? {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = timeZone
+        let days = calendar.dateComponents([.day], from: calendar.startOfDay(for: start), to: calendar.startOfDay(for: end)).day
+        return days.map(abs)
     }
 
     // MARK: - Zones, locales and patterns

@@ -2,7 +2,7 @@ import Foundation
 import WidgetJSON
 
 /// The filters that format numbers, money, sizes and dates for people: `number`, `currency`, `percent`,
-/// `compact`, `bytes`, `relative_time` and `format_date`.
+/// `compact_number`, `bytes`, `relative_time` and `format_date`.
 ///
 /// Numbers are formatted from their decimal digits, never through a `Double`, and rounded half to even
 /// (as Foundation's formatters round by default). A number given as text (`"1234.5"`) is formatted too;
@@ -40,15 +40,12 @@ enum FormattingFilters {
                 return .string(signed(shown.magnitudeText(), shown, sign: try flag("sign", context: context)) + "%")
             }),
         Entry(
-            "compact", 0...1,
-            { input, arguments, context throws(ExpressionError) in
-                // Liquid's `compact` drops nil from a list; a number (with no property argument) is written short.
-                if arguments.isEmpty, let value = try decimal(input, context: context) {
-                    try checkKeywords(context, allowed: ["sign"])
-                    let (shown, suffix) = compact(value)
-                    return .string(signed(compactText(shown), shown, sign: try flag("sign", context: context)) + suffix)
-                }
-                return try StandardFilters.compactList(input, property: arguments.first, context: context)
+            "compact_number", 0...0,
+            { input, _, context throws(ExpressionError) in
+                try checkKeywords(context, allowed: ["sign"])
+                guard let value = try decimal(input, context: context) else { return input }
+                let (shown, suffix) = compact(value)
+                return .string(signed(compactText(shown), shown, sign: try flag("sign", context: context)) + suffix)
             }),
         Entry(
             "bytes", 0...0,

@@ -426,6 +426,17 @@ enum StandardFilters {
                 return .array(list + extra)
             }),
         Entry(
+            "compact", 0...1,
+            { input, arguments, context throws(ExpressionError) in
+                let list = LiquidValue.list(input)
+                guard let property = arguments.first, !property.isNull else { return .array(list.filter { !$0.isNull }) }
+                var kept: [WidgetValue] = []
+                for item in list where !(try LiquidLookup.index(item, property, context: context) ?? .null).isNull {
+                    kept.append(item)
+                }
+                return .array(kept)
+            }),
+        Entry(
             "uniq", 0...1,
             { input, arguments, context throws(ExpressionError) in
                 var seen: Set<WidgetValue> = []
@@ -503,20 +514,6 @@ enum StandardFilters {
                 try LiquidLookup.select(input, arguments, context: context, mode: .has)
             }),
     ]
-
-    /// Liquid's `compact`: the list without `nil` items, or without the items whose `property` is `nil`.
-    /// (`compact` on a number formats it; see ``FormattingFilters``.)
-    static func compactList(_ input: WidgetValue, property: WidgetValue?, context: FilterContext) throws(ExpressionError)
-        -> WidgetValue
-    {
-        let list = LiquidValue.list(input)
-        guard let property, !property.isNull else { return .array(list.filter { !$0.isNull }) }
-        var kept: [WidgetValue] = []
-        for item in list where !(try LiquidLookup.index(item, property, context: context) ?? .null).isNull {
-            kept.append(item)
-        }
-        return .array(kept)
-    }
 
     /// `first` of a list, or the first `[key, value]` pair of an object.
     static func first(_ value: WidgetValue) -> WidgetValue {

@@ -65,6 +65,7 @@ extension GalleryPage {
         .entry{position:relative}.entry-link{position:absolute;inset:0;border-radius:10px}
         .entry-link .link-icon{position:absolute;top:0;right:0;width:14px;height:14px;color:var(--muted)}
         .entry .view a,.entry .view summary{position:relative;z-index:1}
+        \(familyRules("html[data-family=F] .entry:has(>.view-unavailable[data-family~=F])>.entry-link")){display:none}
         .view details>summary{cursor:pointer;color:var(--accent)}
         .view h3{margin:.2rem 0 .35rem;font-size:1.02rem;line-height:1.3}
         .view p{margin:.25rem 0}
