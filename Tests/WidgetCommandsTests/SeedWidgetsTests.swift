@@ -60,13 +60,24 @@ struct SeedWidgetsTests {
     /// The image tokens the app would take: the default image's, or the lowest position's without one.
     static let artworkTokens = ["aBc1dEf2GhI3jKl4MnO5pQ", "pQ7wE3rT5yU7iO9pA1sD3f", "mN4vB6nM8qW0eR2tY4uI6o", "uV6xQ8wE0rT2yU4iO6pA8s"]
 
-    @Test func featuredArtworksReadTheSnakeCaseFileAndShowFourArtworksEachWithItsOwnImage() async throws {
+    /// The zone the app's widget follows: the device's (`Calendar.current` in artsy/eigen
+    /// `ios/ArtsyWidget/Shared/Schedule.swift:8-18`, a `DateFormatter` with no zone in
+    /// `Models/ArtworkStore.swift:27-28`), here the machine's, as the Artsy definitions name no `timeZone`.
+    static let device = TimeZone.current
+
+    /// What the app works out from the recorded day file, by hand: the four artworks in file order, each at
+    /// 08:00, 12:00, 16:00 and 20:00 of the device's day (`Schedule.swift:10`), the next refresh 20 hours
+    /// after the morning one (`Schedule.swift:31`: 08:00 + 20 h = 04:00 the next day), each opening
+    /// `https://www.artsy.net/artwork/<id>` + `?utm_medium=ios_widget` (`Models/Artwork.swift:24-26`,
+    /// `WidgetUrl.swift:4`), its picture the default image's token or the lowest position's
+    /// (`Models/Artwork.swift:16-21`).
+    @Test func featuredArtworksFollowTheDevicesDayAndOpenTheArtworkAsTheAppDoes() async throws {
         let apis = try SeedAPIs()
         defer { apis.stop() }
         let out = try TemporaryFolder("seed-artworks")
-        let days = Set([Date()].map { Self.day($0, in: Self.newYork) })
+        let before = Self.day(Date(), in: Self.device)
         let result = try await apis.run("000-featured-artworks", out: out)
-        let today = days.union([Self.day(Date(), in: Self.newYork)])
+        let today: Set = [before, Self.day(Date(), in: Self.device)]
         #expect(result.status == 0, "\(result.stderr)")
 
         let snapshot = try out.json("featured-artworks.json")
@@ -87,23 +98,25 @@ struct SeedWidgetsTests {
             entries.map { $0["content"]?["artist"]?.string } == [
                 "Hilma af Klint", "Yayoi Kusama", "Jean-Michel Basquiat", "Georgia O'Keeffe",
             ])
-        #expect(entries.map { $0["url"]?.string } == ids.map { "https://www.artsy.net/artwork/\($0)" })
+        let links = ids.map { "https://www.artsy.net/artwork/\($0)?utm_medium=ios_widget" }
+        #expect(entries.map { $0["url"]?.string } == links)
+        #expect(entries.map { $0["content"]?["url"]?.string } == links)
         // is_default, then the lowest position (Kusama's file has no default image); gemini_token, snake_case as written.
         #expect(entries.map { $0["content"]?["token"]?.string } == Self.artworkTokens)
 
-        // 08:00, 12:00, 16:00 and 20:00 today in the widget's zone.
+        // 08:00, 12:00, 16:00 and 20:00 today on the device's clock.
         let dates = entries.compactMap { Self.date($0["date"]) }
-        #expect(dates.map { Self.time($0, in: Self.newYork) } == ["08:00", "12:00", "16:00", "20:00"])
-        #expect(Set(dates.map { Self.day($0, in: Self.newYork) }).isSubset(of: today))
-        #expect(Set(dates.map { Self.day($0, in: Self.newYork) }).count == 1)
+        #expect(dates.map { Self.time($0, in: Self.device) } == ["08:00", "12:00", "16:00", "20:00"])
+        #expect(Set(dates.map { Self.day($0, in: Self.device) }).isSubset(of: today))
+        #expect(Set(dates.map { Self.day($0, in: Self.device) }).count == 1)
 
-        // The next refresh is 20 hours after the morning entry: 04:00 in the widget's zone.
+        // The next refresh is 20 hours after the morning entry: 04:00 on the device's clock.
         let next = try #require(Self.date(snapshot["nextRefreshAt"]))
         let generated = try #require(Self.date(snapshot["generatedAt"]))
-        #expect(Self.time(next, in: Self.newYork) == "04:00")
+        #expect(Self.time(next, in: Self.device) == "04:00")
         #expect(next > generated && next.timeIntervalSince(generated) <= 86_400)
-        if Self.time(generated, in: Self.newYork) >= "04:00", let morning = dates.first,
-            Self.newYork.secondsFromGMT(for: morning) == Self.newYork.secondsFromGMT(for: next)
+        if Self.time(generated, in: Self.device) >= "04:00", let morning = dates.first,
+            Self.device.secondsFromGMT(for: morning) == Self.device.secondsFromGMT(for: next)
         {
             #expect(next.timeIntervalSince(morning) == 20 * 3600)
         }
@@ -125,9 +138,47 @@ struct SeedWidgetsTests {
         #expect(out.names(in: "assets").count == 4)
     }
 
+    /// Before any artwork, the app's placeholder is its bundled sample (artsy/eigen
+    /// `ios/ArtsyWidget/Fixtures.swift:83-92`, Alex Katz's *Brisk Day III*, via `FullBleed+Entry.swift:9`):
+    /// here with the picture shipped beside the definition, copied into `OUT/assets/` by its content.
+    @Test func beforeAnyArtworkThePlaceholderIsTheSampleArtworkWithItsPictureInTheAssets() async throws {
+        let apis = try SeedAPIs()
+        defer { apis.stop() }
+        apis.fail(with: 503)
+        let out = try TemporaryFolder("seed-artworks-placeholder")
+        #expect(try await apis.run("000-featured-artworks", out: out).status == 1)
+
+        let snapshot = try out.json("featured-artworks.json")
+        #expect(snapshot["status"] == "placeholder")
+        SnapshotLog.show("000 featured artworks, S3 down before the first day: the sample", snapshot)
+        let content = try #require(snapshot["entries"]?[0]?["content"])
+        #expect(content["sample"] == true)
+        #expect(content["artist"] == "Alex Katz")
+        #expect(content["title"] == "Brisk Day III")
+        #expect(content["url"] == "https://www.artsy.net/artwork/alex-katz-brisk-day-iii-5?utm_medium=ios_widget")
+        let sample = try Data(
+            contentsOf: SeedAPIs.seeds.appendingPathComponent("000-featured-artworks/data/featured-artwork-sample.png"))
+        #expect(content["image"]?.string == "assets/\(SHA256.hexDigest(of: sample)).png")
+        #expect(try Data(contentsOf: out.file("assets/\(SHA256.hexDigest(of: sample)).png")) == sample)
+    }
+
     // MARK: - Seed 000: Latest Articles
 
-    @Test func latestArticlesShowTheFourNewestArticlesOfTheFeedInOneEntry() async throws {
+    /// `MMM d` on the device's clock, as the app prints an article's date (artsy/eigen
+    /// `ios/ArtsyWidget/Models/Article.swift:11-13`).
+    static func printed(_ iso: String) throws -> String {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = device
+        formatter.dateFormat = "MMM d"
+        return formatter.string(from: try #require(Timestamp.date(iso)))
+    }
+
+    /// The app reads the first four items of the feed (`Models/ArticleParser.swift:41`), prints each
+    /// `pubDate` as `MMM d` (`Models/Article.swift:13`: Sat, 21 Nov 2026 17:30:00 GMT is "Nov 21" in UTC)
+    /// and opens `link` + `?utm_medium=ios_widget` (`Models/Article.swift:69`); medium and large open
+    /// artsy.net the same way where no article is tapped (`LatestArticles+MediumView.swift:23`).
+    @Test func latestArticlesShowTheFourNewestArticlesWithTheAppsDatesAndLinks() async throws {
         let apis = try SeedAPIs()
         defer { apis.stop() }
         let out = try TemporaryFolder("seed-articles")
@@ -139,16 +190,21 @@ struct SeedWidgetsTests {
         SnapshotLog.show("000 latest articles, fresh", snapshot)
         let entries = try #require(snapshot["entries"]?.array)
         #expect(entries.count == 1)
-        #expect(entries.first?["url"] == "https://www.artsy.net/news")
+        #expect(entries.first?["url"] == "https://www.artsy.net?utm_medium=ios_widget")
         let articles = try #require(entries.first?["content"]?.array)
         #expect(articles.count == 4)
         #expect(articles.first?["title"] == "The 10 Best Booths at Art Basel Miami Beach")
         #expect(articles.first?["link"] == "https://www.artsy.net/article/artsy-editorial-10-best-booths-art-basel-miami-beach-2026")
-        #expect(articles.first?["author"] == "Casey Lesser")
         #expect(
-            articles.map { $0["date"]?.string } == [
-                "2026-11-21T17:30:00Z", "2026-11-21T14:05:00Z", "2026-11-20T16:00:00Z", "2026-11-19T12:45:00Z",
-            ])
+            articles.first?["url"]
+                == "https://www.artsy.net/article/artsy-editorial-10-best-booths-art-basel-miami-beach-2026?utm_medium=ios_widget")
+        let published = ["2026-11-21T17:30:00Z", "2026-11-21T14:05:00Z", "2026-11-20T16:00:00Z", "2026-11-19T12:45:00Z"]
+        #expect(articles.map { $0["date"]?.string } == published)
+        // In UTC: "Nov 21", "Nov 21", "Nov 20", "Nov 19".
+        #expect(try articles.map { $0["pubDate"]?.string } == published.map(Self.printed))
+        if Self.device.secondsFromGMT() == 0 {
+            #expect(articles.map { $0["pubDate"]?.string } == ["Nov 21", "Nov 21", "Nov 20", "Nov 19"])
+        }
         #expect(articles.map { $0["author"]?.string } == ["Casey Lesser", "Arun Kakar", "Artsy Editorial", "Maxwell Rabb"])
         for (index, article) in articles.enumerated() {
             let path = try #require(article["image"]?.string)
@@ -163,13 +219,35 @@ struct SeedWidgetsTests {
             ), "\(downloads)")
     }
 
+    /// Before any feed, the app's sample articles (artsy/eigen `ios/ArtsyWidget/Fixtures.swift:35-81`).
+    @Test func beforeAnyFeedThePlaceholderIsTheAppsFourSampleArticles() async throws {
+        let apis = try SeedAPIs()
+        defer { apis.stop() }
+        apis.fail(with: 503)
+        let out = try TemporaryFolder("seed-articles-placeholder")
+        #expect(try await apis.run("000-latest-articles", out: out).status == 1)
+        let snapshot = try out.json("latest-articles.json")
+        #expect(snapshot["status"] == "placeholder")
+        let articles = try #require(snapshot["entries"]?[0]?["content"]?.array)
+        #expect(articles.map { $0["pubDate"]?.string } == ["Sep 8", "Apr 3", "Nov 15", "Oct 24"])
+        #expect(articles.allSatisfy { $0["sample"] == true })
+        #expect(articles.first?["title"] == "5 Things to Know about Collecting Figurative Paintings")
+    }
+
     // MARK: - Seed 003: Joke of the Day
 
+    /// The recorded joke as the app's widget holds it: the setup and punchline split on the first "? "
+    /// (mr-funny-jokes-ios-app `JokeOfTheDayWidget/WidgetDataFetcher.swift:125-136`), `mr_sad` told by
+    /// "Mr. Sad" (`JokeOfTheDayWidgetViews.swift:355-356`), the type `dad_joke` shown as "Dad Jokes"
+    /// (`MrFunnyJokes/Models/FirestoreModels.swift:232-233`, `Models/JokeCategory.swift:4`); the avatar
+    /// is our stand-in for the app's picture of Mr. Sad.
     static let joke: WidgetValue = [
         "id": "Qx7mT2pLk9",
         "text": "Why don't scientists trust atoms? Because they make up everything!",
-        "character": "Professor Giggles",
-        "category": "science",
+        "character": "mr_sad",
+        "name": "Mr. Sad",
+        "category": "Dad Jokes",
+        "avatar": "😢",
         "setup": "Why don't scientists trust atoms?",
         "punchline": "Because they make up everything!",
     ]
@@ -186,6 +264,8 @@ struct SeedWidgetsTests {
         let snapshot = try out.json("joke-of-the-day.json")
         #expect(snapshot["status"] == "fresh")
         #expect(snapshot["entries"]?[0]?["content"] == Self.joke)
+        // Every family opens the app's joke of the day (`JokeOfTheDayWidgetViews.swift:84`).
+        #expect(snapshot["entries"]?[0]?["url"] == "mrfunnyjokes://jotd")
         SnapshotLog.show("003 joke of the day, fresh", snapshot)
         let documents = "/firestore.googleapis.com/v1/projects/mr-funny-jokes/databases/(default)/documents/"
         let lookups = apis.targets().filter { $0.hasPrefix("/firestore.googleapis.com/") }.map { $0.removingPercentEncoding ?? $0 }

@@ -91,7 +91,7 @@ extension GalleryPage {
         table.data .right,table.data td.num{text-align:right;white-space:nowrap}
         .full-bleed{position:relative;margin:0 -.9rem -.6rem;aspect-ratio:4/3;background:#000;overflow:hidden}
         .full-bleed img{position:absolute;inset:0;width:100%;height:100%;max-height:none;object-fit:cover;border-radius:0;display:block}
-        html[data-family=small] .full-bleed{aspect-ratio:1}
+        html[data-family=small] .full-bleed,html[data-family=large] .full-bleed{aspect-ratio:1}html[data-family=extraLarge] .full-bleed{aspect-ratio:2/1}
         .full-bleed .caption{position:absolute;left:0;right:0;bottom:0;padding:2.2rem .9rem .7rem;color:#fff;\
         background:linear-gradient(transparent,rgba(0,0,0,.78))}
         .full-bleed .caption a,.full-bleed .caption h3{color:#fff}.full-bleed .caption p{color:rgba(255,255,255,.85)}

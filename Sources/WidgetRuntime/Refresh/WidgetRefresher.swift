@@ -197,7 +197,9 @@ public struct WidgetRefresher: Sendable {
     func fallbackSnapshot(_ pipeline: WidgetPipeline, state: WidgetState, now: Date, error: String, next: Date?) -> Snapshot {
         let definition = pipeline.definition
         guard let lastSuccessAt = state.lastSuccessAt, !state.lastGoodEntries.isEmpty || !state.fallbackItems.isEmpty else {
-            let entries = definition.placeholder.map { [TimelineEntry(date: now, content: $0)] } ?? []
+            let entries =
+                definition.placeholder.map { [TimelineEntry(date: now, content: placeholderWithLocalImages($0, definition: definition))] }
+                ?? []
             return Snapshot(
                 id: definition.id, title: definition.title, status: .placeholder, generatedAt: now,
                 lastSuccessAt: nil, nextRefreshAt: next, entries: entries, error: error

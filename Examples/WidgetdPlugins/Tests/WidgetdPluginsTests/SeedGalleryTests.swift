@@ -64,14 +64,16 @@ struct SeedGalleryTests {
         #expect(html.components(separatedBy: "<article ").count == ids.count + 1)
         #expect(!html.contains(#"class="view-error""#), "a view failed: \(html)")
 
-        // The artwork full-bleed, its image downloaded, with its title linked and its artist.
+        // The artwork full-bleed, its image downloaded: the artist, then the title, then the Artsy mark.
         let art = try Self.card("featured-artworks", in: html)
         #expect(art.contains(#"<div class="full-bleed"><img src="assets/"#), "\(art)")
-        #expect(art.contains(#"<a href="https://www.artsy.net/artwork/hilma-af-klint-the-ten-largest-no-7-adulthood">"#), "\(art)")
-        #expect(art.contains("<p>Hilma af Klint</p>"), "\(art)")
-        // Four articles, each with its thumbnail.
+        #expect(art.contains("<p><b>Hilma af Klint</b></p>\n    <p>The Ten Largest, No. 7, Adulthood</p>"), "\(art)")
+        #expect(art.contains(#"<span class="tag">ARTSY</span>"#), "\(art)")
+        // News, the newest title and Read More (small); two (medium); four pictures with dates (large).
         let articles = try Self.card("latest-articles", in: html)
         #expect(articles.components(separatedBy: #"<img class="thumb" src="assets/"#).count == 5, "\(articles)")
+        #expect(articles.contains("<p class=\"small\"><span>News</span>"), "\(articles)")
+        #expect(articles.components(separatedBy: ">Read More</a>").count == 1 + 1 + 2, "\(articles)")
         // The server's counts, ratio and speeds in the app's units; in large (ours) its torrents, the failing
         // one in red.
         let home = try Self.card("bitdream.home", in: html)
@@ -92,10 +94,13 @@ struct SeedGalleryTests {
         #expect(!runways.contains("21.8"), "\(runways)")
         // The app's widget has no link.
         #expect(!runways.contains("entry-link"), "\(runways)")
-        // The joke's setup, then its punchline.
+        // The joke's setup and its teller; the punchline closed behind "Reveal".
         let joke = try Self.card("joke-of-the-day", in: html)
         #expect(joke.contains(#"<p class="quote">Why don&#39;t scientists trust atoms?</p>"#), "\(joke)")
-        #expect(joke.contains(#"<p class="punchline">Because they make up everything!</p>"#), "\(joke)")
+        #expect(
+            joke.contains(#"<details><summary>Reveal</summary><p class="punchline">Because they make up everything!</p></details>"#),
+            "\(joke)")
+        #expect(joke.contains("<b>Mr. Sad</b>"), "\(joke)")
         // Each coin's and the total P&L, coloured by sign.
         let portfolio = try Self.card("bitpal-portfolio", in: html)
         #expect(portfolio.contains(#"<p class="big">$67,574.82</p>"#), "\(portfolio)")
