@@ -20,13 +20,14 @@ struct SeedGalleryTests {
             "https://firestore.googleapis.com", "https://api.coingecko.com",
         ]
 
-    /// One config folder holding every seed's files (their names do not collide).
+    /// One config folder holding every seed's files but its README and screenshots (their names do not
+    /// collide).
     static func allSeeds() throws -> URL {
         let folder = try SeedWidgetsEndToEndTests.temporaryFolder()
         let manager = FileManager.default
         for seed in try manager.contentsOfDirectory(atPath: SeedWidgetsEndToEndTests.seeds.path).sorted() {
             let source = SeedWidgetsEndToEndTests.seeds.appendingPathComponent(seed)
-            for item in try manager.contentsOfDirectory(atPath: source.path) where item != "README.md" {
+            for item in try manager.contentsOfDirectory(atPath: source.path) where item != "README.md" && item != "screenshots" {
                 let from = source.appendingPathComponent(item)
                 let to = folder.appendingPathComponent(item)
                 var isFolder: ObjCBool = false
