@@ -24,18 +24,12 @@ struct FeaturedArtworksFamiliesTests {
     }
 
     @Test func largeAndExtraLargeShowTheArtistThenTheTitleAndTheOtherFamiliesAreUnavailable() async throws {
-        let fixture = try SeedWidgetsEndToEndTests.Fixture()
-        let config = try SeedGalleryTests.allSeeds()
-        defer { try? FileManager.default.removeItem(at: config) }
-        let run = try await fixture.run(config, origins: SeedGalleryTests.origins)
-        #expect(run.code == 0, "\(run.log)")
-        let page = fixture.out.appendingPathComponent("index.html")
-        let now = Timestamp.string(SeedWidgetsEndToEndTests.start)
+        let gallery = try await SeedGalleryPage.shared.value
         let (artist, title) = Self.current
 
         // FullBleed+View.swift:8: .systemLarge and .systemExtraLarge; :44-53: artist, title, logo.
         for family in ["large", "extraLarge"] {
-            let texts = try await GalleryBrowser.visibleTexts(page, family: family, now: now)
+            let texts = try #require(gallery.light[family], "\(family)")
             let text = try #require(texts["featured-artworks"], "\(family)")
             let lines = text.split(separator: "\n").map(String.init)
             let (first, second, mark) = (lines.firstIndex(of: artist), lines.firstIndex(of: title), lines.firstIndex(of: "ARTSY"))
@@ -47,7 +41,7 @@ struct FeaturedArtworksFamiliesTests {
             }
         }
         for family in ["small", "medium", "accessoryCircular", "accessoryRectangular", "accessoryInline"] {
-            let texts = try await GalleryBrowser.visibleTexts(page, family: family, now: now)
+            let texts = try #require(gallery.light[family], "\(family)")
             let text = try #require(texts["featured-artworks"], "\(family)")
             #expect(text.contains("Unavailable in this size"), "\(family): \(text)")
             #expect(!text.contains(artist), "\(family) is not faked by large's view: \(text)")

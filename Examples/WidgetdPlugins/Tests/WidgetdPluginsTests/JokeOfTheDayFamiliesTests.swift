@@ -13,22 +13,16 @@ struct JokeOfTheDayFamiliesTests {
     static let punchline = "Because they make up everything!"
 
     @Test func eachFamilyShowsWhatTheAppsWidgetShowsAndThePunchlineStaysClosed() async throws {
-        let fixture = try SeedWidgetsEndToEndTests.Fixture()
-        let config = try SeedGalleryTests.allSeeds()
-        defer { try? FileManager.default.removeItem(at: config) }
-        let run = try await fixture.run(config, origins: SeedGalleryTests.origins)
-        #expect(run.code == 0, "\(run.log)")
-        let page = fixture.out.appendingPathComponent("index.html")
-        let now = Timestamp.string(SeedWidgetsEndToEndTests.start)
+        let gallery = try await SeedGalleryPage.shared.value
 
-        func joke(_ family: String) async throws -> String {
-            let texts = try await GalleryBrowser.visibleTexts(page, family: family, now: now)
+        func joke(_ family: String) throws -> String {
+            let texts = try #require(gallery.light[family], "\(family)")
             return try #require(texts["joke-of-the-day"], "\(family): \(texts.keys.sorted())")
         }
 
         // Small and medium: the badge, the setup, the teller (JokeOfTheDayWidgetViews.swift:42-79, :100-134).
         for family in ["small", "medium"] {
-            let text = try await joke(family)
+            let text = try joke(family)
             for shown in ["JOKE OF THE DAY", Self.setup, "Mr. Sad", "Reveal"] {
                 #expect(text.contains(shown), "\(family) shows \(shown): \(text)")
             }
@@ -36,23 +30,23 @@ struct JokeOfTheDayFamiliesTests {
             #expect(!text.contains("Dad Jokes"), "the category is large's alone (:197-207): \(text)")
         }
         // Large adds the category (JokeOfTheDayWidgetViews.swift:197-207).
-        let large = try await joke("large")
+        let large = try joke("large")
         for shown in ["JOKE OF THE DAY", Self.setup, "Mr. Sad", "Dad Jokes", "Reveal"] {
             #expect(large.contains(shown), "large shows \(shown): \(large)")
         }
         #expect(!large.contains(Self.punchline), "\(large)")
         // The lock screen (LockScreenWidgetViews.swift): a face; the name and the setup; "Name: setup".
-        let circular = try await joke("accessoryCircular")
+        let circular = try joke("accessoryCircular")
         #expect(circular.contains("☺"), "\(circular)")
         #expect(!circular.contains(Self.setup) && !circular.contains("Mr. Sad"), "\(circular)")
-        let rectangular = try await joke("accessoryRectangular")
+        let rectangular = try joke("accessoryRectangular")
         #expect(rectangular.contains("Mr. Sad\n") && rectangular.contains(Self.setup), "\(rectangular)")
         #expect(!rectangular.contains(Self.punchline) && !rectangular.contains("Reveal"), "\(rectangular)")
-        let inline = try await joke("accessoryInline")
+        let inline = try joke("accessoryInline")
         #expect(inline.contains("Mr. Sad: \(Self.setup)"), "\(inline)")
         #expect(!inline.contains(Self.punchline), "\(inline)")
         // The app offers no extra-large widget (JokeOfTheDayWidget.swift:24-29).
-        let extraLarge = try await joke("extraLarge")
+        let extraLarge = try joke("extraLarge")
         #expect(extraLarge.contains("Unavailable in this size"), "\(extraLarge)")
         #expect(!extraLarge.contains(Self.setup), "\(extraLarge)")
     }

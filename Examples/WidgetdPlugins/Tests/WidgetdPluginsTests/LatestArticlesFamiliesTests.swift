@@ -24,30 +24,24 @@ struct LatestArticlesFamiliesTests {
     }
 
     @Test func smallShowsOneTitleMediumTwoAndLargeFourWithTheirDates() async throws {
-        let fixture = try SeedWidgetsEndToEndTests.Fixture()
-        let config = try SeedGalleryTests.allSeeds()
-        defer { try? FileManager.default.removeItem(at: config) }
-        let run = try await fixture.run(config, origins: SeedGalleryTests.origins)
-        #expect(run.code == 0, "\(run.log)")
-        let page = fixture.out.appendingPathComponent("index.html")
-        let now = Timestamp.string(SeedWidgetsEndToEndTests.start)
+        let gallery = try await SeedGalleryPage.shared.value
 
-        func articles(_ family: String) async throws -> String {
-            let texts = try await GalleryBrowser.visibleTexts(page, family: family, now: now)
+        func articles(_ family: String) throws -> String {
+            let texts = try #require(gallery.light[family], "\(family)")
             return try #require(texts["latest-articles"], "\(family): \(texts.keys.sorted())")
         }
 
         // LatestArticles+SmallView.swift:32-53: "News", the logo, the newest title, "Read More".
-        let small = try await articles("small")
+        let small = try articles("small")
         for shown in ["News", "ARTSY", Self.titles[0], "Read More"] { #expect(small.contains(shown), "\(shown): \(small)") }
         for title in Self.titles.dropFirst() { #expect(!small.contains(title), "\(small)") }
         // LatestArticles+MediumView.swift:22-52: the two newest, each with "Read More".
-        let medium = try await articles("medium")
+        let medium = try articles("medium")
         for shown in ["News", "ARTSY", Self.titles[0], Self.titles[1]] { #expect(medium.contains(shown), "\(shown): \(medium)") }
         #expect(medium.components(separatedBy: "Read More").count == 3, "\(medium)")
         for title in Self.titles.dropFirst(2) { #expect(!medium.contains(title), "\(medium)") }
         // LatestArticles+LargeView.swift:16-38: "LATEST ARTICLES", four rows of title and date.
-        let large = try await articles("large")
+        let large = try articles("large")
         #expect(large.contains("LATEST ARTICLES") && large.contains("ARTSY"), "\(large)")
         for (title, date) in zip(Self.titles, Self.dates) {
             #expect(large.contains("\(title)\n\(date)"), "\(title), then \(date): \(large)")
@@ -55,7 +49,7 @@ struct LatestArticlesFamiliesTests {
         #expect(!large.contains("Read More"), "\(large)")
         // LatestArticles+View.swift:6: small, medium and large only.
         for family in ["extraLarge", "accessoryCircular", "accessoryRectangular", "accessoryInline"] {
-            let text = try await articles(family)
+            let text = try articles(family)
             #expect(text.contains("Unavailable in this size"), "\(family): \(text)")
             #expect(!text.contains(Self.titles[0]), "\(family) is not faked by another view: \(text)")
         }
