@@ -285,9 +285,17 @@ struct HostileUpstreamTests {
             figures.outcome = "\(snapshot["status"]?.string ?? "?"): \(snapshot["error"]?.string ?? "no error")"
         }
         guard figures.lived else {
+            // Every line about the hostile widget and the reloads, not only the last few (the good
+            // widget's, once a second): what its refreshes and the reloads did, to see where it stopped.
+            let story = daemon.log.filter { $0.contains("hostile") || $0.contains("reload") }.suffix(40)
+            if Task.isCancelled, daemon.isRunning {
+                figures.outcome += "; the test ran out of time with the daemon running"
+                Issue.record("the hostile widget's second outcome never came; its lines: \(Array(story))")
+                return
+            }
             let status = await daemon.waitForExit()
             figures.outcome += "; the daemon exited with status \(status.map(String.init) ?? "?")"
-            Issue.record("the daemon died: \(daemon.log.suffix(5))")
+            Issue.record("the daemon died: \(daemon.log.suffix(5)); the hostile widget's lines: \(Array(story))")
             return
         }
         #expect(await daemon.stop() == 0)
