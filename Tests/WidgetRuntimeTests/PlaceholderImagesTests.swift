@@ -47,4 +47,23 @@ struct PlaceholderImagesTests {
         let preview = await refresher.refresh(widget, state: WidgetState(), now: TestWidgets.date("2026-11-22T15:00:00Z"))
         #expect(preview.snapshot.entries.first?.content["image"] == "data/sample.png")
     }
+
+    @Test func aLinkThatLeadsOutOfTheDefinitionsFolderIsNotFollowed() async throws {
+        let folder = try TemporaryFolder("placeholder-image-link")
+        try FileManager.default.createDirectory(at: folder.file("widgets.d/data"), withIntermediateDirectories: true)
+        try Self.png.write(to: folder.file("secret.png"))
+        try FileManager.default.createSymbolicLink(
+            atPath: folder.file("widgets.d/data/sample.png").path, withDestinationPath: folder.file("secret.png").path)
+        let widget = try TestWidgets.pipeline(
+            #"{"source": {"type": "memory", "key": "art"}, "parser": "json", "placeholder": {"image": "data/sample.png"}}"#,
+            file: folder.file("widgets.d/art.json").path)
+        let source = InMemorySource()
+        source.fail("art", message: "down")
+        var refresher = TestWidgets.refresher(source)
+        refresher.assetsDirectory = folder.file("out/assets")
+
+        let outcome = await refresher.refresh(widget, state: WidgetState(), now: TestWidgets.date("2026-11-22T15:00:00Z"))
+        #expect(outcome.snapshot.entries.first?.content == ["image": "data/sample.png"])
+        #expect(!FileManager.default.fileExists(atPath: folder.file("out/assets").path))
+    }
 }

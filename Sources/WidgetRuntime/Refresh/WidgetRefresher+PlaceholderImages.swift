@@ -13,8 +13,11 @@ extension WidgetRefresher {
     /// downloaded ones: every string that is a relative path (no scheme, no `..`) to an image file
     /// (`png`, `jpg`, `jpeg`, `gif`, `webp`, `avif`) inside the definition's folder is copied to
     /// `assets/<sha256 of the bytes>.<ext>` and replaced by that path, so a placeholder can show a picture
-    /// shipped beside its definition (`"image": "data/sample.png"`) with no network. Without an assets
-    /// folder (a preview), or when the file cannot be read or stored, the string stays as written.
+    /// shipped beside its definition (`"image": "data/sample.png"`) with no network. The file is read as
+    /// the `file` source reads one: its links resolved and checked to stay inside the definition's folder,
+    /// then opened without following any link, and at most the `assets` transform's
+    /// `AssetsTransform.defaultMaxBytes`. Without an assets folder (a preview), or when the file cannot be
+    /// read or stored, the string stays as written.
     func placeholderWithLocalImages(_ placeholder: WidgetValue, definition: WidgetDefinition) -> WidgetValue {
         guard let directory = assetsDirectory, !definition.file.isEmpty else { return placeholder }
         let base = WidgetRefresher.folder(of: definition.file)
@@ -42,23 +45,28 @@ extension WidgetRefresher {
         }
     }
 
-    /// The file `text` names inside `base`, when it is a relative path to an image there.
-    static func localImage(_ text: String, in base: URL) -> URL? {
+    /// The file `text` names inside `base`, when it is a relative path to an image there: its real path,
+    /// with links resolved, inside `base` (a link that leads out of the folder is not followed).
+    static func localImage(_ text: String, in base: URL) -> String? {
         guard !text.isEmpty, !text.hasPrefix("/"), !text.contains(":"), !text.contains("\\"),
             !text.split(separator: "/").contains(".."),
             let dot = text.lastIndex(of: "."),
-            placeholderImageExtensions.contains(text[text.index(after: dot)...].lowercased())
+            placeholderImageExtensions.contains(text[text.index(after: dot)...].lowercased()),
+            let real = RegularFile.canonicalPath(base.appendingPathComponent(text).path),
+            FileAccessPolicy.isInside(URL(fileURLWithPath: real), anyOf: [base])
         else { return nil }
-        let file = base.appendingPathComponent(text)
-        var isFolder: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: file.path, isDirectory: &isFolder), !isFolder.boolValue else { return nil }
-        return file
+        return real
     }
 
-    /// Copies `file` into `directory` as `<sha256>.<ext>` (once); its name there, or `nil` (logged).
-    static func storeLocalImage(_ file: URL, into directory: URL, log: (String) -> Void) -> String? {
-        guard let bytes = FileManager.default.contents(atPath: file.path) else {
-            log("placeholder: \(file.lastPathComponent) could not be read; it keeps its path")
+    /// Copies the file at the real path `path` into `directory` as `<sha256>.<ext>` (once); its name
+    /// there, or `nil` (logged).
+    static func storeLocalImage(_ path: String, into directory: URL, log: (String) -> Void) -> String? {
+        let file = URL(fileURLWithPath: path)
+        let bytes: Data
+        do {
+            bytes = try RegularFile.readWithoutLinks(path, maxBytes: AssetsTransform.defaultMaxBytes)
+        } catch {
+            log("placeholder: \(file.lastPathComponent) could not be read (\(error)); it keeps its path")
             return nil
         }
         let ext = file.pathExtension.lowercased() == "jpeg" ? "jpg" : file.pathExtension.lowercased()
