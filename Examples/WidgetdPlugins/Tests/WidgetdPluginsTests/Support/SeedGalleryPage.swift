@@ -17,6 +17,14 @@ struct SeedGalleryPage: Sendable {
     /// The medium family's visible texts in the dark theme, by widget id.
     let darkMedium: [String: String]
 
+    /// Every reading of the page a test checks, in order: each family in the light theme, and medium in
+    /// the dark one too (the texts are the same in both themes).
+    var readings: [(family: String, texts: [String: String])] {
+        Self.families.flatMap { family in
+            [(family, light[family] ?? [:])] + (family == "medium" ? [(family, darkMedium)] : [])
+        }
+    }
+
     /// The page rendered and read once.
     static let shared = Task { try await read() }
 
