@@ -134,7 +134,13 @@ struct HostileServerTests {
             _ = try #require(await daemon.line(containing: "good: fresh"), "\(daemon.log)")
             waited += 1
         }
-        #expect(bad.filter { failures($0) < 2 } == [], "not refreshed a second time")
+        let missing = bad.filter { failures($0) < 2 }
+        #expect(
+            missing == [],
+            """
+            not refreshed a second time; their lines:
+            \(daemon.log.filter { line in missing.contains { line.contains("\"\($0)") || line.contains(" \($0):") } }.joined(separator: "\n"))
+            """)
         let peak = Self.peakResidentBytes(daemon.pid)
 
         let stopping = ContinuousClock.now
