@@ -10,6 +10,7 @@ let package = Package(
         .library(name: "WidgetLiquid", targets: ["WidgetLiquid"]),
         .library(name: "WidgetCore", targets: ["WidgetCore"]),
         .library(name: "WidgetStages", targets: ["WidgetStages"]),
+        .library(name: "WidgetObjectStorage", targets: ["WidgetObjectStorage"]),
         .library(name: "WidgetRuntime", targets: ["WidgetRuntime"]),
         .library(name: "WidgetCommands", targets: ["WidgetCommands"]),
         .library(name: "WidgetTesting", targets: ["WidgetTesting"]),
@@ -25,8 +26,12 @@ let package = Package(
         .target(name: "WidgetCore", dependencies: ["WidgetJSON", "WidgetLiquid"]),
         // The built-in stages: HTTP and file sources, parsers, transforms, timelines.
         .target(name: "WidgetStages", dependencies: ["WidgetJSON", "WidgetLiquid", "WidgetCore"]),
+        // An S3-compatible object store's client: AWS Signature Version 4, conditional writes, listings.
+        .target(name: "WidgetObjectStorage", dependencies: ["WidgetJSON", "WidgetCore", "WidgetStages"]),
         // Loading definitions from a folder, the refresh runner, the daemon, the snapshot store, logs.
-        .target(name: "WidgetRuntime", dependencies: ["WidgetJSON", "WidgetLiquid", "WidgetCore", "WidgetStages"]),
+        .target(
+            name: "WidgetRuntime", dependencies: ["WidgetJSON", "WidgetLiquid", "WidgetCore", "WidgetStages", "WidgetObjectStorage"]
+        ),
         // The command line (`run`, `validate`, `list`, …, its argument parser) and the process around the
         // daemon: signals, systemd notifications. A plugin package's executable calls it with its stages.
         .target(
@@ -80,6 +85,10 @@ let package = Package(
             dependencies: [
                 "WidgetJSON", "WidgetLiquid", "WidgetCore", "WidgetStages", "WidgetRuntime", "WidgetTesting", "WidgetTestSupport",
             ]
+        ),
+        .testTarget(
+            name: "WidgetObjectStorageTests",
+            dependencies: ["WidgetJSON", "WidgetCore", "WidgetStages", "WidgetObjectStorage", "WidgetTesting", "WidgetTestSupport"]
         ),
         // The command line's tests; most run the built `widgetd` executable.
         .testTarget(
