@@ -83,7 +83,8 @@ let package = Package(
         .testTarget(
             name: "WidgetRuntimeTests",
             dependencies: [
-                "WidgetJSON", "WidgetLiquid", "WidgetCore", "WidgetStages", "WidgetRuntime", "WidgetTesting", "WidgetTestSupport",
+                "WidgetJSON", "WidgetLiquid", "WidgetCore", "WidgetStages", "WidgetObjectStorage", "WidgetRuntime", "WidgetTesting",
+                "WidgetTestSupport",
             ]
         ),
         .testTarget(
