@@ -48,7 +48,7 @@ struct LeaseKeeperTests {
     @Test func keysFollowThePrefixAndTheShard() throws {
         #expect(Lease.key(prefix: "", shard: nil) == ".state/lease.json")
         #expect(Lease.key(prefix: "team/widgets", shard: nil) == "team/widgets/.state/lease.json")
-        #expect(Lease.key(prefix: "w/", shard: try Shard(index: 2, count: 3)) == "w/.state/shards/2-of-3/lease.json")
+        #expect(Lease.key(prefix: "w/", shard: try Shard(parsing: "2/3")) == "w/.state/shards/2-of-3/lease.json")
     }
 
     @Test func leaseReadsBackWhatItWrites() {
