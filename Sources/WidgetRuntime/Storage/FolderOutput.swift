@@ -51,8 +51,8 @@ public struct FolderOutput: WidgetOutput {
 
     // MARK: - WidgetOutput
 
-    /// Creates the folders, removes the temporary files that interrupted writes left behind, and cuts
-    /// off a state journal's line that a crash left unfinished. Only the process that holds the folder's
+    /// Creates the folders, removes the temporary files that interrupted writes left behind (in the
+    /// folder, `.state/` and `assets/`), and cuts off a state journal's line that a crash left unfinished. Only the process that holds the folder's
     /// lock may call it: another's writes under way would go.
     ///
     /// - Throws: ``StoreError`` when the folder cannot be created.
@@ -66,8 +66,14 @@ public struct FolderOutput: WidgetOutput {
     public func prepareFolder() throws(StoreError) {
         try createFolders()
         let state = localFolder.appendingPathComponent(".state", isDirectory: true)
-        for folder in [localFolder, state, localFolder.appendingPathComponent("assets", isDirectory: true)] {
+        let assets = localFolder.appendingPathComponent("assets", isDirectory: true)
+        for folder in [localFolder, state, assets] {
             AtomicFile.removeLeftovers(in: folder)
+        }
+        // The `assets` transform's downloads that a crash interrupted (`.NAME.UUID.tmp`).
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: assets.path)) ?? []
+        where name.hasPrefix(".") && name.hasSuffix(".tmp") {
+            unlink(assets.appendingPathComponent(name).path)
         }
         // Earlier versions kept each card in a file of its own; the widget's page holds it now.
         try? FileManager.default.removeItem(at: state.appendingPathComponent("cards", isDirectory: true))
