@@ -39,7 +39,12 @@ struct BucketOutputUploaderTests {
         clock.advance(by: 60)
         await clock.waitForSleeper()
         #expect(output.health.oldestPendingAge(at: clock.now()) >= 60)
-        #expect(output.health.prometheusLines(at: clock.now()).contains("widgetd_output_pending_objects 20\n"))
+        var health = output.health
+        health.pausedUntil = nil
+        #expect(health.prometheusLines(at: clock.now()).contains("widgetd_output_pending_objects 20\n"))
+        #expect(health.prometheusLines(at: clock.now()).contains("widgetd_output_oldest_pending_seconds 60\n"))
+        #expect(BucketOutput.Health(value: health.value) == health)
+        #expect(health.summary(at: clock.now()).hasPrefix("20 objects pending for 60 s, "))
         store.comeBack()
         clock.advance(by: 60)
         #expect(await output.drain(timeout: 600).isComplete)

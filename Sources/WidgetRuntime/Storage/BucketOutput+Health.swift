@@ -41,13 +41,12 @@ extension BucketOutput {
             oldestPendingSince.map { max(0, now.timeIntervalSince($0)) } ?? 0
         }
 
-        /// The figures as the daemon's record shows them (`"output"` in `.state/daemon.json`, read by
+        /// The figures as the daemon's record keeps them (`"output"` in its record, read by
         /// `widgetd status`), dates as ISO 8601.
-        public func value(at now: Date) -> WidgetValue {
+        public var value: WidgetValue {
             func number(_ value: Int) -> WidgetValue { .number(WidgetNumber(value)) }
             var object: WidgetObject = [
                 "pendingObjects": number(pendingObjects),
-                "oldestPendingSeconds": number(Int(oldestPendingAge(at: now).rounded())),
                 "failuresInARow": number(failuresInARow),
                 "failuresTotal": number(failuresTotal),
                 "puts": number(puts),
@@ -55,11 +54,34 @@ extension BucketOutput {
                 "bytesUploaded": number(bytesUploaded),
                 "unchangedSkipped": number(unchangedSkipped),
             ]
+            for (name, date) in [
+                ("oldestPendingSince", oldestPendingSince), ("lastErrorAt", lastErrorAt), ("lastSuccessAt", lastSuccessAt),
+            ] {
+                if let date { object[name] = .string(Timestamp.string(date)) }
+            }
             if let lastError { object["lastError"] = .string(lastError) }
-            if let lastErrorAt { object["lastErrorAt"] = .string(Timestamp.string(lastErrorAt)) }
-            if let lastSuccessAt { object["lastSuccessAt"] = .string(Timestamp.string(lastSuccessAt)) }
             if gateClosed { object["gateClosed"] = .bool(true) }
             return .object(object)
+        }
+
+        /// Reads figures written by ``value`` (``pausedUntil`` is not kept there); nil when `value` is not an
+        /// object.
+        public init?(value: WidgetValue) {
+            guard value.object != nil else { return nil }
+            func int(_ name: String) -> Int { value[name]?.number?.int ?? 0 }
+            func date(_ name: String) -> Date? { value[name]?.string.flatMap(Timestamp.date) }
+            pendingObjects = int("pendingObjects")
+            failuresInARow = int("failuresInARow")
+            failuresTotal = int("failuresTotal")
+            puts = int("puts")
+            deletes = int("deletes")
+            bytesUploaded = int("bytesUploaded")
+            unchangedSkipped = int("unchangedSkipped")
+            oldestPendingSince = date("oldestPendingSince")
+            lastErrorAt = date("lastErrorAt")
+            lastSuccessAt = date("lastSuccessAt")
+            lastError = value["lastError"]?.string
+            gateClosed = value["gateClosed"]?.bool ?? false
         }
 
         /// One line for people: `12 objects pending for 40 s, 3 failures in a row: PUT news.json: 503 …`.
