@@ -89,7 +89,9 @@ let package = Package(
         ),
         .testTarget(
             name: "WidgetObjectStorageTests",
-            dependencies: ["WidgetJSON", "WidgetCore", "WidgetStages", "WidgetObjectStorage", "WidgetTesting", "WidgetTestSupport"]
+            dependencies: ["WidgetJSON", "WidgetCore", "WidgetStages", "WidgetObjectStorage", "WidgetTesting", "WidgetTestSupport"],
+            // The AWS Signature Version 4 test suite's cases (Apache-2.0, with their LICENSE and NOTICE).
+            resources: [.copy("Resources")]
         ),
         // The command line's tests; most run the built `widgetd` executable.
         .testTarget(
