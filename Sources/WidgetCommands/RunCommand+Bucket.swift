@@ -82,9 +82,17 @@ extension RunCommand {
         let lease = LeaseKeeper(
             store: client, key: Lease.key(prefix: configuration.prefix, shard: shard), label: label, ttl: leaseTTL, log: log,
             onChange: { status in try? LeaseStatus(status: status, label: label, pid: pid).write(in: work) })
+        // Shards share the prefix: each restores only its own widgets' state and snapshots.
+        let shard = shard
         let output = BucketOutput(
             store: client, bucket: configuration.bucket, prefix: configuration.prefix, workFolder: workURL,
-            mayWrite: { lease.mayWrite })
+            mayWrite: { lease.mayWrite },
+            restores: { key in
+                guard BucketOutput.restoresByDefault(key) else { return false }
+                guard let shard else { return true }
+                let name = key.hasPrefix(".state/") ? String(key.dropFirst(".state/".count)) : key
+                return shard.owns(String(name.dropLast(".json".count)))
+            })
         let store = SnapshotStore(output: output)
         var daemonConfiguration = WidgetDaemon.Configuration(
             definitions: DefinitionDirectory(path: config),
