@@ -26,7 +26,7 @@ public struct RunCommand: WidgetCommand {
                          $CREDENTIALS_DIRECTORY (systemd's LoadCredential=)
           --once         refresh every widget once, write the snapshots and exit;
                          exit code 1 when a definition is invalid or a widget is not fresh
-          --shard K/N    run only the widgets that shard K of N owns (K from 0), so that N
+          --shard K/N    run only the widgets that shard K of N owns (K from 1 to N), so that N
                          daemons share one definitions folder without coordination; each
                          needs its own --out (a widget's owner follows from its id alone)
           --log-format text|json
