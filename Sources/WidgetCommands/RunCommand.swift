@@ -27,8 +27,9 @@ public struct RunCommand: WidgetCommand {
           --once         refresh every widget once, write the snapshots and exit;
                          exit code 1 when a definition is invalid or a widget is not fresh
           --shard K/N    run only the widgets that shard K of N owns (K from 1 to N), so that N
-                         daemons share one definitions folder without coordination; each
-                         needs its own --out (a widget's owner follows from its id alone)
+                         daemons share one definitions folder without coordination (a
+                         widget's owner follows from its id alone); they may share one --out,
+                         where each writes shards/K-of-N.json and index.json lists them
           --log-format text|json
                          how log lines on standard error look: text (a timestamp and a sentence,
                          the default) or json (one object a line: time, level, event, message,

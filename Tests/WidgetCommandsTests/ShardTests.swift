@@ -38,12 +38,27 @@ struct ShardTests {
         let ids = try Self.config(in: folder)
         let three = try await Self.runShards(3, in: folder)
         #expect(three.flatMap { $0 }.sorted() == ids, "every widget once, none twice")
+        var manifests: Set<String> = []
+        var galleries: Set<String> = []
         for (index, shard) in three.enumerated() {
-            #expect(shard.count > 60 && shard.count < 140, "shard \(index + 1) of 3 has \(shard.count) widgets")
-            // Each shard's index lists its own widgets only.
-            let index = try JSONReader.read(Data(try folder.read("out-\(index + 1)-of-3/index.json").utf8))
-            #expect(index["widgets"]?.array?.compactMap { $0["id"]?.string }.sorted() == shard.sorted())
+            let name = "\(index + 1)-of-3"
+            #expect(shard.count > 60 && shard.count < 140, "shard \(name) has \(shard.count) widgets")
+            // Each shard's part of the index lists its own widgets only; index.json is the manifest of the parts.
+            let part = try JSONReader.read(Data(try folder.read("out-\(name)/shards/\(name).json").utf8))
+            #expect(part["widgets"]?.array?.compactMap { $0["id"]?.string }.sorted() == shard.sorted())
+            #expect(part["shard"]?.string == "\(index + 1)/3")
+            #expect(part["generation"]?.string?.count == 16)
+            #expect(Set(folder.names(in: "out-\(name)/shards")) == ["\(name).json", "\(name).html", "\(name).prom"])
+            #expect(!folder.names(in: "out-\(name)").contains("widgetd.prom"))
+            manifests.insert(try folder.read("out-\(name)/index.json"))
+            galleries.insert(try folder.read("out-\(name)/index.html"))
         }
+        // The same bytes from every shard, so that shards writing one output never undo each other.
+        #expect(manifests.count == 1 && galleries.count == 1)
+        let manifest = try JSONReader.read(Data(try #require(manifests.first).utf8))
+        #expect(manifest["shards"]?.number == 3)
+        #expect(manifest["parts"]?.array?.compactMap(\.string) == ["shards/1-of-3.json", "shards/2-of-3.json", "shards/3-of-3.json"])
+        #expect(manifest["widgets"] == nil)
 
         let four = try await Self.runShards(4, in: folder)
         #expect(four.flatMap { $0 }.sorted() == ids)

@@ -39,11 +39,14 @@ extension SnapshotStore {
         try? FileManager.default.removeItem(at: pageFile(for: id))
     }
 
-    /// Writes `OUT/index.html` with `cards`, in order.
+    /// Writes `OUT/index.html` with `cards`, in order. With a ``shard``, writes the shard's page
+    /// `OUT/shards/K-of-N.html` with them instead, and `OUT/index.html` as the gallery of every shard
+    /// (``ShardGalleryPage``).
     ///
-    /// - Returns: The page written, whose ``GalleryPage/generation`` `index.json` carries.
+    /// - Returns: The page written, whose ``GalleryPage/generation`` `index.json` (or the shard's part) carries.
     @discardableResult
     public func writeGallery(_ cards: [GalleryCard], writtenAt: Date) throws(AtomicFileError) -> GalleryPage {
+        if let shard { return try writeShardGallery(cards, writtenAt: writtenAt, shard: shard) }
         let page = GalleryPage(title: GalleryPage.defaultTitle, cards: cards, writtenAt: writtenAt)
         try AtomicFile.write(Data(page.html.utf8), to: galleryFile)
         return page

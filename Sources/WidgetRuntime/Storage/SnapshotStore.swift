@@ -13,9 +13,16 @@ public import WidgetJSON
 /// OUT/.state/           what must survive a restart (front-ends ignore it): every widget's state in
 ///                      _states.jsonl (see StateJournal), the daemon's record, the lock
 /// ```
+///
+/// With a ``shard`` (`run --shard K/N`), the index, the gallery and the metrics are the shard's part
+/// (see `SnapshotStore+Shards.swift`): `shards/K-of-N.json`, `.html` and `.prom`, with `index.json` a
+/// manifest of the N parts and `index.html` the gallery of them all, the same bytes from every shard.
 public struct SnapshotStore: Sendable {
     /// The output folder, `OUT`.
     public let directory: URL
+    /// The shard whose part of the index, gallery and metrics this store writes; `nil` (the default)
+    /// for a daemon that runs every widget.
+    public var shard: Shard?
     /// `directory`'s path: the files a refresh writes are named from it as text (building a URL for each
     /// was a measurable part of writing a thousand small files).
     let path: String
@@ -32,8 +39,11 @@ public struct SnapshotStore: Sendable {
     public var assetsDirectory: URL { directory.appendingPathComponent("assets", isDirectory: true) }
     /// `OUT/index.json`: every widget's id, title, status, file and next refresh.
     public var indexFile: URL { directory.appendingPathComponent("index.json") }
-    /// `OUT/widgetd.prom`: the metrics, in Prometheus text format.
-    public var metricsFile: URL { directory.appendingPathComponent("widgetd.prom") }
+    /// `OUT/widgetd.prom`: the metrics, in Prometheus text format; with a ``shard``, its own
+    /// `OUT/shards/K-of-N.prom`.
+    public var metricsFile: URL {
+        shard.map { shardPartFile($0, extension: "prom") } ?? directory.appendingPathComponent("widgetd.prom")
+    }
 
     /// `OUT/<id>.json`: the widget's snapshot.
     public func snapshotFile(for id: String) -> URL { directory.appendingPathComponent("\(id).json") }
@@ -124,7 +134,20 @@ public struct SnapshotStore: Sendable {
     ///   - generatedAt: When the index is written.
     ///   - gallery: The gallery page written with it, whose generation (and each card's, as the widget's
     ///     `generation` and its page as `page`) the index carries for the page to follow; `nil` for none.
+    ///
+    /// With a ``shard``, writes the shard's part `OUT/shards/K-of-N.json` instead (the same fields, with
+    /// `shard` and `nextWriteAt`), and `OUT/index.json` as the manifest of the parts.
     public func writeIndex(_ snapshots: [Snapshot], generatedAt: Date, gallery: GalleryPage? = nil) throws(AtomicFileError) {
+        var index = indexObject(snapshots, generatedAt: generatedAt, gallery: gallery)
+        if let shard {
+            try writeIndexPart(&index, of: snapshots, shard: shard)
+            return
+        }
+        try AtomicFile.write(JSONWriter.data(.object(index), style: .pretty) + Data([0x0A]), to: indexFile)
+    }
+
+    /// The object `index.json` holds: the schema's version, when, the gallery's generation and every widget.
+    func indexObject(_ snapshots: [Snapshot], generatedAt: Date, gallery: GalleryPage?) -> WidgetObject {
         var cards: [String: GalleryCard] = [:]
         for card in gallery?.cards ?? [] { cards[card.id] = card }
         let widgets = snapshots.sorted { $0.id < $1.id }.map { snapshot -> WidgetValue in
@@ -148,8 +171,7 @@ public struct SnapshotStore: Sendable {
         ]
         if let gallery { index["generation"] = .string(gallery.generation) }
         index["widgets"] = .array(widgets)
-        let value = WidgetValue.object(index)
-        try AtomicFile.write(JSONWriter.data(value, style: .pretty) + Data([0x0A]), to: indexFile)
+        return index
     }
 
     /// Deletes the snapshot of a widget that no longer exists, with its page (its state is kept, in case
@@ -199,18 +221,23 @@ public struct SnapshotStore: Sendable {
 
     // MARK: - The daemon
 
-    /// `OUT/.state/_daemon.json`: who writes this folder, since when, and when it last refreshed.
-    public var daemonFile: URL { stateDirectory.appendingPathComponent("_daemon.json") }
+    /// `OUT/.state/_daemon.json`: who writes this folder, since when, and when it last refreshed; with a
+    /// ``shard``, `OUT/.state/shards/K-of-N/daemon.json`.
+    public var daemonFile: URL {
+        shard.map { shardStateFolder($0).appendingPathComponent("daemon.json") } ?? stateDirectory.appendingPathComponent("_daemon.json")
+    }
 
     /// Records what the daemon writing this folder is doing.
     public func writeDaemonRecord(_ record: DaemonRecord) throws(AtomicFileError) {
+        if let shard { try createFolder(shardStateFolder(shard)) }
         try AtomicFile.write(JSONWriter.data(record.value, style: .pretty) + Data([0x0A]), to: daemonFile)
     }
 
-    /// What the last daemon that wrote this folder recorded, if any.
+    /// What the last daemon that wrote this folder recorded, if any. Without a ``shard``, when there is no
+    /// `_daemon.json` but exactly one shard's record, that one (the folder of one shard's daemon).
     public func daemonRecord() -> DaemonRecord? {
         guard let data = AtomicFile.contentsWithoutFollowingLinks(atPath: daemonFile.path), let value = try? JSONReader.read(data) else {
-            return nil
+            return shard == nil ? onlyShardRecord() : nil
         }
         return DaemonRecord(value: value)
     }
