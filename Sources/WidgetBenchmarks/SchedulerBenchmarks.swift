@@ -116,7 +116,7 @@ func schedulerIdleSeconds() -> Double {
 /// Writes `count` definitions with mixed rules to `config`, and for each a snapshot and state that say it
 /// refreshed now and is next due in a day.
 func seedScheduledWidgets(_ count: Int, config: URL, store: SnapshotStore, reader: DefinitionReader) throws {
-    try store.prepare()
+    try FolderOutput(folder: store.directory).prepareFolder()
     let rules = [
         (#"{"every": "15m", "maxPerDay": 96}"#, #""single""#),
         (#"{"every": "1h"}"#, #""single""#),

@@ -58,7 +58,8 @@ struct DaemonLock: Sendable {
             let pid = DaemonLock.recordedPID(store: store).map { " (pid \($0))" } ?? ""
             throw StoreError("another widgetd\(pid) is already writing to \(store.directory.path); stop it first or use another --out")
         }
-        try store.prepare()
+        // A folder is prepared here, under its lock; any other output by the daemon, before it writes.
+        try (store.output as? FolderOutput)?.prepareFolder()
         let file = store.stateDirectory.appendingPathComponent("daemon.pid")
         if recordingPID {
             try AtomicFile.write(Data("\(getpid())\n".utf8), to: file)

@@ -120,7 +120,7 @@ struct GalleryBrowserTests {
     @Test func thePageShowsTheEntryCurrentNowAndSwitchesAtTheNextEntrysDateWithoutAReload() async throws {
         let out = try TemporaryFolder("gallery-time")
         let store = SnapshotStore(directory: out.url)
-        try store.prepare()
+        try await store.prepare()
         let morning = Timestamp.date("2026-11-22T08:00:00Z")!
         let noon = Timestamp.date("2026-11-22T12:00:00Z")!
         let snapshot = Snapshot(
@@ -157,7 +157,7 @@ struct GalleryBrowserTests {
     @Test func aServedPageReplacesOnlyTheChangedCardsWhenTheIndexGenerationChanges() async throws {
         let out = try TemporaryFolder("gallery-poll")
         let store = SnapshotStore(directory: out.url)
-        try store.prepare()
+        try await store.prepare()
         let now = Timestamp.date("2026-11-22T08:00:00Z")!
         func snapshot(_ id: String, _ text: String) -> Snapshot {
             Snapshot(

@@ -297,7 +297,7 @@ struct GalleryPageTests {
     @Test func aWidgetRemovedLosesItsPageAndItsCard() throws {
         let folder = try TemporaryFolder("gallery-remove")
         let store = SnapshotStore(directory: folder.url)
-        try store.prepare()
+        try FolderOutput(folder: store.directory).prepareFolder()
         let snapshot = Self.snapshot("gone", content: "x")
         try store.write(snapshot)
         try store.writeCard(of: snapshot, definition: nil)
@@ -322,7 +322,7 @@ struct GalleryPageTests {
         let folder = try TemporaryFolder("gallery-page-card")
         let store = SnapshotStore(directory: folder.url)
         try folder.write(".state/cards/jotd.html", "<article>from an earlier version</article>")
-        try store.prepare()
+        try FolderOutput(folder: store.directory).prepareFolder()
         #expect(!FileManager.default.fileExists(atPath: folder.file(".state/cards").path))
         #expect(try store.writeCard(of: snapshot, definition: nil) == card)
         #expect(store.card(for: "jotd") == card)

@@ -25,7 +25,7 @@ struct ShardGalleryBrowserTests {
     static func write(_ snapshots: [Snapshot], shard number: Int, into folder: URL, at date: Date) throws {
         var store = SnapshotStore(directory: folder)
         store.shard = try Shard(number: number, count: 3)
-        try store.prepare()
+        try FolderOutput(folder: store.directory).prepareFolder()
         var cards: [GalleryCard] = []
         for snapshot in snapshots {
             try store.write(snapshot)

@@ -25,7 +25,7 @@ struct BoundedMemoryTests {
     @Test func stateAndSnapshotAtTheDepthLimitRoundTrip() throws {
         let folder = try TemporaryFolder()
         let store = SnapshotStore(directory: folder.file("out"))
-        try store.prepare()
+        try FolderOutput(folder: store.directory).prepareFolder()
         let deepest = Self.nested(ValueLimits.maximumDepth)
         let entry = TimelineEntry(date: Date(timeIntervalSince1970: 1_800_000_000), content: deepest)
         var state = WidgetState()

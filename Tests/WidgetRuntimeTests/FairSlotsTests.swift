@@ -40,7 +40,7 @@ struct FairSlotsTests {
         source.set("zz-good", json: #"{"ok": true}"#)
         // The healthy widget's first refresh comes once every slow host has been tried once.
         let store = SnapshotStore(directory: out.url)
-        try store.prepare()
+        try await store.prepare()
         let first = start.addingTimeInterval(62)
         let entries = [TimelineEntry(date: start, content: ["ok": true])]
         try store.write(

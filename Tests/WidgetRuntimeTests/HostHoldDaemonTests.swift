@@ -28,7 +28,7 @@ struct HostHoldDaemonTests {
         let config = try TemporaryFolder("widgetd-config")
         let out = try TemporaryFolder("widgetd-out")
         let store = SnapshotStore(directory: out.url)
-        try store.prepare()
+        try await store.prepare()
         let clock = ManualClock(now: start)
         for index in 0..<10 {
             try config.write(

@@ -20,7 +20,7 @@ struct ShardPartsTests {
     static func wave(_ snapshots: [Snapshot], shard number: Int, into folder: URL) throws -> SnapshotStore {
         var store = SnapshotStore(directory: folder)
         store.shard = try Shard(number: number, count: 2)
-        try store.prepare()
+        try FolderOutput(folder: store.directory).prepareFolder()
         var cards: [GalleryCard] = []
         for snapshot in snapshots {
             try store.write(snapshot)
@@ -84,10 +84,34 @@ struct ShardPartsTests {
         #expect(try FileManager.default.attributesOfItem(atPath: folder.file("index.html").path)[.systemFileNumber] as? Int == page)
     }
 
+    @Test func aShardsPartsAreObjectsOfAnyOutputWithTheirHeaders() throws {
+        let folder = try TemporaryFolder()
+        let output = MemoryOutput(localFolder: folder.url)
+        var store = SnapshotStore(output: output)
+        store.shard = try Shard(number: 3, count: 3)
+        let snapshot = Self.snapshot("a", next: nil)
+        try store.write(snapshot)
+        let page = try store.writeGallery([try store.writeCard(of: snapshot, definition: nil)], writtenAt: Self.now)
+        try store.writeIndex([snapshot], generatedAt: Self.now, gallery: page)
+        try store.writeMetrics("widgetd_widgets 1\n")
+        try store.writeDaemonRecord(DaemonRecord(pid: 7, startedAt: Self.now, widgets: 1, shard: "3/3"))
+        #expect(
+            output.keys == [
+                ".state/shards/3-of-3/daemon.json", "a.html", "a.json", "index.html", "index.json", "shards/3-of-3.html",
+                "shards/3-of-3.json", "shards/3-of-3.prom",
+            ])
+        #expect(output.object("shards/3-of-3.json")?.contentType == "application/json")
+        #expect(output.object("shards/3-of-3.html")?.contentType == "text/html; charset=utf-8")
+        #expect(output.object("index.html")?.cacheControl == "public, max-age=5")
+        #expect(output.object(".state/shards/3-of-3/daemon.json")?.cacheControl == "no-store")
+        #expect(output.read("index.json") == JSONWriter.data(SnapshotStore.shardManifest(count: 3), style: .pretty) + Data([0x0A]))
+        #expect(FileManager.default.fileExists(atPath: folder.file("shards").path) == false, "nothing bypasses the output")
+    }
+
     @Test func withoutAShardTheIndexAndGalleryAreAsBefore() throws {
         let folder = try TemporaryFolder()
         let store = SnapshotStore(directory: folder.url)
-        try store.prepare()
+        try FolderOutput(folder: store.directory).prepareFolder()
         let snapshot = Self.snapshot("a", next: nil)
         try store.write(snapshot)
         let page = try store.writeGallery([try store.writeCard(of: snapshot, definition: nil)], writtenAt: Self.now)

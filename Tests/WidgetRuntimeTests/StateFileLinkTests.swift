@@ -11,7 +11,7 @@ struct StateFileLinkTests {
     private static func layout() throws -> (TemporaryFolder, SnapshotStore, URL) {
         let folder = try TemporaryFolder()
         let store = SnapshotStore(directory: folder.file("out"))
-        try store.prepare()
+        try FolderOutput(folder: store.directory).prepareFolder()
         let victim = try folder.write("victim.txt", "keep me\n")
         return (folder, store, victim)
     }

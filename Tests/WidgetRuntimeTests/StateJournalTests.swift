@@ -24,7 +24,7 @@ struct StateJournalTests {
     @Test func theLastWriteOfEachWidgetWins() throws {
         let folder = try TemporaryFolder()
         let store = SnapshotStore(directory: folder.file("out"))
-        try store.prepare()
+        try FolderOutput(folder: store.directory).prepareFolder()
         try store.writeState(state(budget: 1), for: "news")
         try store.writeState(state(budget: 7), for: "weather")
         try store.writeState(state(budget: 2), for: "news", syncsFolder: false)
@@ -41,7 +41,7 @@ struct StateJournalTests {
     @Test func aLineACrashCutShortIsSkippedThenCutOff() throws {
         let folder = try TemporaryFolder()
         let store = SnapshotStore(directory: folder.file("out"))
-        try store.prepare()
+        try FolderOutput(folder: store.directory).prepareFolder()
         try store.writeState(state(budget: 3), for: "news")
         // What a process killed during its append leaves: the start of a line, no newline.
         let handle = try FileHandle(forWritingTo: store.stateJournalFile)
@@ -51,7 +51,7 @@ struct StateJournalTests {
         #expect(store.state(for: "news").budgetUsed == 3)
 
         // The next process to take the folder cuts it off before appending after it.
-        try store.prepare()
+        try FolderOutput(folder: store.directory).prepareFolder()
         #expect(try lines(store).count == 1)
         try store.writeState(state(budget: 4), for: "news")
         #expect(try lines(store).count == 2)
@@ -61,9 +61,9 @@ struct StateJournalTests {
     @Test func aJournalWithoutACompleteLineIsEmptiedByTheRepair() throws {
         let folder = try TemporaryFolder()
         let store = SnapshotStore(directory: folder.file("out"))
-        try store.prepare()
+        try FolderOutput(folder: store.directory).prepareFolder()
         try Data(#"{"id":"ne"#.utf8).write(to: store.stateJournalFile)
-        try store.prepare()
+        try FolderOutput(folder: store.directory).prepareFolder()
         #expect(try Data(contentsOf: store.stateJournalFile).isEmpty)
         try store.writeState(state(budget: 5), for: "news")
         #expect(store.state(for: "news").budgetUsed == 5)
@@ -72,7 +72,7 @@ struct StateJournalTests {
     @Test func aGrowingJournalIsCompactedToTheLastLineOfEachWidget() throws {
         let folder = try TemporaryFolder()
         let store = SnapshotStore(directory: folder.file("out"))
-        try store.prepare()
+        try FolderOutput(folder: store.directory).prepareFolder()
         // Two widgets written 40 times each, ~100 KB a line: 8 MB appended in all.
         for round in 1...40 {
             try store.writeState(state(budget: round, padding: 100_000), for: "news", syncsFolder: false)
@@ -91,7 +91,7 @@ struct StateJournalTests {
     @Test func aJournalOfLatestLinesOnlyIsNotRewritten() throws {
         let folder = try TemporaryFolder()
         let store = SnapshotStore(directory: folder.file("out"))
-        try store.prepare()
+        try FolderOutput(folder: store.directory).prepareFolder()
         func inode() throws -> Int? {
             try FileManager.default.attributesOfItem(atPath: store.stateJournalFile.path)[.systemFileNumber] as? Int
         }
@@ -106,7 +106,7 @@ struct StateJournalTests {
     @Test func aStateIsReadAloneAtTheLineLastSeenEvenAfterACompaction() throws {
         let folder = try TemporaryFolder()
         let store = SnapshotStore(directory: folder.file("out"))
-        try store.prepare()
+        try FolderOutput(folder: store.directory).prepareFolder()
         try store.writeState(state(budget: 1), for: "news")
         try store.writeState(state(budget: 2), for: "weather")
         store.indexStates()
@@ -129,7 +129,7 @@ struct StateJournalTests {
     @Test func stateFilesOfEarlierVersionsAreReadUntilTheJournalHasTheWidget() throws {
         let folder = try TemporaryFolder()
         let store = SnapshotStore(directory: folder.file("out"))
-        try store.prepare()
+        try FolderOutput(folder: store.directory).prepareFolder()
         try AtomicFile.write(JSONWriter.data(state(budget: 6).value), to: store.stateFile(for: "legacy"))
         #expect(store.state(for: "legacy").budgetUsed == 6)
         try store.writeState(state(budget: 8), for: "legacy")

@@ -50,7 +50,7 @@ struct WidgetDaemonTests {
     /// Leaves what an earlier daemon run would have left for `id`: a snapshot and state.
     func remember(_ id: String, lastSuccessAt: Date, nextDueAt: Date) throws {
         let entries = [TimelineEntry(date: lastSuccessAt, content: ["old": true])]
-        try store.prepare()
+        try FolderOutput(folder: store.directory).prepareFolder()
         try store.write(
             Snapshot(
                 id: id, title: "Widget \(id)", status: .fresh, generatedAt: lastSuccessAt, lastSuccessAt: lastSuccessAt,

@@ -232,15 +232,15 @@ extension WidgetDaemon {
                 let gallery = try writeGallery(now: now)
                 try store.writeIndex(snapshots.map { $0.value.snapshot(id: $0.key) }, generatedAt: now, gallery: gallery)
                 let text = metrics.text(now: now, snapshots: snapshots, widgetCount: widgets.count)
-                try AtomicFile.write(Data(text.utf8), to: store.metricsFile)
+                try store.writeMetrics(text)
             } catch {
                 log(LogRecord(.error, "write-failed", "\(error)", error: "\(error)"))
             }
             writeDaemonRecord(log: log)
-            assets.collect(in: store.assetsDirectory, log: log)
+            assets.collect(in: store, log: log)
         }
 
-        /// Writes `OUT/index.html` from every widget's card (kept in its page), rendering (from the
+        /// Writes `index.html` from every widget's card (kept in its page), rendering (from the
         /// snapshot on disk) the cards that are missing or may be out of date: a widget new to the book, or
         /// whose definition changed.
         mutating func writeGallery(now: Date) throws(AtomicFileError) -> GalleryPage {

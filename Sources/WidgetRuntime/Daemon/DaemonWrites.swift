@@ -58,8 +58,9 @@ extension WidgetDaemon {
         }
     }
 
-    /// Writes what a refresh produced, snapshot then state, then the widget's page (its card rendered
-    /// with `definition`'s view), without flushing the folders. A page that cannot be written is deleted,
+    /// Writes what a refresh produced: the assets it refers to that the output does not have yet (see
+    /// `SnapshotStore.publishAssets(_:)`, before the snapshot that names them), the snapshot, the state,
+    /// then the widget's page (its card rendered with `definition`'s view), without flushing. A page that cannot be written is deleted,
     /// being out of date, and the next gallery renders its card again. Nothing is written when `check`
     /// (``Configuration/outputCheck``) throws.
     static func write(
@@ -70,6 +71,9 @@ extension WidgetDaemon {
             fileQueue.async {
                 do {
                     try check?()
+                    if !(store.output is FolderOutput) {
+                        store.publishAssets(AssetJanitor.paths(in: AssetJanitor.values(of: outcome.snapshot, outcome.state)))
+                    }
                     try store.writeRefresh(outcome.snapshot, state: outcome.state)
                     let card = try? store.writeCard(of: outcome.snapshot, definition: definition)
                     if card == nil { store.removeCard(for: outcome.snapshot.id) }

@@ -174,7 +174,7 @@ public final class WidgetDaemon: Sendable {
     ///
     /// - Throws: ``StoreError`` when the output folder cannot be prepared.
     public func runOnce() async throws -> OnceReport {
-        try configuration.store.prepare()
+        try await configuration.store.prepare()
         let loaded = await loadDefinitionsOffThePool()
         recordProblems(loaded.diagnostics)
         var book = Book(store: configuration.store)
@@ -228,7 +228,7 @@ public final class WidgetDaemon: Sendable {
     /// - Throws: ``StoreError`` when the output folder cannot be prepared.
     public func run() async throws {
         let store = configuration.store
-        try store.prepare()
+        try await store.prepare()
         var book = Book(store: store)
         apply(await loadDefinitionsOffThePool(), into: &book, startup: true)
         book.recordStart(

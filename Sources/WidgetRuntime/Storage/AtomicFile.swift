@@ -180,11 +180,17 @@ public struct AtomicFileError: Error, Sendable, CustomStringConvertible {
     public var path: String
     /// The step that failed and the system's message, e.g. `cannot flush to disk: No space left on device`.
     public var reason: String
+    /// The system's error number, when a system call failed.
+    var code: Int32?
 
     init(_ path: String, _ action: String, errno code: Int32) {
         self.path = path
+        self.code = code
         reason = "\(action): \(String(cString: strerror(code)))"
     }
+
+    /// Whether the file's folder does not exist.
+    var isMissingFolder: Bool { code == ENOENT }
 
     init(_ path: String, reason: String) {
         self.path = path

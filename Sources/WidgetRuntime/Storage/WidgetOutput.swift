@@ -64,9 +64,13 @@ public struct OutputObject: Sendable, Equatable {
     public var contentType: String
     /// `Cache-Control` (`public, max-age=N`); nil for none.
     public var cacheControl: String?
+    /// Whether a power cut may lose the content (a folder flushes a durable object before the rename).
     public var durability: Durability
+    /// When the folder's entry is flushed.
     public var flush: Flush
 
+    /// An object's metadata: `Content-Type`, `Cache-Control` (none unless given), durable and flushed at
+    /// once unless said otherwise.
     public init(contentType: String, cacheControl: String? = nil, durability: Durability = .durable, flush: Flush = .now) {
         self.contentType = contentType
         self.cacheControl = cacheControl
