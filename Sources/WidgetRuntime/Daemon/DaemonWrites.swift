@@ -59,9 +59,9 @@ extension WidgetDaemon {
     }
 
     /// Writes what a refresh produced: the assets it refers to that the output does not have yet (see
-    /// `SnapshotStore.publishAssets(_:)`, before the snapshot that names them), the snapshot, the state,
-    /// then the widget's page (its card rendered with `definition`'s view), without flushing. A page that cannot be written is deleted,
-    /// being out of date, and the next gallery renders its card again. Nothing is written when `check`
+    /// `SnapshotStore.publishAssets(_:)`; before the snapshot that names them), the snapshot, the state,
+    /// then the widget's page (its card rendered with `definition`'s view), without flushing. A page that
+    /// cannot be written is deleted, being out of date, and the next gallery renders its card again. Nothing is written when `check`
     /// (``Configuration/outputCheck``) throws.
     static func write(
         _ outcome: WidgetRefresher.Outcome, definition: WidgetDefinition, to store: SnapshotStore,
