@@ -49,7 +49,10 @@ let package = Package(
         // `swift run -c release widgetd-bench [SUITE]`: an executable of this package only, not a product.
         .executableTarget(
             name: "widgetd-bench",
-            dependencies: ["WidgetJSON", "WidgetLiquid", "WidgetCore", "WidgetStages", "WidgetRuntime", "WidgetTesting"],
+            dependencies: [
+                "WidgetJSON", "WidgetLiquid", "WidgetCore", "WidgetStages", "WidgetObjectStorage", "WidgetRuntime", "WidgetTesting",
+                "WidgetTestSupport",
+            ],
             path: "Sources/WidgetBenchmarks",
             // twitter.json, canada.json and citm_catalog.json, the standard JSON benchmark documents.
             resources: [.copy("Documents")]
