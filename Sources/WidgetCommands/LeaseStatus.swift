@@ -9,7 +9,7 @@ import WidgetRuntime
 struct LeaseStatus: Sendable, Equatable {
     /// The keeper's status.
     var status: LeaseKeeper.Status
-    /// What the lease is of: `shard 0/3`.
+    /// What the lease is of: `shard 1/3`.
     var label: String
     /// The daemon's process id.
     var pid: Int
@@ -91,7 +91,7 @@ struct LeaseStatus: Sendable, Equatable {
         return LeaseStatus(value: value)
     }
 
-    /// `waiting for the lease of shard 0/3, held by pod-a pid 7 (5f0c…) since 2026-11-29T04:00:00Z
+    /// `waiting for the lease of shard 1/3, held by pod-a pid 7 (5f0c…) since 2026-11-29T04:00:00Z
     /// (waiting 2m)`, or nil when there is nothing to say beyond the daemon's own line (it holds the
     /// lease).
     func line(now: Date) -> String? {

@@ -7,7 +7,7 @@
 /// written) is `--work`, else `$WIDGETD_WORK`, else `$STATE_DIRECTORY`, else `.widgetd-work`.
 ///
 /// ```
-/// widgetd run --out s3://widgets/prod --s3-endpoint http://127.0.0.1:8333 --shard 0/3
+/// widgetd run --out s3://widgets/prod --s3-endpoint http://127.0.0.1:8333 --shard 1/3
 /// ```
 ///
 /// Credentials, the endpoint and the region not given here come from the environment (`AWS_*`) or the

@@ -66,21 +66,21 @@ struct BucketEndToEndTests {
             try folder.write("widgets.d/\(id).json", #"{ "source": { "path": "data/items.json" }, "schedule": { "every": "1h" } }"#)
         }
         var daemons: [RunningWidgetd] = []
-        for shard in 0..<3 {
+        for shard in 1...3 {
             daemons.append(
                 try RunningWidgetd(
                     ["run", "--config", "widgets.d", "--out", "s3://widgets/team", "--work", "work-\(shard)", "--shard", "\(shard)/3"],
                     in: folder.url, variables: Self.variables(server)))
         }
         var owned: [[String]] = []
-        for (shard, daemon) in daemons.enumerated() {
-            _ = try #require(await daemon.line(containing: "took the lease of shard \(shard)/3"), "\(daemon.log)")
-            owned.append(ids.filter { Shard.owner(of: $0, among: 3) == shard })
-            #expect(await Self.awaitFresh(owned[shard], from: daemon), "\(daemon.log)")
+        for (index, daemon) in daemons.enumerated() {
+            _ = try #require(await daemon.line(containing: "took the lease of shard \(index + 1)/3"), "\(daemon.log)")
+            owned.append(ids.filter { Shard.owner(of: $0, among: 3) == index + 1 })
+            #expect(await Self.awaitFresh(owned[index], from: daemon), "\(daemon.log)")
         }
         // Each shard's lease is held by its own daemon.
-        for (shard, daemon) in daemons.enumerated() {
-            let object = try #require(try await client.get("team/.state/shards/\(shard)-of-3/lease.json"))
+        for (index, daemon) in daemons.enumerated() {
+            let object = try #require(try await client.get("team/.state/shards/\(index + 1)-of-3/lease.json"))
             let lease = try #require(Lease(data: object.data))
             #expect(lease.holder.pid == Int(daemon.pid))
             #expect(lease.ttlSeconds == 30)
@@ -91,7 +91,7 @@ struct BucketEndToEndTests {
         #expect(snapshots == ids, "every widget's snapshot is in the bucket")
         #expect(ids.allSatisfy { keys.contains("team/.state/\($0).json") }, "every widget's state is in the bucket")
         // Each widget was written by exactly one shard: its copy is in that shard's working folder only.
-        let written = (0..<3).map { shard in
+        let written = (1...3).map { shard in
             folder.names(in: "work-\(shard)").filter { $0.hasSuffix(".json") && $0 != "index.json" }.map { String($0.dropLast(5)) }.sorted()
         }
         #expect(written == owned)
@@ -138,7 +138,7 @@ struct BucketEndToEndTests {
             { "source": { "url": "http://127.0.0.1:\#(upstream.port)/news" }, "transforms": [{ "type": "select", "path": "$.items[*]" }],
               "timeline": { "type": "each", "every": "1h" }, "schedule": { "every": "1h" }, "fallback": { "keep": 3 } }
             """#)
-        let arguments = ["run", "--config", "widgets.d", "--out", "s3://widgets/moved", "--shard", "0/1", "--lease-ttl", "6s"]
+        let arguments = ["run", "--config", "widgets.d", "--out", "s3://widgets/moved", "--shard", "1/1", "--lease-ttl", "6s"]
         let first = try RunningWidgetd(arguments + ["--work", "machine-a"], in: folder.url, variables: Self.variables(server))
         _ = try #require(await first.line(containing: "news: fresh"), "\(first.log)")
         _ = try #require(try await Self.awaitObject("moved/.state/news.json", in: client), "the state reached the bucket")
@@ -148,7 +148,7 @@ struct BucketEndToEndTests {
         failing.withLock { $0 = true }
         upstream.resetRecording()
         let second = try RunningWidgetd(arguments + ["--work", "machine-b"], in: folder.url, variables: Self.variables(server))
-        _ = try #require(await second.line(containing: "took over the lease of shard 0/1"), "\(second.log)")
+        _ = try #require(await second.line(containing: "took over the lease of shard 1/1"), "\(second.log)")
         // Restored and loaded: its state says the next refresh is an hour away, so a reload asks for one.
         _ = try #require(await second.line(containing: "definitions loaded"), "\(second.log)")
         let reload = try await Widgetd.run(

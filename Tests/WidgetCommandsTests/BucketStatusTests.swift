@@ -32,7 +32,7 @@ struct BucketStatusTests {
             .holding(since: now), .unrenewed(since: now), .lost(by: "pod-b pid 9 (77aa)"), .released,
         ]
         for status in statuses {
-            let written = LeaseStatus(status: status, label: "shard 0/3", pid: 42)
+            let written = LeaseStatus(status: status, label: "shard 1/3", pid: 42)
             try written.write(in: folder.url.path)
             #expect(LeaseStatus.read(in: folder.url.path) == written)
         }
@@ -45,12 +45,12 @@ struct BucketStatusTests {
         defer { lock.release() }
         let waiting = LeaseKeeper.Status.waiting(
             holder: "pod-a pid 7 (5f0c)", heldSince: heldSince, waitingSince: now.addingTimeInterval(-120))
-        try LeaseStatus(status: waiting, label: "shard 0/3", pid: 42).write(in: work.path)
+        try LeaseStatus(status: waiting, label: "shard 1/3", pid: 42).write(in: work.path)
         let text = await status(["--out", "s3://widgets/prod", "--work", work.path])
         #expect(text.status == 0)
         #expect(
             text.stdout == [
-                "daemon: running, pid 42, waiting for the lease of shard 0/3, held by pod-a pid 7 (5f0c) since 2027-01-15T05:13:20Z (waiting 2m)"
+                "daemon: running, pid 42, waiting for the lease of shard 1/3, held by pod-a pid 7 (5f0c) since 2027-01-15T05:13:20Z (waiting 2m)"
             ])
         let json = await status(["--out", "s3://widgets/prod", "--work", work.path, "--format", "json"])
         #expect(json.stdout.contains { $0.contains(#""state" : "waiting""#) || $0.contains(#""state": "waiting""#) })
@@ -59,7 +59,7 @@ struct BucketStatusTests {
     @Test func aStoppedDaemonsLeaseIsNotShown() async throws {
         let folder = try TemporaryFolder()
         let work = folder.file("work")
-        try LeaseStatus(status: .waiting(holder: "pod-a pid 7 (5f0c)", heldSince: nil, waitingSince: now), label: "shard 0/3", pid: 42)
+        try LeaseStatus(status: .waiting(holder: "pod-a pid 7 (5f0c)", heldSince: nil, waitingSince: now), label: "shard 1/3", pid: 42)
             .write(in: work.path)
         // Nobody holds the working folder's lock: what the file says is over.
         let text = await status(["--out", "s3://widgets/prod", "--work", work.path])

@@ -7,14 +7,14 @@ import WidgetTesting
 /// The lease that makes one process the writer of a shard, over a bucket in memory. Each process has its
 /// own manual clock, as each machine has its own monotonic clock; nothing sleeps.
 struct LeaseKeeperTests {
-    let key = ".state/shards/0-of-3/lease.json"
+    let key = ".state/shards/1-of-3/lease.json"
     let start = Date(timeIntervalSince1970: 1_800_000_000)
 
     func keeper(
         _ name: String, store: MemoryObjectStore, clock: ManualClock, log: LogRecorder = LogRecorder()
     ) -> LeaseKeeper {
         LeaseKeeper(
-            store: store, key: key, label: "shard 0/3", holder: Lease.Holder(host: name, pid: 7, id: "\(name)-id"), clock: clock,
+            store: store, key: key, label: "shard 1/3", holder: Lease.Holder(host: name, pid: 7, id: "\(name)-id"), clock: clock,
             wallClock: clock, log: log.log)
     }
 
@@ -89,7 +89,7 @@ struct LeaseKeeperTests {
         // Said once, then at most once a TTL.
         let said = logB.records.filter { $0.event == "lease-waiting" }
         #expect((3...4).contains(said.count))
-        #expect(said.first?.message.hasPrefix("waiting for the lease of shard 0/3, held by pod-a pid 7 (pod-a-id) since ") == true)
+        #expect(said.first?.message.hasPrefix("waiting for the lease of shard 1/3, held by pod-a pid 7 (pod-a-id) since ") == true)
         keeping.cancel()
         try await keeping.value
         await a.release()
@@ -127,7 +127,7 @@ struct LeaseKeeperTests {
         let keeping = Task { try await a.keep() }
         await clockA.waitForSleeper()
         clockA.advance(by: 10)
-        await #expect(throws: LeaseError.lost(label: "shard 0/3", by: "pod-b pid 7 (pod-b-id)")) { try await keeping.value }
+        await #expect(throws: LeaseError.lost(label: "shard 1/3", by: "pod-b pid 7 (pod-b-id)")) { try await keeping.value }
         #expect(!a.mayWrite)
         #expect(throws: LeaseError.self) { try a.checkHeld() }
         #expect(a.status == .lost(by: "pod-b pid 7 (pod-b-id)"))

@@ -107,7 +107,6 @@ public struct Lease: Sendable, Equatable {
     public static func key(prefix: String, shard: Shard?) -> String {
         let root = prefix.isEmpty || prefix.hasSuffix("/") ? prefix : prefix + "/"
         guard let shard else { return root + ".state/lease.json" }
-        // `K-of-N` as the shard is written on the command line (`--shard K/N`).
-        return root + ".state/shards/\(shard.description.replacingOccurrences(of: "/", with: "-of-"))/lease.json"
+        return root + ".state/shards/\(shard.name)/lease.json"
     }
 }

@@ -30,7 +30,7 @@ public import WidgetObjectStorage
 ///   the next process takes it at its next look instead of a TTL later.
 ///
 /// ```swift
-/// let lease = LeaseKeeper(store: client, key: Lease.key(prefix: "widgets/", shard: shard), label: "shard 0/3")
+/// let lease = LeaseKeeper(store: client, key: Lease.key(prefix: "widgets/", shard: shard), label: "shard 1/3")
 /// try await lease.acquire()            // waits while another holds it
 /// async let kept: Void = lease.keep()  // renews until cancelled; throws when the lease is lost
 /// output.mayWrite = { lease.mayWrite }
@@ -73,7 +73,7 @@ public final class LeaseKeeper: Sendable {
     public let store: any ObjectStore
     /// The lease object's key.
     public let key: String
-    /// What the lease is of, for messages: `shard 0/3`, or `s3://bucket/prefix`.
+    /// What the lease is of, for messages: `shard 1/3`, or `s3://bucket/prefix`.
     public let label: String
     /// This process, as written into the lease.
     public let holder: Lease.Holder
@@ -88,7 +88,7 @@ public final class LeaseKeeper: Sendable {
     /// A keeper of the lease `key` in `store`; nothing is sent before ``acquire()``.
     ///
     /// - Parameters:
-    ///   - label: what the lease is of, in messages (`shard 0/3`).
+    ///   - label: what the lease is of, in messages (`shard 1/3`).
     ///   - ttl: how long the lease counts without a renewal (at least 3 s).
     ///   - clock: the monotonic clock every duration is measured on (tests pass a manual one).
     ///   - wallClock: the clock of the dates written into the lease and shown in `status`.
