@@ -52,9 +52,11 @@ package final class TLSTestServer {
     }
 
     deinit {
-        // Closing its input ends the server; terminate in case it does not read it.
+        // Closing its input ends the server. SIGKILL in case it does not see the end (another child that
+        // inherited the pipe's end keeps it open) or was started with SIGTERM blocked (a child inherits the
+        // signal mask of the thread that starts it).
         try? input.close()
-        process.terminate()
+        kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
     }
 
