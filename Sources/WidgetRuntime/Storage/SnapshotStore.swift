@@ -30,6 +30,8 @@ public struct SnapshotStore: Sendable {
     let journalPath: String?
     /// The asset files published so far, shared by the store's copies.
     let publishedAssets = PublishedAssets()
+    /// The fingerprints of the pages written so far, shared by the store's copies.
+    let pageFingerprints = PageFingerprints()
 
     /// The store of the output folder `directory`; nothing is created until ``prepare()`` or a write.
     public init(directory: URL) {
@@ -108,7 +110,13 @@ public struct SnapshotStore: Sendable {
         var object = OutputObject.snapshot(snapshot)
         object.durability = syncsData ? .durable : .rebuildable
         object.flush = syncsFolder ? .now : .later
-        try output.write(encoded(snapshot.value), to: snapshotKey(for: snapshot.id), as: object)
+        let value = snapshot.value
+        if marksChanges {
+            let fingerprint = SnapshotStore.snapshotFingerprint(
+                ofValue: value, entries: snapshot.entries, generatedAt: snapshot.generatedAt)
+            object = object.marked(fingerprint, heartbeat: OutputObject.contentHeartbeat)
+        }
+        try output.write(encoded(value), to: snapshotKey(for: snapshot.id), as: object)
     }
 
     /// Writes what one refresh produced: the snapshot, then the state. Neither is flushed: the caller
@@ -169,7 +177,9 @@ public struct SnapshotStore: Sendable {
         ]
         if let gallery { index["generation"] = .string(gallery.generation) }
         index["widgets"] = .array(widgets)
-        try output.write(encoded(.object(index)), to: SnapshotStore.indexKey, as: .listing(contentType: OutputObject.jsonType))
+        var object = OutputObject.listing(contentType: OutputObject.jsonType)
+        if marksChanges { object = object.marked(indexFingerprint(of: .object(index)), heartbeat: OutputObject.contentHeartbeat) }
+        try output.write(encoded(.object(index)), to: SnapshotStore.indexKey, as: object)
     }
 
     /// Deletes the snapshot of a widget that no longer exists, with its page (its state is kept, in case
@@ -177,6 +187,7 @@ public struct SnapshotStore: Sendable {
     public func removeSnapshot(for id: String) {
         output.remove(snapshotKey(for: id))
         output.remove(pageKey(for: id))
+        pageFingerprints.remove(id)
     }
 
     /// The ids that have a snapshot.
@@ -189,7 +200,9 @@ public struct SnapshotStore: Sendable {
 
     /// Replaces `widgetd.prom` with `text`, the metrics in Prometheus text format.
     public func writeMetrics(_ text: String) throws(AtomicFileError) {
-        try output.write(Data(text.utf8), to: SnapshotStore.metricsKey, as: .listing(contentType: OutputObject.metricsType))
+        var object = OutputObject.listing(contentType: OutputObject.metricsType)
+        if marksChanges { object = object.marked(SnapshotStore.metricsFingerprint, heartbeat: OutputObject.recordHeartbeat) }
+        try output.write(Data(text.utf8), to: SnapshotStore.metricsKey, as: object)
     }
 
     // MARK: - Definition problems
@@ -231,7 +244,9 @@ public struct SnapshotStore: Sendable {
 
     /// Records what the daemon writing this output is doing.
     public func writeDaemonRecord(_ record: DaemonRecord) throws(AtomicFileError) {
-        try output.write(encoded(record.value), to: SnapshotStore.daemonKey, as: .state)
+        var object = OutputObject.state
+        if marksChanges { object = object.marked(SnapshotStore.recordFingerprint(of: record), heartbeat: OutputObject.recordHeartbeat) }
+        try output.write(encoded(record.value), to: SnapshotStore.daemonKey, as: object)
     }
 
     /// What the last daemon that wrote this output recorded, if any.
@@ -295,6 +310,7 @@ public struct SnapshotStore: Sendable {
         } else {
             var object = OutputObject.state
             object.flush = syncsFolder ? .now : .later
+            if marksChanges { object = object.marked(SnapshotStore.stateFingerprint(of: state), heartbeat: OutputObject.contentHeartbeat) }
             try output.write(encoded(state.value), to: stateKey(for: id), as: object)
         }
     }
