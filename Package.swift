@@ -27,7 +27,7 @@ let package = Package(
         // The built-in stages: HTTP and file sources, parsers, transforms, timelines.
         .target(name: "WidgetStages", dependencies: ["WidgetJSON", "WidgetLiquid", "WidgetCore"]),
         // An S3-compatible object store's client: AWS Signature Version 4, conditional writes, listings.
-        .target(name: "WidgetObjectStorage", dependencies: ["WidgetJSON", "WidgetCore", "WidgetStages"]),
+        .target(name: "WidgetObjectStorage", dependencies: ["WidgetCore", "WidgetStages"]),
         // Loading definitions from a folder, the refresh runner, the daemon, the snapshot store, logs.
         .target(
             name: "WidgetRuntime", dependencies: ["WidgetJSON", "WidgetLiquid", "WidgetCore", "WidgetStages", "WidgetObjectStorage"]
@@ -48,7 +48,10 @@ let package = Package(
         // `swift run -c release widgetd-bench [SUITE]`: an executable of this package only, not a product.
         .executableTarget(
             name: "widgetd-bench",
-            dependencies: ["WidgetJSON", "WidgetLiquid", "WidgetCore", "WidgetStages", "WidgetRuntime", "WidgetTesting"],
+            dependencies: [
+                "WidgetJSON", "WidgetLiquid", "WidgetCore", "WidgetStages", "WidgetObjectStorage", "WidgetRuntime", "WidgetTesting",
+                "WidgetTestSupport",
+            ],
             path: "Sources/WidgetBenchmarks",
             // twitter.json, canada.json and citm_catalog.json, the standard JSON benchmark documents.
             resources: [.copy("Documents")]
@@ -89,7 +92,9 @@ let package = Package(
         ),
         .testTarget(
             name: "WidgetObjectStorageTests",
-            dependencies: ["WidgetJSON", "WidgetCore", "WidgetStages", "WidgetObjectStorage", "WidgetTesting", "WidgetTestSupport"]
+            dependencies: ["WidgetJSON", "WidgetCore", "WidgetStages", "WidgetObjectStorage", "WidgetTesting", "WidgetTestSupport"],
+            // The AWS Signature Version 4 test suite's cases (Apache-2.0, with their LICENSE and NOTICE).
+            resources: [.copy("Resources")]
         ),
         // The command line's tests; most run the built `widgetd` executable.
         .testTarget(

@@ -15,7 +15,7 @@ for unit in "$here"/*.service; do
     # A template unit is verified as one of its instances.
     target="$work/$name"
     if [[ "$name" == *@.service ]]; then
-        target="$work/${name/@/@0}"
+        target="$work/${name/@/@1}"
         cp "$work/$name" "$target"
     fi
     output=$(SYSTEMD_LOG_LEVEL=notice systemd-analyze verify --man=no "$target" 2>&1) || status=1

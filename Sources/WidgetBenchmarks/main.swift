@@ -13,6 +13,7 @@ let suites: [Benchmarks.Suite] = [
     Benchmarks.Suite(name: "io", run: runIOBenchmarks),
     Benchmarks.Suite(name: "filters", run: runFilterBenchmarks),
     Benchmarks.Suite(name: "memory", run: runMemoryBenchmarks),
+    Benchmarks.Suite(name: "s3", run: runS3Benchmarks),
 ]
 
 if CommandLine.arguments.dropFirst().first == BenchmarkServer.flag { BenchmarkServer.serve() }

@@ -26,9 +26,11 @@ public struct RunCommand: WidgetCommand {
                          $CREDENTIALS_DIRECTORY (systemd's LoadCredential=)
           --once         refresh every widget once, write the snapshots and exit;
                          exit code 1 when a definition is invalid or a widget is not fresh
-          --shard K/N    run only the widgets that shard K of N owns (K from 0), so that N
-                         daemons share one definitions folder without coordination; each
-                         needs its own --out (a widget's owner follows from its id alone)
+          --shard K/N    run only the widgets that shard K of N owns (K from 1 to N), so that N
+                         daemons share one definitions folder without coordination (a
+                         widget's owner follows from its id alone); each writes its part,
+                         shards/K-of-N.json, which index.json lists; a folder is one
+                         shard's, a bucket may be every shard's
           --log-format text|json
                          how log lines on standard error look: text (a timestamp and a sentence,
                          the default) or json (one object a line: time, level, event, message,

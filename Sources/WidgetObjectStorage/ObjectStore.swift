@@ -27,12 +27,14 @@ public protocol ObjectStore: Sendable {
 
 /// What a PUT sends: the bytes and the headers a CDN or browser reads.
 public struct ObjectUpload: Sendable, Equatable {
+    /// The bytes, sent whole.
     public var data: Data
     /// `Content-Type`, e.g. `application/json`, `text/html; charset=utf-8`.
     public var contentType: String
     /// `Cache-Control`, e.g. `public, max-age=60`; nil sends none.
     public var cacheControl: String?
 
+    /// An upload of `data` with its `Content-Type` and, if any, its `Cache-Control`.
     public init(data: Data, contentType: String, cacheControl: String? = nil) {
         self.data = data
         self.contentType = contentType
@@ -52,27 +54,37 @@ public enum WriteCondition: Sendable, Equatable {
 
 /// An object as read back.
 public struct StoredObject: Sendable, Equatable {
+    /// The bytes.
     public var data: Data
     /// The entity tag, quotes removed.
     public var etag: String
+    /// `Content-Type` as the store gives it back.
     public var contentType: String?
+    /// `Last-Modified`, when the store sent one.
     public var lastModified: Date?
+    /// `Cache-Control` as the store gives it back, when it keeps it.
+    public var cacheControl: String?
 
-    public init(data: Data, etag: String, contentType: String? = nil, lastModified: Date? = nil) {
+    /// An object as read back; what the store did not send stays `nil`.
+    public init(data: Data, etag: String, contentType: String? = nil, lastModified: Date? = nil, cacheControl: String? = nil) {
         self.data = data
         self.etag = etag
         self.contentType = contentType
         self.lastModified = lastModified
+        self.cacheControl = cacheControl
     }
 }
 
 /// One entry of a listing.
 public struct ListedObject: Sendable, Equatable {
+    /// The key, relative to the bucket.
     public var key: String
     /// The entity tag, quotes removed.
     public var etag: String
+    /// The size in bytes.
     public var size: Int
 
+    /// An entry for `key`.
     public init(key: String, etag: String, size: Int) {
         self.key = key
         self.etag = etag
@@ -83,6 +95,7 @@ public struct ListedObject: Sendable, Equatable {
 /// Why a request to the object store failed, with the store's own code and message when it sent one.
 /// Its description never carries a credential or a signature.
 public struct ObjectStoreError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// What kind of failure, for callers that react differently to each.
     public enum Kind: Sendable, Equatable {
         /// 412: a condition did not hold (another holds the lease).
         case preconditionFailed
@@ -101,12 +114,14 @@ public struct ObjectStoreError: Error, Sendable, Equatable, CustomStringConverti
         case other(status: Int)
     }
 
+    /// What kind of failure.
     public var kind: Kind
     /// The store's `Code` (e.g. `SignatureDoesNotMatch`), when it sent one.
     public var code: String?
     /// What went wrong, for people: the request (method and key), the status, the store's message.
     public var message: String
 
+    /// An error of `kind`, with the store's `code`, saying `message` (which must hold no credential).
     public init(_ kind: Kind, code: String? = nil, message: String) {
         self.kind = kind
         self.code = code

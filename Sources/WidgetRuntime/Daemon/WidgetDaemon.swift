@@ -24,7 +24,7 @@ public final class WidgetDaemon: Sendable {
     public struct Configuration: Sendable {
         /// The folder of definitions.
         public var definitions: DefinitionDirectory
-        /// The output folder.
+        /// The output folder; it writes as ``shard`` (its `shard` is kept equal to this configuration's).
         public var store: SnapshotStore
         /// Reads and checks definitions.
         public var reader: DefinitionReader
@@ -34,8 +34,11 @@ public final class WidgetDaemon: Sendable {
         public var clock: any WidgetClock
         /// How many widgets refresh at once.
         public var maximumConcurrentRefreshes: Int
-        /// When several daemons share the definitions: the one this daemon is; it runs only its widgets.
-        public var shard: Shard?
+        /// When several daemons share the definitions: the one this daemon is; it runs only its widgets,
+        /// and writes its part of the index, gallery and metrics.
+        public var shard: Shard? {
+            didSet { store.shard = shard }
+        }
         /// Where the daemon reports, one record at a time.
         public var log: @Sendable (LogRecord) -> Void
         /// Called as the daemon's state changes (ready, reloading, stopping): for a service manager.
@@ -73,6 +76,7 @@ public final class WidgetDaemon: Sendable {
             self.clock = clock
             self.maximumConcurrentRefreshes = maximumConcurrentRefreshes
             self.shard = shard
+            self.store.shard = shard
             self.log = log
             self.lifecycle = lifecycle
             self.keepsEveryRefreshReport = keepsEveryRefreshReport

@@ -26,6 +26,11 @@ extension GalleryPage {
         html[data-family^=accessory]{--card-width:220px}
         .grid{display:grid;gap:1rem;padding:1rem 1.25rem 2rem;grid-template-columns:repeat(auto-fill,minmax(var(--card-width),1fr));align-items:start}
         @media (max-width:520px){.grid,html[data-family] .grid{grid-template-columns:1fr;padding:.75rem}.top{padding:.75rem .75rem 0}}
+        .shard-list{list-style:none;display:flex;flex-wrap:wrap;gap:.3rem .5rem;margin:0;padding:.5rem 1.25rem 0}\
+        .shard-list li{font-size:.78rem;border:1px solid var(--line);border-radius:999px;padding:.1rem .6rem;color:var(--muted);background:var(--card)}\
+        .shard-list li[data-state=ok]{color:var(--fresh)}.shard-list li[data-state=old]{color:var(--cached);border-color:currentColor}\
+        .shard-list li[data-state=missing]{color:var(--stale);border-color:currentColor}
+        .shard-note{padding:.5rem 1.25rem 0;margin:0;font-size:.85rem}html[data-served=true] .shard-note{display:none}
         .card[hidden]{display:none}html[data-widget] .top{display:none}
         html[data-widget] .grid{display:block;padding:.75rem}html[data-widget] .card{width:var(--card-width);max-width:100%}
         .card{background:var(--card);border:1px solid var(--line);border-radius:16px;box-shadow:var(--shadow);overflow:hidden;\

@@ -51,11 +51,14 @@ extension SnapshotStore {
         pageFingerprints.remove(id)
     }
 
-    /// Writes `index.html` with `cards`, in order.
+    /// Writes `index.html` with `cards`, in order. With a ``shard``, writes the shard's page
+    /// `shards/K-of-N.html` with them instead, and `index.html` as the gallery of every shard
+    /// (``ShardGalleryPage``).
     ///
-    /// - Returns: The page written, whose ``GalleryPage/generation`` `index.json` carries.
+    /// - Returns: The page written, whose ``GalleryPage/generation`` `index.json` (or the shard's part) carries.
     @discardableResult
     public func writeGallery(_ cards: [GalleryCard], writtenAt: Date) throws(AtomicFileError) -> GalleryPage {
+        if let shard { return try writeShardGallery(cards, writtenAt: writtenAt, shard: shard) }
         let page = GalleryPage(title: GalleryPage.defaultTitle, cards: cards, writtenAt: writtenAt)
         var object = OutputObject.listing(contentType: OutputObject.htmlType)
         if marksChanges {

@@ -18,6 +18,10 @@ public import WidgetJSON
 ///                  <id>.json), the daemon's record, the definitions' problems
 /// ```
 ///
+/// With a ``shard`` (`run --shard K/N`), the index, the gallery and the metrics are the shard's part
+/// (see `SnapshotStore+Shards.swift`): `shards/K-of-N.json`, `.html` and `.prom`, with `index.json` a
+/// manifest of the N parts and `index.html` the gallery of them all, the same bytes from every shard.
+///
 /// What must be a file stays in the output's `localFolder`, never an object: the daemon's lock,
 /// `widgetd reload`'s requests and OAuth2 token files (in `.state/`), and the images stages write (in
 /// `assets/`) before they are published.
@@ -26,6 +30,9 @@ public struct SnapshotStore: Sendable {
     public let output: any WidgetOutput
     /// The output's local folder (for a folder output, the output folder `OUT` itself).
     public let directory: URL
+    /// The shard whose part of the index, gallery and metrics this store writes; `nil` (the default)
+    /// for a daemon that runs every widget.
+    public var shard: Shard?
     /// The state journal's path when the output keeps one (a folder); `nil` for one object per widget.
     let journalPath: String?
     /// The asset files published so far, shared by the store's copies.
@@ -53,8 +60,11 @@ public struct SnapshotStore: Sendable {
     public var assetsDirectory: URL { directory.appendingPathComponent("assets", isDirectory: true) }
     /// The local file of `index.json` (a folder output's).
     public var indexFile: URL { directory.appendingPathComponent(SnapshotStore.indexKey) }
-    /// The local file of `widgetd.prom` (a folder output's).
-    public var metricsFile: URL { directory.appendingPathComponent(SnapshotStore.metricsKey) }
+    /// The local file of `widgetd.prom` (a folder output's); with a ``shard``, of its own
+    /// `shards/K-of-N.prom`.
+    public var metricsFile: URL { directory.appendingPathComponent(metricsObjectKey) }
+    /// The key the metrics are written to: ``metricsKey``, or with a ``shard`` `shards/K-of-N.prom`.
+    var metricsObjectKey: String { shard.map { shardPartKey($0, extension: "prom") } ?? SnapshotStore.metricsKey }
 
     /// The local file of the widget's snapshot (a folder output's).
     public func snapshotFile(for id: String) -> URL { directory.appendingPathComponent(snapshotKey(for: id)) }
@@ -153,7 +163,22 @@ public struct SnapshotStore: Sendable {
     ///   - generatedAt: When the index is written.
     ///   - gallery: The gallery page written with it, whose generation (and each card's, as the widget's
     ///     `generation` and its page as `page`) the index carries for the page to follow; `nil` for none.
+    ///
+    /// With a ``shard``, writes the shard's part `shards/K-of-N.json` instead (the same fields, with
+    /// `shard` and `nextWriteAt`), and `index.json` as the manifest of the parts.
     public func writeIndex(_ snapshots: [Snapshot], generatedAt: Date, gallery: GalleryPage? = nil) throws(AtomicFileError) {
+        var index = indexObject(snapshots, generatedAt: generatedAt, gallery: gallery)
+        if let shard {
+            try writeIndexPart(&index, of: snapshots, shard: shard)
+            return
+        }
+        var object = OutputObject.listing(contentType: OutputObject.jsonType)
+        if marksChanges { object = object.marked(indexFingerprint(of: .object(index)), heartbeat: OutputObject.contentHeartbeat) }
+        try output.write(encoded(.object(index)), to: SnapshotStore.indexKey, as: object)
+    }
+
+    /// The object `index.json` holds: the schema's version, when, the gallery's generation and every widget.
+    func indexObject(_ snapshots: [Snapshot], generatedAt: Date, gallery: GalleryPage?) -> WidgetObject {
         var cards: [String: GalleryCard] = [:]
         for card in gallery?.cards ?? [] { cards[card.id] = card }
         let widgets = snapshots.sorted { $0.id < $1.id }.map { snapshot -> WidgetValue in
@@ -177,9 +202,7 @@ public struct SnapshotStore: Sendable {
         ]
         if let gallery { index["generation"] = .string(gallery.generation) }
         index["widgets"] = .array(widgets)
-        var object = OutputObject.listing(contentType: OutputObject.jsonType)
-        if marksChanges { object = object.marked(indexFingerprint(of: .object(index)), heartbeat: OutputObject.contentHeartbeat) }
-        try output.write(encoded(.object(index)), to: SnapshotStore.indexKey, as: object)
+        return index
     }
 
     /// Deletes the snapshot of a widget that no longer exists, with its page (its state is kept, in case
@@ -198,11 +221,12 @@ public struct SnapshotStore: Sendable {
 
     // MARK: - Metrics
 
-    /// Replaces `widgetd.prom` with `text`, the metrics in Prometheus text format.
+    /// Replaces `widgetd.prom` (with a ``shard``, `shards/K-of-N.prom`) with `text`, the metrics in
+    /// Prometheus text format.
     public func writeMetrics(_ text: String) throws(AtomicFileError) {
         var object = OutputObject.listing(contentType: OutputObject.metricsType)
         if marksChanges { object = object.marked(SnapshotStore.metricsFingerprint, heartbeat: OutputObject.recordHeartbeat) }
-        try output.write(Data(text.utf8), to: SnapshotStore.metricsKey, as: object)
+        try output.write(Data(text.utf8), to: metricsObjectKey, as: object)
     }
 
     // MARK: - Definition problems
@@ -239,20 +263,23 @@ public struct SnapshotStore: Sendable {
     // MARK: - The daemon
 
     /// The local file of `.state/_daemon.json`: who writes this output, since when, and when it last
-    /// refreshed.
-    public var daemonFile: URL { directory.appendingPathComponent(SnapshotStore.daemonKey) }
+    /// refreshed; with a ``shard``, of `.state/shards/K-of-N/daemon.json`.
+    public var daemonFile: URL { directory.appendingPathComponent(daemonRecordKey) }
+    /// The key of the daemon's record: ``daemonKey``, or with a ``shard`` `.state/shards/K-of-N/daemon.json`.
+    var daemonRecordKey: String { shard.map { shardStateKey($0, "daemon.json") } ?? SnapshotStore.daemonKey }
 
     /// Records what the daemon writing this output is doing.
     public func writeDaemonRecord(_ record: DaemonRecord) throws(AtomicFileError) {
         var object = OutputObject.state
         if marksChanges { object = object.marked(SnapshotStore.recordFingerprint(of: record), heartbeat: OutputObject.recordHeartbeat) }
-        try output.write(encoded(record.value), to: SnapshotStore.daemonKey, as: object)
+        try output.write(encoded(record.value), to: daemonRecordKey, as: object)
     }
 
-    /// What the last daemon that wrote this output recorded, if any.
+    /// What the last daemon that wrote this output recorded, if any. Without a ``shard``, when there is
+    /// no `_daemon.json` but exactly one shard's record, that one (the folder of one shard's daemon).
     public func daemonRecord() -> DaemonRecord? {
-        guard let data = output.read(SnapshotStore.daemonKey), let value = try? JSONReader.read(data) else {
-            return nil
+        guard let data = output.read(daemonRecordKey), let value = try? JSONReader.read(data) else {
+            return shard == nil ? onlyShardRecord() : nil
         }
         return DaemonRecord(value: value)
     }
