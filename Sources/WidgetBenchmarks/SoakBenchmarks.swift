@@ -153,12 +153,12 @@ private func endlessBodies(_ server: BenchmarkServer) {
 }
 
 /// Resets the process's peak resident memory (`VmHWM`) to the current resident memory (Linux 4.0+).
-private func resetPeakResident() {
+func resetPeakResident() {
     try? Data("5".utf8).write(to: URL(fileURLWithPath: "/proc/self/clear_refs"))
 }
 
 /// The process's peak resident memory since the last reset, in bytes (0 where /proc has none).
-private func peakResidentBytes() -> Int {
+func peakResidentBytes() -> Int {
     guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
         let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
         let kilobytes = Int(line.split(separator: " ").dropFirst().first ?? "")

@@ -14,6 +14,7 @@ let suites: [Benchmarks.Suite] = [
     Benchmarks.Suite(name: "filters", run: runFilterBenchmarks),
     Benchmarks.Suite(name: "memory", run: runMemoryBenchmarks),
     Benchmarks.Suite(name: "s3", run: runS3Benchmarks),
+    Benchmarks.Suite(name: "s3-outage", run: runS3OutageBenchmarks),
 ]
 
 if CommandLine.arguments.dropFirst().first == BenchmarkServer.flag { BenchmarkServer.serve() }

@@ -231,7 +231,8 @@ extension WidgetDaemon {
             do {
                 let gallery = try writeGallery(now: now)
                 try store.writeIndex(snapshots.map { $0.value.snapshot(id: $0.key) }, generatedAt: now, gallery: gallery)
-                let text = metrics.text(now: now, snapshots: snapshots, widgetCount: widgets.count)
+                var text = metrics.text(now: now, snapshots: snapshots, widgetCount: widgets.count)
+                if let bucket = store.output as? BucketOutput { text += bucket.health.prometheusLines(at: now) }
                 try store.writeMetrics(text)
             } catch {
                 log(LogRecord(.error, "write-failed", "\(error)", error: "\(error)"))
@@ -268,6 +269,7 @@ extension WidgetDaemon {
             guard var record = daemon else { return }
             record.widgets = widgets.count
             record.unwritten = unwritten
+            record.output = (store.output as? BucketOutput)?.health
             daemon = record
             do {
                 try store.writeDaemonRecord(record)

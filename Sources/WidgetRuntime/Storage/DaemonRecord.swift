@@ -24,6 +24,8 @@ public struct DaemonRecord: Sendable, Equatable {
     public var version: String
     /// The widgets whose last snapshot could not be written (disk full, a file in the way), with the error.
     public var unwritten: [String: String] = [:]
+    /// How the uploads of a bucket output stand (pending objects, failures); nil for a folder.
+    public var output: BucketOutput.Health?
 
     /// A record of a daemon; by default it has had no wave yet, has not stopped, is not a shard and
     /// is of this release, with no unwritten widgets.
@@ -53,6 +55,7 @@ public struct DaemonRecord: Sendable, Equatable {
         if !unwritten.isEmpty {
             object["unwritten"] = .object(WidgetObject(unwritten.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) }))
         }
+        if let output { object["output"] = output.value }
         return .object(object)
     }
 
@@ -68,6 +71,7 @@ public struct DaemonRecord: Sendable, Equatable {
         widgets = value["widgets"]?.number?.int ?? 0
         shard = value["shard"]?.string
         version = value["version"]?.string ?? "unknown"
+        output = value["output"].flatMap(BucketOutput.Health.init(value:))
         for (id, error) in value["unwritten"]?.object ?? [:] {
             if let error = error.string { unwritten[id] = error }
         }
