@@ -15,8 +15,13 @@ import WidgetJSON
 /// | `<id>.html` | the snapshot's fingerprint, the definition as written, its zone and step limit, the gallery's release | the same |
 /// | `.state/<id>.json` | the state without `lastSuccessAt`, `lastAttemptAt`, `nextDueAt`, `budgetUsed`, and its last good entries as the snapshot's | the same |
 /// | `index.json`, `index.html` | the list of widgets (id, title, status, page) and each page's fingerprint, without `generatedAt`, next refreshes and card generations | the same |
-/// | `.state/_daemon.json` | the record without `lastWaveAt` and the uploads' figures | ``OutputObject/recordHeartbeat`` |
-/// | `widgetd.prom` | nothing: sent at most every heartbeat | the same |
+/// | `shards/K-of-N.json`, `shards/K-of-N.html` (a shard's part) | as `index.json` and `index.html`, without `nextWriteAt` | ``OutputObject/recordHeartbeat`` |
+/// | `.state/_daemon.json` (a shard's `daemon.json`) | the record without `lastWaveAt` and the uploads' figures | the same |
+/// | `widgetd.prom` (a shard's `.prom`) | nothing: sent at most every heartbeat | the same |
+///
+/// A shard's part goes at least every minute while its widgets refresh: the gallery of every shard
+/// calls a shard late two minutes past the part's `nextWriteAt`, and a part that lags a minute never
+/// is. Its page goes with it, so that the part's generation is the page's.
 ///
 /// A folder output ignores both, and the store computes neither for one.
 extension SnapshotStore {
@@ -139,8 +144,9 @@ extension OutputObject {
     /// How old, in seconds, the bucket's copy of an unchanged snapshot, page, state, `index.json` or
     /// `index.html` may grow before a write sends it again with its new times: 15 minutes.
     public static let contentHeartbeat: Double = 900
-    /// How often, at most, the bucket gets the daemon's record (`.state/_daemon.json`) and
-    /// `widgetd.prom` while they change only by their times and figures, in seconds: 60.
+    /// How often, at most, the bucket gets the daemon's record (`.state/_daemon.json`), `widgetd.prom`
+    /// and a shard's part of the index while they change only by their times and figures, in seconds:
+    /// 60.
     public static let recordHeartbeat: Double = 60
 
     /// This object, to be compared by `fingerprint` and sent again after `heartbeat` seconds.
