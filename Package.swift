@@ -35,7 +35,8 @@ let package = Package(
         // The command line (`run`, `validate`, `list`, …, its argument parser) and the process around the
         // daemon: signals, systemd notifications. A plugin package's executable calls it with its stages.
         .target(
-            name: "WidgetCommands", dependencies: ["WidgetJSON", "WidgetLiquid", "WidgetCore", "WidgetStages", "WidgetRuntime"]
+            name: "WidgetCommands",
+            dependencies: ["WidgetJSON", "WidgetLiquid", "WidgetCore", "WidgetStages", "WidgetObjectStorage", "WidgetRuntime"]
         ),
         // Helpers for plugin authors: a stage harness, stage conformance checks, an in-process HTTP test
         // server, an in-memory fetcher, a manual clock.
@@ -100,7 +101,8 @@ let package = Package(
         .testTarget(
             name: "WidgetCommandsTests",
             dependencies: [
-                "WidgetJSON", "WidgetLiquid", "WidgetCore", "WidgetStages", "WidgetRuntime", "WidgetCommands", "WidgetTesting",
+                "WidgetJSON", "WidgetLiquid", "WidgetCore", "WidgetStages", "WidgetObjectStorage", "WidgetRuntime", "WidgetCommands",
+                "WidgetTesting",
                 "WidgetTestSupport",
             ]
         ),

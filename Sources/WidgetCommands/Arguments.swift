@@ -35,18 +35,24 @@ public struct Arguments: Sendable {
         try folder("--out", variables: ["WIDGETD_OUT", "STATE_DIRECTORY"], default: "out")
     }
 
-    /// The option `name`, else the first of `names` that is set (systemd's directory variables may list
-    /// several paths separated by `:`; the first is taken), else `fallback`.
+    /// The option `name`, else the first of `names` that is set (systemd's directory variables, named
+    /// `…_DIRECTORY`, may list several paths separated by `:`; the first is taken; others are taken
+    /// whole, so `WIDGETD_OUT=s3://…` stays a URL), else `fallback`.
     private mutating func folder(
         _ name: String, variables names: [String], default fallback: String
     ) throws(UsageError) -> (path: String, origin: String) {
         if let given = try option(name) { return (given, name) }
         for variable in names {
-            if let value = variables[variable], let first = value.split(separator: ":").first, !first.isEmpty {
-                return (String(first), "$\(variable)")
-            }
+            guard let value = variables[variable] else { continue }
+            let first = variable.hasSuffix("_DIRECTORY") ? value.split(separator: ":").first.map(String.init) : value
+            if let first, !first.isEmpty { return (first, "$\(variable)") }
         }
         return (fallback, "the default")
+    }
+
+    /// The environment variable `name`, as the command was given it.
+    public func variable(_ name: String) -> String? {
+        variables[name]
     }
 
     /// Whether `--help` or `-h` was given.

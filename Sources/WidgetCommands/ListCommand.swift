@@ -8,7 +8,8 @@ public struct ListCommand: WidgetCommand {
     public static let name = "list"
     public static let summary = "Show a table of the widgets: id, title, source, parser, schedule, next refresh."
     public static let help = """
-        Usage: widgetd list [--config DIR] [--out DIR] [--format text|json]
+        Usage: widgetd list [--config DIR] [--out DIR | --out s3://BUCKET/PREFIX [--work DIR]]
+                            [--format text|json]
 
         Prints one line per valid widget: id, title (rendered with the instance's params), source,
         parser, schedule and next refresh. The next refresh comes from the daemon's state in OUT when
@@ -21,6 +22,8 @@ public struct ListCommand: WidgetCommand {
                          $CREDENTIALS_DIRECTORY (systemd's LoadCredential=)
           --out DIR      the daemon's output folder; without it $WIDGETD_OUT, else
                          $STATE_DIRECTORY (systemd), else out
+          --work DIR     a bucket daemon's working folder, whose copy of the state is read;
+                         without it $WIDGETD_WORK, else $STATE_DIRECTORY, else .widgetd-work
           --format FORMAT
                          text (default) or json: {"widgets": [{id, title, file, source, parser,
                          schedule, nextRefreshAt}], "problems": [{file, line, column, path, message}]}
@@ -30,22 +33,25 @@ public struct ListCommand: WidgetCommand {
     public var config: String
     /// `--secrets`.
     public var secrets: SecretsOption
-    /// `--out`: the daemon's output folder, read for the next refresh times in its state.
+    /// `--out`: the daemon's output folder (or bucket), read for the next refresh times in its state.
     public var out: String
+    /// `--out` with a bucket's `--work`: the state is read from ``OutputOption/localFolder``.
+    public var output: OutputOption
     /// Whether `--format json` was given; `text` otherwise.
     public var json: Bool
 
     public init(arguments: inout Arguments) throws(UsageError) {
         config = try arguments.configFolder().path
         secrets = try SecretsOption(arguments: &arguments)
-        out = try arguments.outputFolder().path
+        output = try OutputOption(arguments: &arguments)
+        out = output.out
         json = try arguments.choice("--format", among: ["text", "json"], default: "text") == "json"
     }
 
     public func run(_ environment: CommandEnvironment) async -> Int32 {
         guard let environment = secrets.apply(to: environment) else { return 2 }
         let result = DefinitionDirectory(path: config).load(reader: environment.reader)
-        let store = SnapshotStore(directory: URL(fileURLWithPath: out, isDirectory: true))
+        let store = SnapshotStore(directory: URL(fileURLWithPath: output.localFolder, isDirectory: true))
         let now = environment.clock.now()
         var rows = [["ID", "TITLE", "SOURCE", "PARSER", "SCHEDULE", "NEXT REFRESH"]]
         var objects: [WidgetValue] = []

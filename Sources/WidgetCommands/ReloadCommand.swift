@@ -14,7 +14,7 @@ public struct ReloadCommand: WidgetCommand {
     public static let name = "reload"
     public static let summary = "Ask the running daemon to refresh a widget now (counted in its daily budget)."
     public static let help = """
-        Usage: widgetd reload ID [--out DIR]
+        Usage: widgetd reload ID [--out DIR | --out s3://BUCKET/PREFIX [--work DIR]]
 
         Leaves a request in DIR/.state/requests and signals the daemon writing to DIR (SIGUSR1).
         Requests for the same widget made before the daemon gets to them, or within a second after
@@ -24,6 +24,8 @@ public struct ReloadCommand: WidgetCommand {
         Options:
           --out DIR   the daemon's output folder; without it $WIDGETD_OUT, else $STATE_DIRECTORY
                       (systemd), else out
+          --work DIR  a bucket daemon's working folder, where its requests go; without it
+                      $WIDGETD_WORK, else $STATE_DIRECTORY, else .widgetd-work
 
         Exit code 1 when no daemon is running for DIR, or it runs no widget ID (the message suggests
         the closest id it runs).
@@ -31,18 +33,21 @@ public struct ReloadCommand: WidgetCommand {
 
     /// The id of the widget to refresh, the positional argument; checked to be a valid id.
     public var id: String
-    /// `--out`: the output folder of the daemon to ask.
+    /// `--out`: the output folder (or bucket) of the daemon to ask.
     public var out: String
+    /// `--out` with a bucket's `--work`: the requests go to ``OutputOption/localFolder``.
+    public var output: OutputOption
 
     public init(arguments: inout Arguments) throws(UsageError) {
-        out = try arguments.outputFolder().path
+        output = try OutputOption(arguments: &arguments)
+        out = output.out
         guard let id = arguments.positional() else { throw UsageError("reload needs the id of a widget") }
         guard DefinitionReader.isValidID(id) else { throw UsageError("'\(id)' is not a widget id") }
         self.id = id
     }
 
     public func run(_ environment: CommandEnvironment) async -> Int32 {
-        let store = SnapshotStore(directory: URL(fileURLWithPath: out, isDirectory: true))
+        let store = SnapshotStore(directory: URL(fileURLWithPath: output.localFolder, isDirectory: true))
         guard let pid = DaemonLock.runningDaemon(store: store) else {
             environment.printError("Error: no widgetd is running for \(out); start one with 'widgetd run --out \(out)'")
             return 1

@@ -43,11 +43,13 @@ enum SignalHandling {
     /// work that may be what makes the stop slow.
     ///
     /// - Parameter log: where the line saying so goes, in the daemon's log format.
-    static func exitAfterGrace(log: @escaping @Sendable (LogRecord) -> Void) {
+    /// - Parameter grace: how long the stop may take; ``stopGrace`` unless the output needs longer (a
+    ///   bucket drains its uploads and lets go of its lease).
+    static func exitAfterGrace(log: @escaping @Sendable (LogRecord) -> Void, grace: Double = stopGrace) {
         guard !graceStarted.exchange(true, ordering: .relaxed) else { return }
         let thread = Thread {
-            Thread.sleep(forTimeInterval: stopGrace)
-            log(LogRecord(.warning, "stop-timeout", "widgetd: the stop took longer than \(stopGrace) s; exiting now"))
+            Thread.sleep(forTimeInterval: grace)
+            log(LogRecord(.warning, "stop-timeout", "widgetd: the stop took longer than \(grace) s; exiting now"))
             RunningPrograms.killAll(waiting: false)
             _exit(0)
         }
@@ -74,11 +76,17 @@ enum SignalHandling {
     /// loop. `beside` runs until it is cancelled. The daemon's refreshes are child tasks of its own
     /// group, inside this one: nothing runs outside the group once this returns.
     ///
-    /// - Throws: what the daemon throws, or ``StoreError`` when the signal pipe cannot be made.
-    /// `log` takes the daemon's own lines (a stop that outlasts ``stopGrace``).
+    /// `before` runs first, in the daemon's task, with signals already handled (a bucket's daemon waits
+    /// for its lease there, and a stop signal ends the wait); `alongside` run beside the daemon until
+    /// they are cancelled, and one that throws (the lease lost) stops everything with its error.
+    ///
+    /// - Throws: what the daemon, `before` or `alongside` throws, or ``StoreError`` when the signal pipe
+    ///   cannot be made.
+    /// `log` takes the daemon's own lines (a stop that outlasts `grace`, ``stopGrace`` by default).
     static func run(
         _ daemon: WidgetDaemon, watching folder: String, beside: (@Sendable () async -> Void)? = nil,
-        log: @escaping @Sendable (LogRecord) -> Void, ready: () -> Void
+        before: (@Sendable () async throws -> Void)? = nil, alongside: [@Sendable () async throws -> Void] = [],
+        grace: Double = stopGrace, log: @escaping @Sendable (LogRecord) -> Void, ready: () -> Void
     ) async throws {
         let queue = DispatchQueue(label: "widgetd.signals")
         let pipe = try SignalPipe.install(UnixSignal.all.map(\.rawValue))
@@ -91,7 +99,7 @@ enum SignalHandling {
             for number in pipe.drain() {
                 switch UnixSignal(rawValue: number) {
                 case .terminate, .interrupt:
-                    SignalHandling.exitAfterGrace(log: log)
+                    SignalHandling.exitAfterGrace(log: log, grace: grace)
                     continuation.yield(.stop)
                 case .hangup: continuation.yield(.reload)
                 case .user1: continuation.yield(.requests)
@@ -107,7 +115,18 @@ enum SignalHandling {
             continuation.finish()
         }
         try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { try await daemon.run() }
+            group.addTask {
+                try await before?()
+                // Started only once `before` is done: a lease lost while the daemon starts is not missed,
+                // and nothing renews a lease not yet taken.
+                try await withThrowingTaskGroup(of: Void.self) { inner in
+                    inner.addTask { try await daemon.run() }
+                    for task in alongside { inner.addTask { try await task() } }
+                    try await inner.next()
+                    inner.cancelAll()
+                    try await inner.waitForAll()
+                }
+            }
             if let beside { group.addTask { await beside() } }
             group.addTask {
                 for await event in events {

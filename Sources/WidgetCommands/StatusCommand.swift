@@ -8,7 +8,7 @@ public struct StatusCommand: WidgetCommand {
     public static let name = "status"
     public static let summary = "Show whether the daemon runs, and each widget's status, age, next refresh and last error."
     public static let help = """
-        Usage: widgetd status [--out DIR] [--format text|json]
+        Usage: widgetd status [--out DIR | --out s3://BUCKET/PREFIX [--work DIR]] [--format text|json]
 
         Reads the snapshots and state in DIR. The first line says whether a daemon is writing to DIR
         (its pid, since when, and when its last wave of refreshes ended), and whether DIR's file
@@ -19,9 +19,16 @@ public struct StatusCommand: WidgetCommand {
         nothing, a server read without verifying its certificate); then the problems of the
         definitions as the daemon last loaded them.
 
+        With a bucket output, status reads the copy in the daemon's working folder (run it where
+        the daemon runs, with the same --work), and says when the daemon waits for its shard's
+        lease, held by another process: "waiting for the lease of shard K/N, held by HOST pid P (ID)
+        since …" (exit code 0: a daemon standing by is well).
+
         Options:
           --out DIR        the daemon's output folder; without it $WIDGETD_OUT, else $STATE_DIRECTORY
                            (systemd), else out
+          --work DIR       a bucket daemon's working folder; without it $WIDGETD_WORK, else
+                           $STATE_DIRECTORY, else .widgetd-work
           --format FORMAT  text (default) or json: {"daemon": {...}, "widgets": [...], "problems":
                            [{file, line, column, path, message}]}, problems as list and validate give them
 
@@ -29,20 +36,33 @@ public struct StatusCommand: WidgetCommand {
         problem; warnings alone leave it 0.
         """
 
-    /// `--out`: the daemon's output folder, whose snapshots and state are read.
+    /// `--out`: the daemon's output folder (or bucket), whose snapshots and state are read.
     public var out: String
+    /// `--out` with a bucket's `--work`: the folder read is ``OutputOption/localFolder``.
+    public var output: OutputOption
     /// Whether `--format json` was given; `text` otherwise.
     public var json: Bool
 
     public init(arguments: inout Arguments) throws(UsageError) {
-        out = try arguments.outputFolder().path
+        output = try OutputOption(arguments: &arguments)
+        out = output.out
         json = try arguments.choice("--format", among: ["text", "json"], default: "text") == "json"
     }
 
     public func run(_ environment: CommandEnvironment) async -> Int32 {
-        let store = SnapshotStore(directory: URL(fileURLWithPath: out, isDirectory: true))
+        let store = SnapshotStore(directory: URL(fileURLWithPath: output.localFolder, isDirectory: true))
         let ids = store.snapshotIDs()
-        let daemon = StatusCommand.DaemonStatus(store: store)
+        var daemon = StatusCommand.DaemonStatus(store: store)
+        if output.isBucket, daemon.running { daemon.lease = LeaseStatus.read(in: output.localFolder) }
+        if let lease = daemon.lease, case .waiting = lease.status, let line = lease.line(now: environment.clock.now()) {
+            // A daemon standing by writes nothing: what it waits for is all there is to say.
+            if json {
+                environment.print(JSONWriter.string(.object(["daemon": daemon.value, "widgets": .array([])]), style: .pretty))
+            } else {
+                environment.print("daemon: running, pid \(lease.pid), \(line)")
+            }
+            return 0
+        }
         guard !ids.isEmpty else {
             // What is known of the daemon is worth saying even before (or without) a snapshot.
             if !json, daemon.running || daemon.record != nil {
@@ -119,6 +139,8 @@ public struct StatusCommand: WidgetCommand {
     struct DaemonStatus {
         var running: Bool
         var record: DaemonRecord?
+        /// A bucket daemon's lease, as it last wrote it in its working folder.
+        var lease: LeaseStatus?
 
         init(store: SnapshotStore) {
             running = DaemonLock.isHeld(store: store)
@@ -131,8 +153,9 @@ public struct StatusCommand: WidgetCommand {
             let shard = record.shard.map { ", shard \($0)" } ?? ""
             let wave = record.lastWaveAt.map { "last wave \(StatusCommand.age(now.timeIntervalSince($0))) ago" } ?? "no wave yet"
             if running, record.stoppedAt == nil {
+                let lease = self.lease?.line(now: now).map { "; \($0)" } ?? ""
                 return "daemon: running, pid \(record.pid)\(shard), since \(Timestamp.string(record.startedAt)) "
-                    + "(\(StatusCommand.age(now.timeIntervalSince(record.startedAt)))), \(wave), \(record.widgets) widgets"
+                    + "(\(StatusCommand.age(now.timeIntervalSince(record.startedAt)))), \(wave), \(record.widgets) widgets\(lease)"
             }
             if running { return "daemon: running (another process holds the folder's lock)" }
             if let stopped = record.stoppedAt {
@@ -146,6 +169,7 @@ public struct StatusCommand: WidgetCommand {
             if let record, case .object(let fields) = record.value {
                 for (key, value) in fields { object[key] = value }
             }
+            if let lease { object["lease"] = lease.value }
             return .object(object)
         }
     }
