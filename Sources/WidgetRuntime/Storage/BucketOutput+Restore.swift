@@ -51,7 +51,8 @@ extension BucketOutput {
                 }
                 // The bucket holds what this folder last sent: the copy is as new or newer.
                 queue.uploaded[key] = known
-                if SHA256.hexDigest(of: copy) != known.sha256, manifest.pending[key] == nil {
+                let copySHA256 = SHA256.hexDigest(of: copy)
+                if copySHA256 != known.sha256, copySHA256 != known.equivalentSHA256, manifest.pending[key] == nil {
                     queue.enqueue(key, .put(Self.guessedObject(for: key)), at: now)
                 }
             }

@@ -21,8 +21,11 @@ import Darwin
 ///   the copy when the entry is sent, so memory holds keys and headers, never contents, however long the
 ///   store is away (bounded memory: at most one entry per key the output has).
 /// - **Only changes.** The SHA-256 of every key's bytes as the store acknowledged them is kept in the
-///   working folder (`.bucket/uploads.json`); a write of the same bytes sends nothing, so a wave in which
-///   nothing changed costs no PUT.
+///   working folder (`.bucket/uploads.json`); a write of the same bytes sends nothing. A write whose
+///   ``OutputObject/fingerprint`` (what matters in it, without its times) is the one last sent is not sent
+///   either while that upload is younger than the object's ``OutputObject/heartbeat``: a wave in which
+///   nothing changed but the times costs no PUT, and the bucket's times lag the working folder's by at
+///   most the heartbeat.
 /// - **Retries.** A failed request is queued again and sending pauses for a delay drawn at random
 ///   between 0 and `firstRetryDelay × 2^(failures in a row − 1)`, capped at `maximumRetryDelay` (30 s):
 ///   exponential backoff with full jitter. A throttled answer with `Retry-After` pauses exactly that long;

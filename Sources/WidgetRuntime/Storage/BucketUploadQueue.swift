@@ -17,16 +17,33 @@ struct BucketUploadQueue {
         case delete
     }
 
-    /// One key's pending change and when it was first asked for (for the oldest pending write's age).
+    /// One key's pending change, when it was first asked for (for the oldest pending write's age) and
+    /// when its newest version was written (from when an unchanged fingerprint's heartbeat counts).
     struct Entry: Equatable {
         var change: Change
         var since: Date
+        var writtenAt: Date
     }
 
-    /// A key's object as last acknowledged by the store: its content's SHA-256 and its entity tag.
+    /// A key's object as last acknowledged by the store: its content's SHA-256 and its entity tag; with a
+    /// fingerprint, also that fingerprint, when the version sent was written, and the SHA-256 of the
+    /// newest copy not sent because its fingerprint was the same (so a restart does not send it either).
     struct Uploaded: Codable, Equatable {
         var sha256: String
         var etag: String
+        var fingerprint: String? = nil
+        var writtenAt: Date? = nil
+        var equivalentSHA256: String? = nil
+
+        /// Whether a write of `object` at `now` may stay unsent: its fingerprint is the one sent, and
+        /// the version sent is younger than the object's heartbeat (a clock gone back sends).
+        func stands(for object: OutputObject, at now: Date) -> Bool {
+            guard let fingerprint = object.fingerprint, fingerprint == self.fingerprint else { return false }
+            guard let heartbeat = object.heartbeat else { return true }
+            guard let writtenAt else { return false }
+            let age = now.timeIntervalSince(writtenAt)
+            return age >= 0 && age < heartbeat
+        }
     }
 
     /// How a send ended.
@@ -68,9 +85,19 @@ struct BucketUploadQueue {
 
     /// Records that `key`'s copy now holds bytes with hash `sha256`, to be written with `object`'s headers.
     ///
-    /// - Returns: Whether the key is (still) queued; `false` when the store already has these bytes.
+    /// - Returns: Whether the key is (still) queued; `false` when the store already has these bytes, or
+    ///   a version with the same fingerprint younger than the object's heartbeat.
     mutating func wrote(_ key: String, sha256: String, as object: OutputObject, at now: Date) -> Bool {
-        if pending[key] == nil, inFlight[key] == nil, uploaded[key]?.sha256 == sha256 { return false }
+        if pending[key] == nil, inFlight[key] == nil, let sent = uploaded[key] {
+            if sent.sha256 == sha256 { return false }
+            if sent.stands(for: object, at: now) {
+                if sent.equivalentSHA256 != sha256 {
+                    uploaded[key]?.equivalentSHA256 = sha256
+                    manifestChanged = true
+                }
+                return false
+            }
+        }
         enqueue(key, .put(object), at: now)
         return true
     }
@@ -92,10 +119,11 @@ struct BucketUploadQueue {
         manifestChanged = true
         if var entry = pending[key] {
             entry.change = change
+            entry.writtenAt = now
             pending[key] = entry
             return
         }
-        pending[key] = Entry(change: change, since: now)
+        pending[key] = Entry(change: change, since: now, writtenAt: now)
         if inFlight[key] == nil { order.append(key) }
     }
 
@@ -141,7 +169,9 @@ struct BucketUploadQueue {
         inFlight[key] = nil
         switch outcome {
         case .put(let sha256, let etag, let bytes):
-            uploaded[key] = Uploaded(sha256: sha256, etag: etag)
+            var fingerprint: String?
+            if case .put(let object) = entry.change { fingerprint = object.fingerprint }
+            uploaded[key] = Uploaded(sha256: sha256, etag: etag, fingerprint: fingerprint, writtenAt: entry.writtenAt)
             remote.insert(key)
             health.puts += 1
             health.bytesUploaded += bytes

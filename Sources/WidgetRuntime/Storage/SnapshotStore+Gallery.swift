@@ -26,7 +26,14 @@ extension SnapshotStore {
     @discardableResult
     public func writeCard(of snapshot: Snapshot, definition: WidgetDefinition?) throws(AtomicFileError) -> GalleryCard {
         let (card, page) = GalleryPage.widgetPage(for: snapshot, definition: definition)
-        try output.write(Data(page.html.utf8), to: pageKey(for: snapshot.id), as: .page(of: snapshot))
+        var object = OutputObject.page(of: snapshot)
+        if marksChanges {
+            let fingerprint = SnapshotStore.pageFingerprint(
+                snapshot: SnapshotStore.snapshotFingerprint(of: snapshot), definition: definition)
+            object = object.marked(fingerprint, heartbeat: OutputObject.contentHeartbeat)
+            pageFingerprints.set(fingerprint, for: snapshot.id, generation: card.generation)
+        }
+        try output.write(Data(page.html.utf8), to: pageKey(for: snapshot.id), as: object)
         return card
     }
 
@@ -41,6 +48,7 @@ extension SnapshotStore {
     /// gallery renders its card again from the snapshot and writes the page anew.
     public func removeCard(for id: String) {
         output.remove(pageKey(for: id))
+        pageFingerprints.remove(id)
     }
 
     /// Writes `index.html` with `cards`, in order. With a ``shard``, writes the shard's page
@@ -52,7 +60,11 @@ extension SnapshotStore {
     public func writeGallery(_ cards: [GalleryCard], writtenAt: Date) throws(AtomicFileError) -> GalleryPage {
         if let shard { return try writeShardGallery(cards, writtenAt: writtenAt, shard: shard) }
         let page = GalleryPage(title: GalleryPage.defaultTitle, cards: cards, writtenAt: writtenAt)
-        try output.write(Data(page.html.utf8), to: SnapshotStore.galleryKey, as: .listing(contentType: OutputObject.htmlType))
+        var object = OutputObject.listing(contentType: OutputObject.htmlType)
+        if marksChanges {
+            object = object.marked(galleryFingerprint(title: page.title, cards: cards), heartbeat: OutputObject.contentHeartbeat)
+        }
+        try output.write(Data(page.html.utf8), to: SnapshotStore.galleryKey, as: object)
         return page
     }
 }

@@ -62,7 +62,13 @@ extension SnapshotStore {
         let next = snapshots.compactMap(\.nextRefreshAt).min()
         index["nextWriteAt"] = next.map { .string(Timestamp.string($0)) } ?? .null
         let listing = OutputObject.listing(contentType: OutputObject.jsonType)
-        try output.write(encoded(.object(index)), to: shardPartKey(shard, extension: "json"), as: listing)
+        var part = listing
+        if marksChanges {
+            var timeless = index
+            timeless["nextWriteAt"] = .null
+            part = part.marked(indexFingerprint(of: .object(timeless)), heartbeat: OutputObject.recordHeartbeat)
+        }
+        try output.write(encoded(.object(index)), to: shardPartKey(shard, extension: "json"), as: part)
         try writeUnlessSame(encoded(SnapshotStore.shardManifest(count: shard.count)), to: SnapshotStore.indexKey, as: listing)
     }
 
@@ -73,7 +79,11 @@ extension SnapshotStore {
     func writeShardGallery(_ cards: [GalleryCard], writtenAt: Date, shard: Shard) throws(AtomicFileError) -> GalleryPage {
         let page = GalleryPage(title: "\(GalleryPage.defaultTitle): shard \(shard)", cards: cards, writtenAt: writtenAt)
         let listing = OutputObject.listing(contentType: OutputObject.htmlType)
-        try output.write(Data(page.html.utf8), to: shardPartKey(shard, extension: "html"), as: listing)
+        var part = listing
+        if marksChanges {
+            part = part.marked(galleryFingerprint(title: page.title, cards: cards), heartbeat: OutputObject.recordHeartbeat)
+        }
+        try output.write(Data(page.html.utf8), to: shardPartKey(shard, extension: "html"), as: part)
         try writeUnlessSame(Data(ShardGalleryPage(count: shard.count).html.utf8), to: SnapshotStore.galleryKey, as: listing)
         return page
     }

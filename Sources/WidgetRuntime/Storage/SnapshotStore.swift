@@ -37,6 +37,8 @@ public struct SnapshotStore: Sendable {
     let journalPath: String?
     /// The asset files published so far, shared by the store's copies.
     let publishedAssets = PublishedAssets()
+    /// The fingerprints of the pages written so far, shared by the store's copies.
+    let pageFingerprints = PageFingerprints()
 
     /// The store of the output folder `directory`; nothing is created until ``prepare()`` or a write.
     public init(directory: URL) {
@@ -118,7 +120,13 @@ public struct SnapshotStore: Sendable {
         var object = OutputObject.snapshot(snapshot)
         object.durability = syncsData ? .durable : .rebuildable
         object.flush = syncsFolder ? .now : .later
-        try output.write(encoded(snapshot.value), to: snapshotKey(for: snapshot.id), as: object)
+        let value = snapshot.value
+        if marksChanges {
+            let fingerprint = SnapshotStore.snapshotFingerprint(
+                ofValue: value, entries: snapshot.entries, generatedAt: snapshot.generatedAt)
+            object = object.marked(fingerprint, heartbeat: OutputObject.contentHeartbeat)
+        }
+        try output.write(encoded(value), to: snapshotKey(for: snapshot.id), as: object)
     }
 
     /// Writes what one refresh produced: the snapshot, then the state. Neither is flushed: the caller
@@ -164,7 +172,9 @@ public struct SnapshotStore: Sendable {
             try writeIndexPart(&index, of: snapshots, shard: shard)
             return
         }
-        try output.write(encoded(.object(index)), to: SnapshotStore.indexKey, as: .listing(contentType: OutputObject.jsonType))
+        var object = OutputObject.listing(contentType: OutputObject.jsonType)
+        if marksChanges { object = object.marked(indexFingerprint(of: .object(index)), heartbeat: OutputObject.contentHeartbeat) }
+        try output.write(encoded(.object(index)), to: SnapshotStore.indexKey, as: object)
     }
 
     /// The object `index.json` holds: the schema's version, when, the gallery's generation and every widget.
@@ -200,6 +210,7 @@ public struct SnapshotStore: Sendable {
     public func removeSnapshot(for id: String) {
         output.remove(snapshotKey(for: id))
         output.remove(pageKey(for: id))
+        pageFingerprints.remove(id)
     }
 
     /// The ids that have a snapshot.
@@ -213,7 +224,9 @@ public struct SnapshotStore: Sendable {
     /// Replaces `widgetd.prom` (with a ``shard``, `shards/K-of-N.prom`) with `text`, the metrics in
     /// Prometheus text format.
     public func writeMetrics(_ text: String) throws(AtomicFileError) {
-        try output.write(Data(text.utf8), to: metricsObjectKey, as: .listing(contentType: OutputObject.metricsType))
+        var object = OutputObject.listing(contentType: OutputObject.metricsType)
+        if marksChanges { object = object.marked(SnapshotStore.metricsFingerprint, heartbeat: OutputObject.recordHeartbeat) }
+        try output.write(Data(text.utf8), to: metricsObjectKey, as: object)
     }
 
     // MARK: - Definition problems
@@ -257,7 +270,9 @@ public struct SnapshotStore: Sendable {
 
     /// Records what the daemon writing this output is doing.
     public func writeDaemonRecord(_ record: DaemonRecord) throws(AtomicFileError) {
-        try output.write(encoded(record.value), to: daemonRecordKey, as: .state)
+        var object = OutputObject.state
+        if marksChanges { object = object.marked(SnapshotStore.recordFingerprint(of: record), heartbeat: OutputObject.recordHeartbeat) }
+        try output.write(encoded(record.value), to: daemonRecordKey, as: object)
     }
 
     /// What the last daemon that wrote this output recorded, if any. Without a ``shard``, when there is
@@ -322,6 +337,7 @@ public struct SnapshotStore: Sendable {
         } else {
             var object = OutputObject.state
             object.flush = syncsFolder ? .now : .later
+            if marksChanges { object = object.marked(SnapshotStore.stateFingerprint(of: state), heartbeat: OutputObject.contentHeartbeat) }
             try output.write(encoded(state.value), to: stateKey(for: id), as: object)
         }
     }

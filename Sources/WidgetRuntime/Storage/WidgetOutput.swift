@@ -68,13 +68,26 @@ public struct OutputObject: Sendable, Equatable {
     public var durability: Durability
     /// When the folder's entry is flushed.
     public var flush: Flush
+    /// A hash of what matters in the content, without the times that move with every write (when the
+    /// snapshot was generated, the next refresh): a bucket sends a write whose fingerprint equals the
+    /// one it last sent only once that upload is ``heartbeat`` seconds old. `nil`: the bytes decide. A
+    /// folder ignores it.
+    public var fingerprint: String?
+    /// How old, in seconds, the upload of an unchanged ``fingerprint`` may grow before a write sends the
+    /// object again with its new times; `nil`: never for the times alone. Ignored without a fingerprint.
+    public var heartbeat: Double?
 
     /// An object's metadata: `Content-Type`, `Cache-Control` (none unless given), durable and flushed at
-    /// once unless said otherwise.
-    public init(contentType: String, cacheControl: String? = nil, durability: Durability = .durable, flush: Flush = .now) {
+    /// once unless said otherwise; without a fingerprint, its bytes tell whether it changed.
+    public init(
+        contentType: String, cacheControl: String? = nil, durability: Durability = .durable, flush: Flush = .now,
+        fingerprint: String? = nil, heartbeat: Double? = nil
+    ) {
         self.contentType = contentType
         self.cacheControl = cacheControl
         self.durability = durability
         self.flush = flush
+        self.fingerprint = fingerprint
+        self.heartbeat = heartbeat
     }
 }
