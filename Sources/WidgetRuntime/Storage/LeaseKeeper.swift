@@ -88,7 +88,10 @@ public final class LeaseKeeper: Sendable {
     /// A keeper of the lease `key` in `store`; nothing is sent before ``acquire()``.
     ///
     /// - Parameters:
+    ///   - store: the bucket that holds the lease.
+    ///   - key: the lease's key in the bucket (`PREFIX/.state/lease.json`, or the shard's).
     ///   - label: what the lease is of, in messages (`shard 1/3`).
+    ///   - holder: who this process is, as the lease names it.
     ///   - ttl: how long the lease counts without a renewal (at least 3 s).
     ///   - clock: the monotonic clock every duration is measured on (tests pass a manual one).
     ///   - wallClock: the clock of the dates written into the lease and shown in `status`.
@@ -165,7 +168,7 @@ public final class LeaseKeeper: Sendable {
     ///
     /// Transient store failures are logged and tried again at the next look.
     ///
-    /// - Throws: `CancellationError` when the task is cancelled while waiting; ``ObjectStoreError``
+    /// - Throws: `CancellationError` when the task is cancelled while waiting; `ObjectStoreError`
     ///   when the store refuses for good (a wrong key: `denied`; a missing bucket: `noSuchBucket`).
     public func acquire() async throws {
         var seen: (etag: String, at: Date)?
