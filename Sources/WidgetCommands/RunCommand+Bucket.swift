@@ -94,16 +94,7 @@ extension RunCommand {
                 return shard.owns(String(name.dropLast(".json".count)))
             })
         let store = SnapshotStore(output: output)
-        var daemonConfiguration = WidgetDaemon.Configuration(
-            definitions: DefinitionDirectory(path: config),
-            store: store,
-            reader: environment.reader,
-            refresher: environment.refresher(assets: store.assetsDirectory, log: log),
-            clock: environment.clock,
-            shard: shard,
-            log: log,
-            lifecycle: { event in RunCommand.notify(notifier, of: event) }
-        )
+        var settings = daemonConfiguration(store: store, environment: environment, log: log, notifier: notifier)
         let lock: DaemonLock
         do {
             lock = try DaemonLock(store: store, recordingPID: !once)
@@ -113,11 +104,11 @@ extension RunCommand {
         }
         defer { lock.release() }
         try? LeaseStatus(status: .idle, label: label, pid: pid).write(in: work)
-        daemonConfiguration.outputCheck = {
+        settings.outputCheck = {
             try lock.check()
             try lease.checkHeld()
         }
-        let daemon = WidgetDaemon(configuration: daemonConfiguration)
+        let daemon = WidgetDaemon(configuration: settings)
         // The daemon's run() prepares the output (restores the shard's state) once the lease is held.
         let before: @Sendable () async throws -> Void = { try await lease.acquire() }
         do {

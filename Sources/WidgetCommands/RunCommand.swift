@@ -160,28 +160,15 @@ public struct RunCommand: WidgetCommand {
             let environment = access.apply(to: withSecrets).limitingTemplateSteps(to: templateSteps).limitingHosts(folder: config)
         else { return 2 }
         let notifier = ServiceNotifier(variables: environment.variables)
-        if output.isBucket {
-            let format = logFormat
-            let log: @Sendable (LogRecord) -> Void = { record in
-                if let line = format.line(record, at: environment.clock.now()) { printLine(line) }
-            }
-            return await runBucket(environment, printLine: printLine, log: log, notifier: notifier)
-        }
-        let store = SnapshotStore(directory: URL(fileURLWithPath: out, isDirectory: true))
         let format = logFormat
         let log: @Sendable (LogRecord) -> Void = { record in
             if let line = format.line(record, at: environment.clock.now()) { printLine(line) }
         }
-        var configuration = WidgetDaemon.Configuration(
-            definitions: DefinitionDirectory(path: config),
-            store: store,
-            reader: environment.reader,
-            refresher: environment.refresher(assets: store.assetsDirectory, log: log),
-            clock: environment.clock,
-            shard: shard,
-            log: log,
-            lifecycle: { event in RunCommand.notify(notifier, of: event) }
-        )
+        if output.isBucket {
+            return await runBucket(environment, printLine: printLine, log: log, notifier: notifier)
+        }
+        let store = SnapshotStore(directory: URL(fileURLWithPath: out, isDirectory: true))
+        var configuration = daemonConfiguration(store: store, environment: environment, log: log, notifier: notifier)
         if once {
             do {
                 let lock = try DaemonLock(store: store, recordingPID: false)
@@ -293,5 +280,26 @@ public struct RunCommand: WidgetCommand {
         case .stopping:
             notifier.send(["STOPPING=1", "STATUS=stopping"])
         }
+    }
+}
+
+extension RunCommand {
+    /// The daemon's configuration for `store`, whichever output it writes through: the definitions in
+    /// `--config`, the environment's reader, refresher and clock, the shard, the log and the service
+    /// manager's notifications.
+    func daemonConfiguration(
+        store: SnapshotStore, environment: CommandEnvironment, log: @escaping @Sendable (LogRecord) -> Void,
+        notifier: ServiceNotifier
+    ) -> WidgetDaemon.Configuration {
+        WidgetDaemon.Configuration(
+            definitions: DefinitionDirectory(path: config),
+            store: store,
+            reader: environment.reader,
+            refresher: environment.refresher(assets: store.assetsDirectory, log: log),
+            clock: environment.clock,
+            shard: shard,
+            log: log,
+            lifecycle: { event in RunCommand.notify(notifier, of: event) }
+        )
     }
 }

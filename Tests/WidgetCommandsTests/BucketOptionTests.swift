@@ -24,16 +24,16 @@ struct BucketOptionTests {
     @Test func anS3URLSelectsTheBucketWithItsOptions() throws {
         let option = try output([
             "--out", "s3://widgets/prod", "--s3-endpoint", "http://127.0.0.1:8333", "--s3-region", "eu-central-1", "--s3-path-style",
-            "--work", "/var/tmp/w",
+            "--work", "bucket-work",
         ])
         #expect(option.isBucket)
         #expect(option.out == "s3://widgets/prod")
         #expect(option.endpoint == "http://127.0.0.1:8333")
         #expect(option.region == "eu-central-1")
         #expect(option.pathStyle)
-        #expect(option.work == "/var/tmp/w")
+        #expect(option.work == "bucket-work")
         #expect(option.workOrigin == "--work")
-        #expect(option.localFolder == "/var/tmp/w")
+        #expect(option.localFolder == "bucket-work")
         let plain = try output(["--out=S3://widgets"])
         #expect(plain.isBucket)
         #expect(plain.endpoint == nil)
