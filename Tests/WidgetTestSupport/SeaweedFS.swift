@@ -26,7 +26,7 @@ import Darwin
 /// The server runs in a process group of its own with a watchdog shell that ends it (and removes its
 /// folder) within a second of the test process being gone, so a crashed test, or a server kept in a
 /// `static let` for a whole suite, leaves nothing behind; releasing the value (or ``stop()``) ends it. ``stop()`` then ``start()`` bring it back on the same folder and ports, with its data, for tests
-/// of an outage. A start waits until the S3 port answers and the buckets exist (typically 1–3 s, at most
+/// of an outage. A start waits until the S3 port answers, the buckets exist and what they held reads back (typically 1–3 s, at most
 /// ``startTimeout``).
 package final class SeaweedFS: Sendable {
     /// The access key ID of the server's one identity.
@@ -156,7 +156,7 @@ package final class SeaweedFS: Sendable {
             }
             let s3Answers = Self.httpStatus(port: s3Port, path: "/") != nil
             let bucketsExist = buckets.allSatisfy { Self.httpStatus(port: filerPort, path: "/buckets/\($0)/") == 200 }
-            if s3Answers && bucketsExist { break }
+            if s3Answers && bucketsExist && storedFilesReadable() { break }
             if Date().timeIntervalSince(began) > Self.startTimeout {
                 stop()
                 throw StartError(description: "weed mini did not answer within \(Int(Self.startTimeout)) s; its log ends:\n\(logTail())")
@@ -308,8 +308,35 @@ package final class SeaweedFS: Sendable {
         return address
     }
 
+    /// Whether every file the buckets held before a restart reads back through the filer.
+    ///
+    /// The S3 port and the buckets answer before the volume server has told the filer where its volumes
+    /// are; until then a read of stored data is a 500. A fresh server has nothing stored, so this holds at
+    /// once.
+    private func storedFilesReadable() -> Bool {
+        for bucket in buckets {
+            guard let listing = Self.httpGet(port: filerPort, path: "/buckets/\(bucket)/?limit=100"), listing.status == 200,
+                let object = try? JSONSerialization.jsonObject(with: listing.body) as? [String: Any]
+            else { return false }
+            let entries = object["Entries"] as? [[String: Any]] ?? []
+            for entry in entries {
+                guard let path = entry["FullPath"] as? String, (entry["FileSize"] as? Int ?? 0) > 0,
+                    let encoded = path.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed)
+                else { continue }
+                guard Self.httpGet(port: filerPort, path: encoded)?.status == 200 else { return false }
+            }
+        }
+        return true
+    }
+
     /// The status of `GET path` on 127.0.0.1:`port`, or `nil` when nothing answers (within 5 s).
     static func httpStatus(port: Int, path: String) -> Int? {
+        httpGet(port: port, path: path)?.status
+    }
+
+    /// The status and body (up to 4 MiB) of `GET path` on 127.0.0.1:`port`, or `nil` when nothing answers
+    /// (within 5 s).
+    static func httpGet(port: Int, path: String) -> (status: Int, body: Data)? {
         #if canImport(Glibc)
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         #else
@@ -329,15 +356,18 @@ package final class SeaweedFS: Sendable {
         guard connected else { return nil }
         let request = Array("GET \(path) HTTP/1.0\r\nHost: 127.0.0.1:\(port)\r\nAccept: application/json\r\n\r\n".utf8)
         guard send(descriptor, request, request.count, 0) == request.count else { return nil }
-        var buffer = [UInt8](repeating: 0, count: 64)
-        var received = 0
-        while received < 12 {
-            let count = buffer.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress! + received, 64 - received, 0) }
+        var response = Data()
+        var chunk = [UInt8](repeating: 0, count: 16_384)
+        while response.count < 4 << 20 {
+            let count = chunk.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress!, $0.count, 0) }
             if count <= 0 { break }
-            received += count
+            response.append(contentsOf: chunk[0..<count])
         }
-        let line = String(decoding: buffer[0..<received], as: UTF8.self)
-        guard line.hasPrefix("HTTP/"), let space = line.firstIndex(of: " ") else { return nil }
-        return Int(line[line.index(after: space)...].prefix(3))
+        let head = String(decoding: response.prefix(12), as: UTF8.self)
+        guard head.hasPrefix("HTTP/"), let space = head.firstIndex(of: " "),
+            let status = Int(head[head.index(after: space)...].prefix(3))
+        else { return nil }
+        let separator = response.range(of: Data("\r\n\r\n".utf8))
+        return (status, separator.map { Data(response[$0.upperBound...]) } ?? Data())
     }
 }
