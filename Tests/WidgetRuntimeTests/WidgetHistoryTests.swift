@@ -72,6 +72,19 @@ struct WidgetHistoryTests {
         #expect(history["v"]?.points.map(\.time) == [1_795_900_000, 1_795_900_050])
     }
 
+    @Test func aMonthWithTheDefaultBoundsKeepsTheLastThousandPoints() throws {
+        let definition = HistoryDefinition(values: [.init(name: "v", path: try JSONPath("$.v"))])
+        var history = WidgetHistory(id: "p", definition: definition)
+        var outOfBounds: [Int] = []
+        for step in 0..<(30 * 24 * 12) {
+            history.record(.object(["v": .number(WidgetNumber(step))]), at: start + Double(step * 300), definition: definition)
+            if (history["v"]?.points.count ?? 0) > 1_000 { outOfBounds.append(step) }
+        }
+        #expect(outOfBounds.isEmpty)
+        #expect(history["v"]?.points.count == 1_000)
+        #expect(history["v"]?.points.first?.value == .number(WidgetNumber(30 * 24 * 12 - 1_000)))
+    }
+
     @Test func aChangedBlockKeepsTheSeriesWhosePathsDidNotChange() throws {
         let first = try block([("total", "$.total"), ("down", "$.down"), ("gone", "$.gone")])
         var history = WidgetHistory(id: "p", definition: first)
