@@ -198,6 +198,28 @@ struct HistoryDaemonTests {
         #expect(values() == ["3", "4"])
     }
 
+    @Test func aBucketRestoresTheHistoryInAnEmptyWorkingFolder() async throws {
+        let bucket = MemoryObjectStore()
+        let before = BucketOutput(
+            store: bucket, bucket: "widgets", prefix: "prod", workFolder: out.url.appendingPathComponent("a"), clock: clock)
+        try await before.prepare()
+        let definition = try TestWidgets.pipeline(
+            #"{"source": {"type": "memory", "key": "p"}, "history": {"values": {"total": "$.total"}}}"#, file: "widgets.d/portfolio.json"
+        ).definition
+        let snapshot = Snapshot(
+            id: "portfolio", title: nil, status: .fresh, generatedAt: start, lastSuccessAt: start, nextRefreshAt: nil,
+            entries: [TimelineEntry(date: start, content: ["total": .number(WidgetNumber("98765432109876543210.01")!)])], error: nil)
+        let written = try #require(try HistoryStore(output: before).record(snapshot, definition: definition))
+        #expect(await before.drain(timeout: 60).isComplete)
+        #expect(BucketOutput.restoresByDefault("portfolio.history.json"))
+
+        let after = BucketOutput(
+            store: bucket, bucket: "widgets", prefix: "prod", workFolder: out.url.appendingPathComponent("b"), clock: clock)
+        try await after.prepare()
+        #expect(HistoryStore(output: after).saved(for: "portfolio") == written)
+        #expect(SnapshotStore(output: after).history.templateValue(for: definition, now: start) == written.templateValue)
+    }
+
     /// A month of 5-minute refreshes through the store's record function, the one the daemon's write path
     /// calls before the snapshot (each call writes the whole file; the daemon's waves are not run, which
     /// would take minutes), keeping a week: the bounds hold after every refresh, and the file read back
