@@ -48,6 +48,16 @@ public struct HistoryCommand: WidgetCommand {
         return 0
     }
 
+    /// The history `preview` shows `definition`'s templates: the one in the output folder `out` (read,
+    /// never written), else empty series; `nil` for a definition without a `history` block.
+    static func history(of definition: WidgetDefinition, out: String?, now: Date) -> WidgetHistory? {
+        guard let block = definition.history else { return nil }
+        let saved = out.flatMap {
+            SnapshotStore(directory: URL(fileURLWithPath: $0, isDirectory: true)).history.history(for: definition, now: now)
+        }
+        return saved ?? WidgetHistory(id: definition.id, definition: block)
+    }
+
     /// Why there is no history of ``id`` in `store`, naming the widgets that have one.
     func missing(in store: SnapshotStore) -> String {
         let known = store.output.names(in: "").filter { $0.hasSuffix(WidgetHistory.fileSuffix) && !$0.hasPrefix(".") }

@@ -47,7 +47,8 @@ public struct PreviewCommand: WidgetCommand {
                          default 10000000
           --out DIR      use the OAuth2 tokens kept in DIR/.state/oauth2 by the daemon writing to DIR,
                          and keep a renewed one there, so that a refresh token the server rotates is not
-                         lost; without it tokens are asked for afresh and kept in memory only
+                         lost; without it tokens are asked for afresh and kept in memory only. Templates
+                         read the widget's history in DIR (not changed); without it, empty series
         """
 
     /// The widget's id, the positional argument.
@@ -104,7 +105,10 @@ public struct PreviewCommand: WidgetCommand {
             let store = SnapshotStore(directory: URL(fileURLWithPath: out, isDirectory: true))
             refresher.resources.insert(OAuth2Tokens(storage: OAuth2TokenFiles(store: store)))
         }
-        let outcome = await refresher.refresh(widget, state: WidgetState(), now: now, respectBudget: false, trace: recorder)
+        var history = HistoryCommand.history(of: widget.definition, out: out, now: now)
+        let outcome = await refresher.refresh(
+            widget, state: WidgetState(), now: now, respectBudget: false, trace: recorder, history: history?.templateValue.object ?? [:])
+        if let block = widget.definition.history { history?.record(outcome.snapshot, definition: block) }
         if let recorder {
             let report = TraceReport(
                 widget: id, at: now, steps: recorder.steps, snapshot: outcome.snapshot, error: outcome.error,
@@ -116,7 +120,9 @@ public struct PreviewCommand: WidgetCommand {
             environment.print(JSONWriter.string(outcome.snapshot.value, style: .pretty))
         }
         if let html {
-            let page = GalleryPage.widgetPage(for: outcome.snapshot, definition: widget.definition).page
+            let page = GalleryPage.widgetPage(
+                for: outcome.snapshot, definition: widget.definition, history: history?.templateValue ?? .object([:])
+            ).page
             do {
                 try Data(page.html.utf8).write(to: URL(fileURLWithPath: html))
             } catch {

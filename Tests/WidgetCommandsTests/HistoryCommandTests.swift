@@ -40,12 +40,16 @@ struct HistoryCommandTests {
     }
 
     func history(_ arguments: [String]) async -> (status: Int32, stdout: String, stderr: String) {
+        await widgetd(["history"] + arguments + ["--out", out.path])
+    }
+
+    func widgetd(_ arguments: [String]) async -> (status: Int32, stdout: String, stderr: String) {
         let printed = Mutex<[String]>([])
         let errors = Mutex<[String]>([])
         let environment = CommandEnvironment(
             registry: .builtIn, clock: ManualClock(now: start), secrets: SecretStore(environment: [:]), variables: [:],
             print: { text in printed.withLock { $0.append(text) } }, printError: { text in errors.withLock { $0.append(text) } })
-        let status = await WidgetCommandLine.main(["history"] + arguments + ["--out", out.path], environment: environment)
+        let status = await WidgetCommandLine.main(arguments, environment: environment)
         return (status, printed.withLock { $0.joined(separator: "\n") }, errors.withLock { $0.joined(separator: "\n") })
     }
 
@@ -87,6 +91,25 @@ struct HistoryCommandTests {
         let result = await history(["plain"])
         #expect(result.status == 1)
         #expect(result.stderr.hasPrefix("Error: the widget plain in \(out.path) has no history yet; add \"history\""))
+    }
+
+    @Test func previewTemplatesReadTheHistoryOfTheOutputFolderWithoutChangingIt() async throws {
+        let config = try TemporaryFolder("widgetd-history-config")
+        try config.write(
+            "portfolio.json",
+            #"{"source": {"path": "data.json"}, "history": {"values": {"total": "$.total", "note": "$.note"}}, "transforms": [{"type": "compute", "fields": {"seen": "{{ history.total | size }}"}}]}"#
+        )
+        try config.write("data.json", #"{"total": 5}"#)
+        let before = try Data(contentsOf: out.file("portfolio.history.json"))
+
+        let read = await widgetd(["preview", "portfolio", "--config", config.path, "--out", out.path])
+        #expect(read.status == 0, "\(read.stderr)")
+        #expect(try JSONReader.read(read.stdout)["entries"]?[0]?["content"]?["seen"] == .number(2))
+        #expect(try Data(contentsOf: out.file("portfolio.history.json")) == before)
+
+        let empty = await widgetd(["preview", "portfolio", "--config", config.path])
+        #expect(empty.status == 0, "\(empty.stderr)")
+        #expect(try JSONReader.read(empty.stdout)["entries"]?[0]?["content"]?["seen"] == .number(0))
     }
 
     @Test func theCommandIsListedWithItsHelp() async {

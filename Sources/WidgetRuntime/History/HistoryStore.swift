@@ -62,12 +62,11 @@ public final class HistoryStore: Sendable {
         }
         guard snapshot.status == .fresh, !snapshot.entries.isEmpty else { return nil }
         let now = snapshot.generatedAt
-        let entry = snapshot.entries[GalleryCard.currentIndex(of: snapshot.entries, at: now)]
         // Taken out of the cache while it changes, so that its points are not copied.
         let cached = cache.withLock { $0.removeValue(forKey: snapshot.id) }
         var history = (cached ?? saved(for: snapshot.id)) ?? WidgetHistory(id: snapshot.id, definition: block)
         cache.withLock { _ = $0.removeValue(forKey: snapshot.id) }
-        history.record(entry.content, at: now, definition: block)
+        history.record(snapshot, definition: block)
         let object = OutputObject(
             contentType: OutputObject.jsonType, cacheControl: OutputObject.snapshot(snapshot).cacheControl, flush: .later)
         try output.write(history.fileData(generatedAt: now), to: Self.key(for: snapshot.id), as: object)

@@ -123,6 +123,14 @@ public struct WidgetHistory: Sendable, Equatable {
         prune(now: now)
     }
 
+    /// Adds the points of `snapshot` when it is fresh: from the content of the entry current at its
+    /// generation (the last not after it, else the first), at that time (see ``record(_:at:definition:)``).
+    public mutating func record(_ snapshot: Snapshot, definition: HistoryDefinition) {
+        guard snapshot.status == .fresh, !snapshot.entries.isEmpty else { return }
+        let now = snapshot.generatedAt
+        record(snapshot.entries[GalleryCard.currentIndex(of: snapshot.entries, at: now)].content, at: now, definition: definition)
+    }
+
     /// Whether this history has `definition`'s series, in its order, with its paths and bounds.
     func fits(_ definition: HistoryDefinition) -> Bool {
         keep == definition.keep && limit == definition.points && series.count == definition.values.count
