@@ -28,7 +28,7 @@ public struct GalleryCard: Sendable, Hashable {
     /// is made: the page, its generation and `index.json` all use it.
     public let generation: String
 
-    /// A card from its parts, as ``render(_:definition:now:)`` or a file wrote it.
+    /// A card from its parts, as ``render(_:definition:now:history:)`` or a file wrote it.
     public init(id: String, html: String) {
         self.id = id
         self.html = html
