@@ -154,7 +154,8 @@ public enum NotifyEvaluator {
                 return unchanged("no data to compare (\(status))")
             }
             let nodes = path.select(entry.content)
-            let seen: WidgetValue? = nodes.isEmpty ? nil : nodes.count == 1 ? nodes[0] : .array(nodes)
+            // Not `nil` in a conditional with values: that would be `WidgetValue.null`, a value.
+            let seen: WidgetValue? = nodes.isEmpty ? Optional.none : nodes.count == 1 ? nodes[0] : .array(nodes)
             let shown = seen.map(Self.shown) ?? "nothing"
             guard let memory else { return result(false, "first observation: recorded \(path.text) = \(shown)", seen: seen) }
             guard memory.seen != seen else { return result(false, "\(path.text) = \(shown), as last seen", seen: seen) }
