@@ -2,6 +2,7 @@ import Foundation
 import WidgetCore
 import WidgetJSON
 import WidgetRuntime
+import WidgetStages
 
 /// The `notify` part of `widgetd preview ID --trace`: what each rule would decide about the snapshot the
 /// preview made, and why, and for a rule that fires what would be sent, to where, with its secrets
@@ -90,7 +91,7 @@ struct NotifyTrace {
                 "reason": .string(rule.decision.reason),
             ]
             if let request = rule.request, let notification = rule.decision.notification {
-                var headers = WidgetObject(request.headers.map { ($0.name, WidgetValue.string($0.value)) })
+                var headers = WidgetObject(request.headers.map { ($0.name, WidgetValue.string($0.value)) } as [(String, WidgetValue)])
                 headers["Idempotency-Key"] = .string(notification.id)
                 object["request"] = .object([
                     "method": .string(request.method), "url": .string(request.url), "headers": .object(headers),

@@ -206,10 +206,8 @@ public enum NotifyEvaluator {
             definition: WidgetDefinition, snapshot: Snapshot, entry: TimelineEntry?, previousStatus: String?, history: WidgetValue,
             now: Date
         ) {
-            var widget: WidgetObject = ["id": .string(definition.id), "timeZone": .string(definition.timeZone.identifier)]
-            if let title = definition.title ?? snapshot.title { widget["title"] = .string(title) }
             globals = [
-                "widget": .object(widget),
+                "widget": NotifyEvaluator.widgetValue(definition, title: definition.title ?? snapshot.title),
                 "params": .object(definition.params),
                 "status": .string(snapshot.status.rawValue),
                 "previousStatus": previousStatus.map(WidgetValue.string) ?? .null,
@@ -234,6 +232,13 @@ public enum NotifyEvaluator {
         func scope(change: WidgetValue) -> TemplateScope {
             NotifyEvaluator.scope(values(change: change), timeZone: timeZone, now: now, stepLimit: stepLimit)
         }
+    }
+
+    /// The `widget` templates see: `{"id", "title", "timeZone"}`, without `title` when there is none.
+    static func widgetValue(_ definition: WidgetDefinition, title: String?) -> WidgetValue {
+        var widget: WidgetObject = ["id": .string(definition.id), "timeZone": .string(definition.timeZone.identifier)]
+        if let title { widget["title"] = .string(title) }
+        return .object(widget)
     }
 
     /// A scope of `globals`, bounded in bytes and steps.
