@@ -158,6 +158,17 @@ struct NotifyRuleTests {
             ])
     }
 
+    @Test func aBodyTemplateThatDoesNotParseIsReportedWithItsColumn() {
+        let text = problems(#"[{"on": "status", "webhook": {"url": "https://x.example", "body": "{{ status | upcse }}"}}]"#)
+        #expect(text.count == 1)
+        #expect(text.first?.contains("$.notify[0].webhook.body: unknown filter 'upcse'") == true, "\(text)")
+        let json = problems(#"[{"on": "status", "webhook": {"url": "https://x.example", "body": {"a": ["{{ status "]}}}]"#)
+        #expect(json.count == 1)
+        #expect(json.first?.contains("$.notify[0].webhook.body.a[0]") == true, "\(json)")
+        let header = problems(#"[{"on": "status", "webhook": {"url": "https://x.example", "headers": {"A b": "x"}, "body": "x"}}]"#)
+        #expect(header.first?.contains(#""A b" is not a header name"#) == true, "\(header)")
+    }
+
     @Test func aMethodOtherThanPostOrPutIsReported() {
         #expect(
             problems(#"[{"on": "status", "webhook": {"url": "https://x.example", "method": "GET", "body": "x"}}]"#) == [

@@ -4,6 +4,7 @@ import WidgetCore
 import WidgetJSON
 import WidgetRuntime
 import WidgetStages
+import WidgetTestSupport
 
 /// The rules of `notify` evaluated against what each last saw, into outboxes kept in the output's state:
 /// each trigger fires exactly on its edge, a change recorded is not sent twice (even by a restarted
@@ -231,6 +232,30 @@ struct NotificationOutboxesTests {
         #expect(saved.pending.map(\.reason) == ["status fresh → stale"])
         #expect(saved.rules["notify-1"]?.seen == "stale")
         #expect(saved.lastStatus == "stale")
+    }
+
+    @Test func aChangeWhoseOutboxCannotBeSavedIsSeenAgain() throws {
+        let folder = try TemporaryFolder()
+        let definition = try Self.definition(#"[{"on": "status", \#(Self.webhook())}]"#)
+        // `.state` is a file: no outbox can be written under it.
+        try folder.write(".state", "not a folder")
+        let outboxes = NotificationOutboxes(output: FolderOutput(folder: folder.url))
+        #expect(throws: AtomicFileError.self) {
+            try outboxes.observe(Self.snapshot(.fresh), definition: definition, history: [:], now: Self.start)
+        }
+        #expect(outboxes.outbox(for: "prices") == nil)
+        // Once it can be saved, the first observation is made again, then the change.
+        try FileManager.default.removeItem(at: folder.file(".state"))
+        #expect(try outboxes.observe(Self.snapshot(.fresh), definition: definition, history: [:], now: Self.start).isEmpty)
+        try FileManager.default.removeItem(at: folder.file(".state"))
+        try folder.write(".state", "not a folder")
+        #expect(throws: AtomicFileError.self) {
+            try outboxes.observe(Self.snapshot(.stale), definition: definition, history: [:], now: Self.start)
+        }
+        try FileManager.default.removeItem(at: folder.file(".state"))
+        let made = try outboxes.observe(Self.snapshot(.stale), definition: definition, history: [:], now: Self.start)
+        #expect(made.map(\.reason) == ["status fresh → stale"])
+        #expect(outboxes.summary(for: "prices")?.pending == 1)
     }
 
     @Test func aRuleWhoseTriggerChangedStartsAgain() throws {
