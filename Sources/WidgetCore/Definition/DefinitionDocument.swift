@@ -50,6 +50,9 @@ public struct DefinitionDocument: Sendable {
     public var instances: [Instance]?
     /// How the gallery page shows an entry; `nil` for the generic card.
     public var view: ViewDefinition?
+    /// When to send a notification and where (see ``NotifyRule``), in the order written; empty without
+    /// `notify`. Instances inherit the rules.
+    public var notify: [NotifyRule] = []
 
     /// A document with no source and every other key at the default a file that does not write it gets.
     public init() {}
@@ -84,7 +87,7 @@ extension DefinitionDocument: DescribedOptions {
     public enum CodingKeys: String, DescribedKey {
         case schema = "$schema"
         case id, title, description, timeZone, inputs, source, parser, transforms, timeline, schedule
-        case staleAfter, deadline, fallback, placeholder, instances, view
+        case staleAfter, deadline, fallback, placeholder, instances, view, notify
 
         public var keyDescription: KeyDescription {
             switch self {
@@ -158,6 +161,11 @@ extension DefinitionDocument: DescribedOptions {
                 KeyDescription(
                     "How the gallery page shows an entry: a Liquid template giving an HTML fragment (widget, status, entry and now in scope, partials from the views folder), or one per family: small, medium, large, extraLarge and the lock screen's accessoryCircular, accessoryRectangular, accessoryInline, with supportedFamilies to list those the widget offers.",
                     ViewDefinition.valueShape
+                )
+            case .notify:
+                KeyDescription(
+                    "Notifications: each rule fires when the status changes (on: status, to), the value at a path changes (on: change, path) or a condition becomes true (on: condition, if), and sends its webhook (url, method, headers, body).",
+                    .array(.object(NotifyRule.shape))
                 )
             }
         }
@@ -240,6 +248,7 @@ extension DefinitionDocument: Decodable {
         placeholder = members.value(.placeholder)
         instances = try members.decode(.instances, as: Instances.self)?.list
         view = try members.decode(.view)
+        notify = try members.decode(.notify, as: NotifyRules.self)?.list ?? []
     }
 }
 
