@@ -23,7 +23,7 @@ struct NotificationSenderTests {
     }
 
     func target(_ server: TestHTTPServer, path: String = "/hook/{{ notification.rule }}", method: String = "POST") throws
-        -> NotificationSender.Target
+        -> WidgetDefinition
     {
         var definition = WidgetDefinition(id: "shop", source: StageSpec(typeName: "http", path: ValuePath.root.appending("source")))
         definition.params = ["room": "ops"]
@@ -36,7 +36,9 @@ struct NotificationSenderTests {
                     .init(name: "X-Room", value: try Template("{{ params.room }}/{{ widget.id }}")),
                 ],
                 body: .text(try Template("unused: the body is the one rendered when the rule fired"))))
-        return NotificationSender.Target(definition: definition, rules: [rule])
+        definition.document.notify = [rule]
+        definition.secretUses = rule.webhook.headers.flatMap(\.value.secretUses.uses) + rule.webhook.url.secretUses.uses
+        return definition
     }
 
     func sender(_ queue: MemoryNotificationQueue, clock: ManualClock, log: LogRecorder = LogRecorder()) -> NotificationSender {
@@ -50,7 +52,7 @@ struct NotificationSenderTests {
         let queue = MemoryNotificationQueue([notification()])
         let log = LogRecorder()
         let sender = sender(queue, clock: ManualClock(now: start), log: log)
-        sender.update(targets: ["shop": try target(server)])
+        sender.update(definitions: ["shop": try target(server)])
 
         #expect(await sender.sendDue() == 1)
         let request = try #require(server.requests.first)
@@ -82,7 +84,7 @@ struct NotificationSenderTests {
         let clock = ManualClock(now: start)
         let log = LogRecorder()
         let sender = sender(queue, clock: clock, log: log)
-        sender.update(targets: ["shop": try target(server, method: "PUT")])
+        sender.update(definitions: ["shop": try target(server, method: "PUT")])
 
         await sender.sendDue()
         // Full jitter with a random half: 15 s of the first 30 s.
@@ -108,13 +110,13 @@ struct NotificationSenderTests {
         let clock = ManualClock(now: start)
         let late = MemoryNotificationQueue([notification()])
         let lateSender = sender(late, clock: clock)
-        lateSender.update(targets: ["shop": try target(server, path: "/late/x")])
+        lateSender.update(definitions: ["shop": try target(server, path: "/late/x")])
         await lateSender.sendDue()
         #expect(late.failures.map(\.retryAt) == [start.addingTimeInterval(120)])
 
         let soon = MemoryNotificationQueue([notification()])
         let soonSender = sender(soon, clock: clock)
-        soonSender.update(targets: ["shop": try target(server, path: "/soon/x")])
+        soonSender.update(definitions: ["shop": try target(server, path: "/soon/x")])
         await soonSender.sendDue()
         #expect(soon.failures.map(\.retryAt) == [start.addingTimeInterval(15)])
     }
@@ -130,7 +132,7 @@ struct NotificationSenderTests {
         let server = try TestHTTPServer(routes: [TestHTTPRoute("POST", "/hook/*") { _ in TestHTTPResponse(status: 401) }])
         let queue = MemoryNotificationQueue([notification()])
         let sender = sender(queue, clock: ManualClock(now: start))
-        sender.update(targets: ["shop": try target(server)])
+        sender.update(definitions: ["shop": try target(server)])
         await sender.sendDue()
         #expect(queue.failures.map(\.retryAt) == [start.addingTimeInterval(3600)])
         #expect(queue.pending.first?.lastError == "127.0.0.1:\(server.port) answered 401")
@@ -141,8 +143,10 @@ struct NotificationSenderTests {
         let queue = MemoryNotificationQueue([notification()])
         let sender = sender(queue, clock: ManualClock(now: start))
         var target = try target(try TestHTTPServer(routes: []))
-        target.rules[0].webhook.url = try Template("http://127.0.0.1:\(closed.port)/secret-path/{{ secret.hook_token }}")
-        sender.update(targets: ["shop": target])
+        let url = try Template("http://127.0.0.1:\(closed.port)/secret-path/{{ secret.hook_token }}")
+        target.document.notify[0].webhook.url = url
+        target.secretUses += url.secretUses.uses
+        sender.update(definitions: ["shop": target])
         await sender.sendDue()
         let failure = try #require(queue.failures.first)
         #expect(failure.retryAt == start.addingTimeInterval(15))
@@ -156,7 +160,7 @@ struct NotificationSenderTests {
         let queue = MemoryNotificationQueue([notification(createdAt: start.addingTimeInterval(-24 * 3600 + 5))])
         let log = LogRecorder()
         let sender = sender(queue, clock: ManualClock(now: start), log: log)
-        sender.update(targets: ["shop": try target(server)])
+        sender.update(definitions: ["shop": try target(server)])
         await sender.sendDue()
         #expect(queue.failures.map(\.retryAt) == [nil])
         #expect(queue.givenUp.map(\.id) == ["n1"])
@@ -169,7 +173,7 @@ struct NotificationSenderTests {
         let queue = MemoryNotificationQueue([notification(rule: "gone"), notification("n2")])
         let log = LogRecorder()
         let sender = sender(queue, clock: ManualClock(now: start), log: log)
-        sender.update(targets: ["shop": try target(server)])
+        sender.update(definitions: ["shop": try target(server)])
         await sender.sendDue()
         #expect(server.requests.count == 1)
         #expect(queue.givenUp.map(\.id) == ["n1"])
@@ -194,7 +198,7 @@ struct NotificationSenderTests {
         ])
         let queue = MemoryNotificationQueue((1...10).map { notification("n\($0)") })
         let sender = sender(queue, clock: ManualClock(now: start))
-        sender.update(targets: ["shop": try target(server)])
+        sender.update(definitions: ["shop": try target(server)])
         #expect(await sender.sendDue() == 10)
         #expect(queue.delivered.count == 10)
         #expect(Set(server.requests.compactMap { $0.headers["Idempotency-Key"] }).count == 10)
@@ -214,7 +218,7 @@ struct NotificationSenderTests {
         let queue = MemoryNotificationQueue()
         let clock = ManualClock(now: start)
         let sender = sender(queue, clock: clock)
-        sender.update(targets: ["shop": try target(server)])
+        sender.update(definitions: ["shop": try target(server)])
         let task = Task { await sender.run() }
         defer { task.cancel() }
 

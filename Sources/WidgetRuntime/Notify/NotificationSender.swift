@@ -2,7 +2,6 @@ public import Foundation
 import Synchronization
 public import WidgetCore
 import WidgetJSON
-public import WidgetLiquid
 public import WidgetStages
 
 /// Delivers the notifications the widgets' rules made: drains a `NotificationQueue` beside the
@@ -27,25 +26,10 @@ public import WidgetStages
 ///
 /// ```swift
 /// let sender = NotificationSender(queue: store.notifications, secrets: secrets, clock: clock)
-/// sender.update(targets: ["shop": .init(definition: shop, rules: shopRules)])
+/// sender.update(definitions: ["shop": shop])
 /// try await sender.run()   // until the task is cancelled
 /// ```
 public final class NotificationSender: Sendable {
-    /// A widget whose rules send: its definition (for `widget` and `params` in the address and the
-    /// headers) and its rules, by which a pending notification finds its webhook.
-    public struct Target: Sendable {
-        /// The widget's definition.
-        public var definition: WidgetDefinition
-        /// Its `notify` rules.
-        public var rules: [NotifyRule]
-
-        /// The widget of `definition`, whose rules are `rules`.
-        public init(definition: WidgetDefinition, rules: [NotifyRule]) {
-            self.definition = definition
-            self.rules = rules
-        }
-    }
-
     /// What one attempt at a notification came to.
     public enum Outcome: Sendable, Equatable {
         /// A 2xx answer.
@@ -75,7 +59,9 @@ public final class NotificationSender: Sendable {
     private let client: HTTPClient
     private let log: @Sendable (LogRecord) -> Void
     private let random: @Sendable () -> Double
-    private let targets = Mutex<[String: Target]>([:])
+    /// Whether a widget's notifications are this sender's; `nil` for every widget's.
+    private let owns: (@Sendable (String) -> Bool)?
+    private let definitions = Mutex<[String: WidgetDefinition]>([:])
     private let wakeup = SenderWakeup()
 
     /// A sender that drains `queue`.
@@ -88,10 +74,14 @@ public final class NotificationSender: Sendable {
     ///     target never holds a place a fetch needs.
     ///   - log: Where `notify-sent`, `notify-failed` and `notify-dropped` lines go.
     ///   - random: A number in `0..<1` for the backoff's jitter.
+    ///   - owns: Whether the notifications of a widget are this sender's: with several daemons sharing one
+    ///     output (`run --shard`), each sends its own widgets' only, and leaves the others' alone; `nil`
+    ///     for every widget's.
     public init(
         queue: any NotificationQueue, secrets: SecretStore, clock: any WidgetClock,
         client: HTTPClient = HTTPClient(maximumConnectionsPerHost: NotificationSender.maximumInFlight),
-        log: @escaping @Sendable (LogRecord) -> Void = { _ in }, random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }
+        log: @escaping @Sendable (LogRecord) -> Void = { _ in }, random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) },
+        owns: (@Sendable (String) -> Bool)? = nil
     ) {
         self.queue = queue
         self.secrets = secrets
@@ -99,11 +89,13 @@ public final class NotificationSender: Sendable {
         self.client = client
         self.log = log
         self.random = random
+        self.owns = owns
     }
 
-    /// Replaces the widgets the sender knows, by id: the daemon's after each load of the definitions.
-    public func update(targets: [String: Target]) {
-        self.targets.withLock { $0 = targets }
+    /// Replaces the widgets the sender knows, by id: the daemon's after each load of the definitions. A
+    /// notification finds its webhook in its widget's `notify` rules, by the rule's name.
+    public func update(definitions: [String: WidgetDefinition]) {
+        self.definitions.withLock { $0 = definitions }
     }
 
     /// Tells the sender that a notification was queued: it sends at once rather than at its next retry.
@@ -118,18 +110,24 @@ public final class NotificationSender: Sendable {
         while !Task.isCancelled {
             let attempted = await sendDue()
             guard !Task.isCancelled else { return }
-            var next = queue.nextAttempt()
+            var next = nextAttempt()
             // A queue that says something is due but gives nothing waits a second rather than spin.
             if attempted == 0, let due = next, due <= clock.now() { next = clock.now().addingTimeInterval(1) }
             await wakeup.wait(until: next, clock: clock)
         }
     }
 
+    /// The earliest next attempt of this sender's notifications (the queue's own when it sends them all).
+    func nextAttempt() -> Date? {
+        guard let owns else { return queue.nextAttempt() }
+        return queue.due(at: .distantFuture).filter { owns($0.widget) }.map { $0.nextAttemptAt ?? $0.createdAt }.min()
+    }
+
     /// Attempts every notification due now, at most ``maximumInFlight`` at a time, and returns how many
     /// it attempted (dropped ones included) once every attempt has ended.
     @discardableResult
     public func sendDue() async -> Int {
-        let due = queue.due(at: clock.now())
+        let due = queue.due(at: clock.now()).filter { owns?($0.widget) ?? true }
         guard !due.isEmpty else { return 0 }
         await withTaskGroup(of: Void.self) { group in
             var waiting = due[...]
@@ -186,16 +184,16 @@ public final class NotificationSender: Sendable {
 
     /// Sends `notification` and says what came of it, reporting nothing.
     func send(_ notification: PendingNotification) async -> Outcome {
-        guard let target = targets.withLock({ $0[notification.widget] }) else {
+        guard let definition = definitions.withLock({ $0[notification.widget] }) else {
             return .dropped(reason: "the widget \(notification.widget) no longer exists")
         }
-        guard let rule = target.rules.first(where: { $0.name == notification.rule }) else {
-            return .dropped(reason: "its rule \(notification.rule) no longer exists in \(target.definition.file)")
+        guard let rule = definition.notify.first(where: { $0.name == notification.rule }) else {
+            return .dropped(reason: "its rule \(notification.rule) no longer exists in \(definition.file)")
         }
-        let mask = secretMask(of: rule, definition: target.definition)
+        let mask = definition.secretMask(secrets: secrets)
         let request: HTTPRequest
         do {
-            request = try makeRequest(notification, rule: rule, definition: target.definition)
+            request = try makeRequest(notification, rule: rule, definition: definition)
         } catch {
             // The definition or a secret may be fixed meanwhile: tried again like an answer that says so.
             return failure(mask.apply("\(error)"), of: notification, permanent: true, retryAfter: nil)
@@ -240,69 +238,32 @@ public final class NotificationSender: Sendable {
 
     // MARK: - The request
 
-    /// The request for `notification`: `rule`'s address and headers rendered with the secrets, its body,
-    /// content type and id.
+    /// The request for `notification`: `rule`'s address and headers rendered with the secrets (see
+    /// `NotificationRequest`), its body and content type, and its id as `Idempotency-Key`. The rule's
+    /// headers never follow a redirect to another origin, as they may hold secrets.
     ///
-    /// - Throws: A message, secrets masked, when a template fails or the address is not http(s).
+    /// - Throws: A message when a template fails or the address is not http(s).
     func makeRequest(_ notification: PendingNotification, rule: NotifyRule, definition: WidgetDefinition) throws -> HTTPRequest {
-        let scope = Self.scope(for: notification, definition: definition, secrets: secrets, now: clock.now())
-        let webhook = rule.webhook
-        func rendered(_ template: Template, _ what: String) throws -> String {
-            do {
-                return try template.renderString(scope)
-            } catch {
-                throw NotificationError(message: "the \(what) template failed: \(error)")
-            }
+        let rendered: NotificationRequest
+        do {
+            rendered = try NotificationRequest(notification, rule: rule, definition: definition, secrets: secrets)
+        } catch {
+            throw NotificationError(message: "a template of the webhook failed: \(error)")
         }
-        let text = try rendered(webhook.url, "url").trimmingCharacters(in: .whitespacesAndNewlines)
+        let text = rendered.url.trimmingCharacters(in: .whitespacesAndNewlines)
         guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
             url.host != nil
         else {
             throw NotificationError(message: "the url template did not give an http or https URL; check the values it reads")
         }
         var request = HTTPRequest(
-            url: url, method: webhook.method, body: Data(notification.body.utf8), timeout: Self.requestTimeout,
+            url: url, method: rendered.method, body: Data(rendered.body.utf8), timeout: Self.requestTimeout,
             connectTimeout: Self.requestTimeout, maxBytes: Self.maximumAnswerBytes)
-        request.headers.add(name: "Content-Type", value: notification.contentType)
-        for header in webhook.headers {
-            let value = try rendered(header.value, "\(header.name) header")
-            request.headers.remove(name: header.name)
-            request.headers.add(name: header.name, value: value, isSecret: Self.readsSecret(header.value))
+        for header in rendered.headers {
+            request.headers.add(name: header.name, value: header.value, isSecret: header.name.lowercased() != "content-type")
         }
         request.headers.replaceOrAdd(name: "Idempotency-Key", value: notification.id)
         return request
-    }
-
-    /// The scope of a webhook's address and headers: `widget`, `params`, `notification` (`id`, `rule`),
-    /// and `env` and `secret`.
-    static func scope(
-        for notification: PendingNotification, definition: WidgetDefinition, secrets: SecretStore, now: Date
-    ) -> TemplateScope {
-        var widget: WidgetObject = ["id": .string(definition.id), "timeZone": .string(definition.timeZone.identifier)]
-        widget["title"] = definition.title.map(WidgetValue.string) ?? .null
-        let globals: WidgetObject = [
-            "widget": .object(widget),
-            "params": .object(definition.params),
-            "notification": .object(["id": .string(notification.id), "rule": .string(notification.rule)]),
-        ]
-        var scope = TemplateScope(globals: globals, now: now, timeZone: definition.timeZone)
-        scope.strictVariables = true
-        scope.budget = RenderBudget()
-        scope.steps = TemplateSteps(limit: definition.templateStepLimit, for: "a notification's address and headers")
-        secrets.install(in: &scope, masked: false)
-        return scope
-    }
-
-    /// The secrets `rule`'s address and headers read, to mask in every message.
-    func secretMask(of rule: NotifyRule, definition: WidgetDefinition) -> SecretMask {
-        let templates = [rule.webhook.url] + rule.webhook.headers.map(\.value)
-        return secrets.mask(uses: templates.flatMap(\.secretUses.uses), params: definition.params)
-    }
-
-    /// Whether `template` reads `env` or `secret`, by any name: such a header never follows a redirect to
-    /// another origin.
-    static func readsSecret(_ template: Template) -> Bool {
-        !template.secretUses.uses.isEmpty || SecretStore.Namespace.allCases.contains { template.variables.contains($0.rawValue) }
     }
 }
 
