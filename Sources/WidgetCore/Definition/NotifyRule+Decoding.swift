@@ -254,7 +254,7 @@ extension NotifyRule {
 
     /// Reports each name of `names` that is not `allowed` in `place`, secrets with their own sentence.
     static func checkNames<Key: DescribedKey>(
-        _ names: Set<String>, allowed: [String], in place: String, members: DescribedMembers<Key>, key: Key
+        _ names: Set<String>, allowed: [String], in place: String, members: DescribedMembers<Key>, key: Key, fix: String? = nil
     ) throws {
         for name in names.sorted() where !allowed.contains(name) {
             if Template.SecretNamespace(rawValue: name) != nil {
@@ -264,7 +264,8 @@ extension NotifyRule {
                 )
             } else {
                 let hint =
-                    Suggestion.hint(for: name, among: allowed) ?? "here templates read " + allowed.joined(separator: ", ")
+                    Suggestion.hint(for: name, among: allowed)
+                    ?? "here templates read " + allowed.joined(separator: ", ") + (fix.map { "; \($0)" } ?? "")
                 try members.report(key, "\(place) reads '\(name)', which is not in scope here; \(hint)")
             }
         }
@@ -279,7 +280,9 @@ extension NotifyRule.Webhook {
         }
         let url = try members.template(.url)
         if let url {
-            try NotifyRule.checkNames(url.freeVariables, allowed: NotifyRule.addressNames, in: "the url", members: members, key: .url)
+            try NotifyRule.checkNames(
+                url.freeVariables, allowed: NotifyRule.addressNames, in: "the url", members: members, key: .url,
+                fix: "put data in the \"body\"")
         } else if !members.contains(.url) {
             try members.report(nil, "the webhook has no \"url\"; add e.g. \"url\": \"https://ntfy.sh/TOPIC\"")
         }

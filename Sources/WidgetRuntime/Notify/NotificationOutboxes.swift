@@ -60,7 +60,7 @@ public final class NotificationOutboxes: NotificationQueue, Sendable {
             let before = saved ?? NotificationOutbox(widget: id)
             let (after, decisions) = NotifyEvaluator.evaluate(
                 before, snapshot: snapshot, definition: definition, history: history, now: now)
-            if after != before || saved == nil {
+            if after != before {
                 try save(after)
                 state.outboxes[id] = after
             }

@@ -2,6 +2,7 @@ public import Foundation
 public import WidgetCore
 public import WidgetJSON
 import WidgetLiquid
+public import WidgetStages
 
 /// The HTTP request that delivers one notification: its rule's webhook rendered for it.
 ///
@@ -13,26 +14,13 @@ import WidgetLiquid
 /// let request = try NotificationRequest(notification, rule: rule, definition: definition, secrets: secrets)
 /// ```
 public struct NotificationRequest: Sendable, Hashable {
-    /// A header as it is sent: its name and its rendered value.
-    public struct Header: Sendable, Hashable {
-        /// The header's name.
-        public var name: String
-        /// Its value.
-        public var value: String
-
-        /// A header `name: value`.
-        public init(name: String, value: String) {
-            self.name = name
-            self.value = value
-        }
-    }
-
     /// `POST` or `PUT`.
     public var method: String
     /// The address.
     public var url: String
-    /// The rule's headers, rendered, in the order written; `Content-Type` first.
-    public var headers: [Header]
+    /// `Content-Type` (the notification's, unless the rule sets one), then the rule's headers, rendered,
+    /// in the order written; those whose template reads a secret are marked secret.
+    public var headers: HTTPHeaders
     /// The body.
     public var body: String
 
@@ -50,10 +38,8 @@ public struct NotificationRequest: Sendable, Hashable {
     public init(
         _ notification: PendingNotification, rule: NotifyRule, definition: WidgetDefinition, secrets: SecretStore
     ) throws(ExpressionError) {
-        var widget: WidgetObject = ["id": .string(definition.id), "timeZone": .string(definition.timeZone.identifier)]
-        if let title = definition.title { widget["title"] = .string(title) }
         let globals: WidgetObject = [
-            "widget": .object(widget),
+            "widget": NotifyEvaluator.widgetValue(definition, title: definition.title),
             "params": .object(definition.params),
             "notification": .object(["id": .string(notification.id), "rule": .string(notification.rule)]),
         ]
@@ -63,14 +49,11 @@ public struct NotificationRequest: Sendable, Hashable {
         secrets.install(in: &scope, masked: false)
         method = rule.webhook.method
         url = try rule.webhook.url.renderString(scope)
-        headers = [Header(name: "Content-Type", value: notification.contentType)]
+        headers = ["Content-Type": notification.contentType]
         for header in rule.webhook.headers {
             let value = try header.value.renderString(scope)
-            if header.name.lowercased() == "content-type" {
-                headers[0].value = value
-            } else {
-                headers.append(Header(name: header.name, value: value))
-            }
+            if header.name.lowercased() == "content-type" { headers.remove(name: "Content-Type") }
+            headers.add(name: header.name, value: value, isSecret: !header.value.secretUses.uses.isEmpty)
         }
         body = notification.body
     }
@@ -81,7 +64,8 @@ public struct NotificationRequest: Sendable, Hashable {
         let mask = definition.secretMask(secrets: secrets)
         var copy = self
         copy.url = mask.apply(url)
-        for index in copy.headers.indices { copy.headers[index].value = mask.apply(copy.headers[index].value) }
+        copy.headers = HTTPHeaders()
+        for field in headers { copy.headers.add(name: field.name, value: mask.apply(field.value), isSecret: field.isSecret) }
         return copy
     }
 }

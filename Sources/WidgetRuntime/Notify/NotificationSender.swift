@@ -239,8 +239,8 @@ public final class NotificationSender: Sendable {
     // MARK: - The request
 
     /// The request for `notification`: `rule`'s address and headers rendered with the secrets (see
-    /// `NotificationRequest`), its body and content type, and its id as `Idempotency-Key`. The rule's
-    /// headers never follow a redirect to another origin, as they may hold secrets.
+    /// `NotificationRequest`; a header that reads a secret never follows a redirect to another origin),
+    /// its body and content type, and its id as `Idempotency-Key`.
     ///
     /// - Throws: A message when a template fails or the address is not http(s).
     func makeRequest(_ notification: PendingNotification, rule: NotifyRule, definition: WidgetDefinition) throws -> HTTPRequest {
@@ -259,9 +259,7 @@ public final class NotificationSender: Sendable {
         var request = HTTPRequest(
             url: url, method: rendered.method, body: Data(rendered.body.utf8), timeout: Self.requestTimeout,
             connectTimeout: Self.requestTimeout, maxBytes: Self.maximumAnswerBytes)
-        for header in rendered.headers {
-            request.headers.add(name: header.name, value: header.value, isSecret: header.name.lowercased() != "content-type")
-        }
+        request.headers = rendered.headers
         request.headers.replaceOrAdd(name: "Idempotency-Key", value: notification.id)
         return request
     }

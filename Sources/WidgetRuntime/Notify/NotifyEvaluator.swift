@@ -154,7 +154,8 @@ public enum NotifyEvaluator {
                 return unchanged("no data to compare (\(status))")
             }
             let nodes = path.select(entry.content)
-            let seen: WidgetValue? = nodes.isEmpty ? nil : nodes.count == 1 ? nodes[0] : .array(nodes)
+            // Not `nil` in a conditional with values: that would be `WidgetValue.null`, a value.
+            let seen: WidgetValue? = nodes.isEmpty ? Optional.none : nodes.count == 1 ? nodes[0] : .array(nodes)
             let shown = seen.map(Self.shown) ?? "nothing"
             guard let memory else { return result(false, "first observation: recorded \(path.text) = \(shown)", seen: seen) }
             guard memory.seen != seen else { return result(false, "\(path.text) = \(shown), as last seen", seen: seen) }
@@ -205,10 +206,8 @@ public enum NotifyEvaluator {
             definition: WidgetDefinition, snapshot: Snapshot, entry: TimelineEntry?, previousStatus: String?, history: WidgetValue,
             now: Date
         ) {
-            var widget: WidgetObject = ["id": .string(definition.id), "timeZone": .string(definition.timeZone.identifier)]
-            if let title = definition.title ?? snapshot.title { widget["title"] = .string(title) }
             globals = [
-                "widget": .object(widget),
+                "widget": NotifyEvaluator.widgetValue(definition, title: definition.title ?? snapshot.title),
                 "params": .object(definition.params),
                 "status": .string(snapshot.status.rawValue),
                 "previousStatus": previousStatus.map(WidgetValue.string) ?? .null,
@@ -233,6 +232,13 @@ public enum NotifyEvaluator {
         func scope(change: WidgetValue) -> TemplateScope {
             NotifyEvaluator.scope(values(change: change), timeZone: timeZone, now: now, stepLimit: stepLimit)
         }
+    }
+
+    /// The `widget` templates see: `{"id", "title", "timeZone"}`, without `title` when there is none.
+    static func widgetValue(_ definition: WidgetDefinition, title: String?) -> WidgetValue {
+        var widget: WidgetObject = ["id": .string(definition.id), "timeZone": .string(definition.timeZone.identifier)]
+        if let title { widget["title"] = .string(title) }
+        return .object(widget)
     }
 
     /// A scope of `globals`, bounded in bytes and steps.
