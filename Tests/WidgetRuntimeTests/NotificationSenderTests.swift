@@ -41,6 +41,20 @@ struct NotificationSenderTests {
         return definition
     }
 
+    /// A webhook server whose first answer is `status`, and every later one 200.
+    static func failingOnce(method: String, status: Int) throws -> TestHTTPServer {
+        let answers = Mutex(0)
+        return try TestHTTPServer(routes: [
+            TestHTTPRoute(method, "/hook/*") { _ in
+                let count = answers.withLock {
+                    $0 += 1
+                    return $0
+                }
+                return count == 1 ? TestHTTPResponse(status: status) : .text("ok")
+            }
+        ])
+    }
+
     func sender(_ queue: MemoryNotificationQueue, clock: ManualClock, log: LogRecorder = LogRecorder()) -> NotificationSender {
         NotificationSender(
             queue: queue, secrets: SecretStore(files: ["hook_token": Self.token], folder: "/secrets"), clock: clock, log: log.log,
@@ -71,15 +85,7 @@ struct NotificationSenderTests {
     }
 
     @Test func aServerErrorIsTriedAgainAfterTheBackoff() async throws {
-        let answers = Mutex(0)
-        let server = try TestHTTPServer(routes: [
-            TestHTTPRoute("PUT", "/hook/*") { _ in
-                answers.withLock {
-                    $0 += 1
-                    return $0
-                } == 1 ? TestHTTPResponse(status: 503) : .text("ok")
-            }
-        ])
+        let server = try Self.failingOnce(method: "PUT", status: 503)
         let queue = MemoryNotificationQueue([notification()])
         let clock = ManualClock(now: start)
         let log = LogRecorder()
@@ -206,15 +212,7 @@ struct NotificationSenderTests {
     }
 
     @Test func runSendsWhatIsQueuedWhenWokenAndRetriesOnTheClock() async throws {
-        let answers = Mutex(0)
-        let server = try TestHTTPServer(routes: [
-            TestHTTPRoute("POST", "/hook/*") { _ in
-                answers.withLock {
-                    $0 += 1
-                    return $0
-                } == 1 ? TestHTTPResponse(status: 502) : .text("ok")
-            }
-        ])
+        let server = try Self.failingOnce(method: "POST", status: 502)
         let queue = MemoryNotificationQueue()
         let clock = ManualClock(now: start)
         let sender = sender(queue, clock: clock)

@@ -180,6 +180,33 @@ struct NotifyDaemonTests {
         try await task.value
     }
 
+    @Test func aSnapshotTurningStaleBetweenRefreshesFiresAStatusRule() async throws {
+        let server = try TestHTTPServer(routes: [TestHTTPRoute("POST", "/hook") { _ in .text("ok") }])
+        try config.write(
+            "feed.json",
+            """
+            {"title": "Feed", "source": {"type": "memory", "key": "feed"}, "parser": "json", "timeline": "single",
+             "schedule": {"every": "1h"}, "staleAfter": "10m",
+             "notify": [{"name": "stale", "on": "status", "to": ["stale"],
+                         "webhook": {"url": "\(server.url("/hook").absoluteString)", "body": "{{ previousStatus }} → {{ status }}"}}]}
+            """)
+        source.set("feed", json: #"{"n": 1}"#)
+        let daemon = makeDaemon()
+        var reports = daemon.refreshes.makeAsyncIterator()
+        let task = Task { try await daemon.run() }
+        _ = try #require(await reports.next())
+        await clock.waitForSleeper()
+        #expect(clock.earliestDeadline == start.addingTimeInterval(600))
+        // No refresh runs: the daemon marks the snapshot stale at the moment its data turns stale.
+        clock.advance(to: start.addingTimeInterval(600))
+        await waitUntil { server.requests.count >= 1 }
+        #expect(server.requests.map(\.text) == ["fresh → stale"])
+        #expect(source.fetchCount("feed") == 1)
+        #expect(store.snapshot(for: "feed")?.status == .stale)
+        task.cancel()
+        try await task.value
+    }
+
     @Test func runOnceDeliversWhatItsRefreshesMade() async throws {
         let server = try TestHTTPServer(routes: [TestHTTPRoute("POST", "/hook") { _ in .text("ok") }])
         try config.write(
