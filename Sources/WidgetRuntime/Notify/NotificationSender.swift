@@ -110,6 +110,8 @@ public final class NotificationSender: Sendable {
         while !Task.isCancelled {
             let attempted = await sendDue()
             guard !Task.isCancelled else { return }
+            // No connection stays open between passes, which come minutes or hours apart.
+            if attempted > 0 { client.closeIdleConnections() }
             var next = nextAttempt()
             // A queue that says something is due but gives nothing waits a second rather than spin.
             if attempted == 0, let due = next, due <= clock.now() { next = clock.now().addingTimeInterval(1) }
