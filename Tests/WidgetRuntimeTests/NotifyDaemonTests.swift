@@ -207,6 +207,37 @@ struct NotifyDaemonTests {
         try await task.value
     }
 
+    @Test func aNotificationWhoseRuleAReloadRemovedIsDropped() async throws {
+        let server = try TestHTTPServer(routes: [TestHTTPRoute("POST", "/down") { _ in TestHTTPResponse(status: 503) }])
+        func rule(_ name: String) -> String {
+            #"{"name": "\#(name)", "on": "change", "path": "$.n", "webhook": {"url": "\#(server.url("/down").absoluteString)", "body": "{{ change.to }}"}}"#
+        }
+        try config.write("feed.json", definition(key: "feed", notify: rule("changed")))
+        source.set("feed", json: #"{"n": 1}"#)
+        let daemon = makeDaemon()
+        var reports = daemon.refreshes.makeAsyncIterator()
+        let task = Task { try await daemon.run() }
+        _ = try #require(await reports.next())
+        source.set("feed", json: #"{"n": 2}"#)
+        await clock.waitForSleeper()
+        clock.advance(by: 60)
+        _ = try #require(await reports.next())
+        await waitUntil { store.notifications.summary(for: "feed")?.failingSince != nil }
+
+        try config.write("feed.json", definition(key: "feed", notify: rule("renamed")))
+        await daemon.reloadDefinitions()
+        await waitUntil { logs.records.contains { $0.event == "reloaded" } }
+        // Past any backoff of a first failure: the sender finds the rule gone.
+        clock.advance(by: 120)
+        await waitUntil { logs.records.contains { $0.event == "notify-dropped" } }
+        let summary = try #require(store.notifications.summary(for: "feed"))
+        #expect(summary.pending == 0)
+        #expect(summary.failed == 1)
+        #expect(server.requests.count == 1)
+        task.cancel()
+        try await task.value
+    }
+
     @Test func runOnceDeliversWhatItsRefreshesMade() async throws {
         let server = try TestHTTPServer(routes: [TestHTTPRoute("POST", "/hook") { _ in .text("ok") }])
         try config.write(
