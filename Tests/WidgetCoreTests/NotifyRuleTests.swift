@@ -185,6 +185,13 @@ struct NotifyRuleTests {
             ])
     }
 
+    @Test func aRuleNameThatIsNotOneIsReported() {
+        #expect(
+            problems(#"[{"name": "a b", "on": "status", "webhook": {"url": "https://x.example", "body": "x"}}]"#) == [
+                #"widgets.d/prices.json:1:52: $.notify[0].name: "a b" is not a rule name; use 1 to 64 letters, digits, '.', '_' or '-', e.g. "down""#
+            ])
+    }
+
     @Test func aBodyThatReadsASecretIsReported() {
         #expect(
             problems(#"[{"on": "status", "webhook": {"url": "https://x.example", "body": {"t": "{{ secret.NTFY_TOKEN }}"}}}]"#) == [

@@ -347,6 +347,41 @@ struct NotificationOutboxesTests {
         #expect(observer.outboxes.nextAttempt() == nil)
     }
 
+    @Test func refreshesAndTheSenderMayUseTheOutboxesAtOnce() async throws {
+        let output = MemoryOutput(localFolder: URL(fileURLWithPath: "/nonexistent-notify-test"))
+        let outboxes = NotificationOutboxes(output: output)
+        let template = try Self.definition(#"[{"on": "status", \#(Self.webhook())}]"#)
+        let ids = (0..<20).map { "w\($0)" }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for id in ids {
+                group.addTask {
+                    var definition = template
+                    definition.id = id
+                    for (minute, status) in [Snapshot.Status.fresh, .stale, .fresh, .stale].enumerated() {
+                        var snapshot = Self.snapshot(status, minute: minute)
+                        snapshot.id = id
+                        try outboxes.observe(
+                            snapshot, definition: definition, history: [:], now: Self.start.addingTimeInterval(Double(minute)))
+                    }
+                }
+            }
+            // A sender delivering whatever is due while the refreshes go on.
+            group.addTask {
+                for _ in 0..<50 {
+                    for notification in outboxes.due(at: .distantFuture) { outboxes.delivered(notification, at: Self.start) }
+                    await Task.yield()
+                }
+            }
+            try await group.waitForAll()
+        }
+        for notification in outboxes.due(at: .distantFuture) { outboxes.delivered(notification, at: Self.start) }
+        // Three changes a widget (fresh → stale → fresh → stale), each delivered once, none lost.
+        #expect(ids.map { outboxes.summary(for: $0)?.sent } == ids.map { _ in 3 })
+        #expect(ids.map { outboxes.summary(for: $0)?.pending } == ids.map { _ in 0 })
+        let restarted = NotificationOutboxes(output: output)
+        #expect(ids.map { restarted.summary(for: $0)?.sent } == ids.map { _ in 3 })
+    }
+
     @Test func theQueueFindsOutboxesSavedBeforeItStarted() throws {
         let observer = Observer(try Self.definition(#"[{"on": "status", \#(Self.webhook())}]"#))
         try observer.observe(.fresh)

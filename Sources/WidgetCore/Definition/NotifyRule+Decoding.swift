@@ -4,6 +4,19 @@ public import WidgetLiquid
 // MARK: - Scopes
 
 extension NotifyRule {
+    /// Whether `name` may name a rule: 1 to 64 ASCII letters, digits, `.`, `_` or `-` (it appears in log
+    /// lines, metrics' labels and the outbox's keys).
+    public static func isValidName(_ name: String) -> Bool {
+        (1...64).contains(name.utf8.count)
+            && name.utf8.allSatisfy { byte in
+                switch byte {
+                case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+                    true
+                default: byte == UInt8(ascii: ".") || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "-")
+                }
+            }
+    }
+
     /// The triggers `on` may name.
     public static let triggerKinds = ["status", "change", "condition"]
 
@@ -153,6 +166,9 @@ extension NotifyRule {
             "a rule must be an object such as {\"on\": \"status\", \"webhook\": {…}}, not \(type)"
         }
         let name = try members.string(.name, what: "the rule's name") ?? "notify-\(index + 1)"
+        if !Self.isValidName(name) {
+            try members.report(.name, "\"\(name)\" is not a rule name; use 1 to 64 letters, digits, '.', '_' or '-', e.g. \"down\"")
+        }
         let kinds = NotifyRule.triggerKinds
         var trigger: Trigger?
         let on = try members.string(.on, what: "\"on\"")

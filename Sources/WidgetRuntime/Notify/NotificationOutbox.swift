@@ -22,7 +22,7 @@ public struct NotificationOutbox: Sendable, Hashable {
 
     /// What one rule last saw.
     public struct Memory: Sendable, Hashable {
-        /// What the rule watched when it saw it (``NotifyRule/Trigger/watched``): a rule whose trigger
+        /// What the rule watched when it saw it (`NotifyRule.Trigger.watched`): a rule whose trigger
         /// changed starts again.
         public var watches: String
         /// What it saw: the status, the value at the path (`nil` when the path selected nothing), or

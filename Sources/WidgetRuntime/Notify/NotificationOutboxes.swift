@@ -45,6 +45,9 @@ public final class NotificationOutboxes: NotificationQueue, Sendable {
     ///     outbox, if it had rules before, keeps its pending notifications for the sender).
     ///   - history: what templates see as `history` (`{}` without a `history` block).
     ///   - now: the moment of the observation.
+    /// One widget is observed by one caller at a time, as its refreshes are; different widgets, and the
+    /// sender, may call at the same time.
+    ///
     /// - Returns: The notifications made, oldest first (also in the outbox, for ``due(at:)``).
     /// - Throws: ``AtomicFileError`` when the outbox cannot be saved; nothing changed then, and the
     ///   next observation sees what this one saw again.
@@ -55,16 +58,22 @@ public final class NotificationOutboxes: NotificationQueue, Sendable {
         let id = definition.id
         // A widget without rules is not observed: what its outbox still holds is the sender's.
         guard !definition.notify.isEmpty else { return [] }
+        let seen = state.withLock { outbox(id, in: &$0.outboxes) } ?? NotificationOutbox(widget: id)
+        // Evaluated outside the lock: a slow body template never holds up the sender or another widget.
+        let (evaluated, decisions) = NotifyEvaluator.evaluate(seen, snapshot: snapshot, definition: definition, history: history, now: now)
+        let made = decisions.compactMap(\.notification)
         return try state.withLock { state throws(AtomicFileError) -> [PendingNotification] in
-            let saved = outbox(id, in: &state.outboxes)
-            let before = saved ?? NotificationOutbox(widget: id)
-            let (after, decisions) = NotifyEvaluator.evaluate(
-                before, snapshot: snapshot, definition: definition, history: history, now: now)
-            if after != before {
+            // The sender may have delivered some meanwhile: apply this observation to the outbox as it is now.
+            let current = outbox(id, in: &state.outboxes) ?? NotificationOutbox(widget: id)
+            var after = current
+            after.rules = evaluated.rules
+            after.lastStatus = evaluated.lastStatus
+            for notification in made { after.append(notification) }
+            if after != current {
                 try save(after)
                 state.outboxes[id] = after
             }
-            return decisions.compactMap(\.notification)
+            return made
         }
     }
 
