@@ -127,7 +127,7 @@ func runS3OutageBenchmarks() {
 }
 
 /// Runs `body` on a task and waits for it.
-private func blocking<Result: Sendable>(_ body: @escaping @Sendable () async -> Result) -> Result {
+func blocking<Result: Sendable>(_ body: @escaping @Sendable () async -> Result) -> Result {
     nonisolated(unsafe) var result: Result?
     let done = DispatchSemaphore(value: 0)
     Task {

@@ -15,6 +15,7 @@ let suites: [Benchmarks.Suite] = [
     Benchmarks.Suite(name: "memory", run: runMemoryBenchmarks),
     Benchmarks.Suite(name: "s3", run: runS3Benchmarks),
     Benchmarks.Suite(name: "s3-outage", run: runS3OutageBenchmarks),
+    Benchmarks.Suite(name: "notify-crash", run: runNotifyCrashBenchmarks),
 ]
 
 if CommandLine.arguments.dropFirst().first == BenchmarkServer.flag { BenchmarkServer.serve() }

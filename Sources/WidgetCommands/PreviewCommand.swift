@@ -25,10 +25,16 @@ public struct PreviewCommand: WidgetCommand {
                          after each transform, the entries. Values are shortened (first items, long
                          strings cut, counts shown); a stage that empties the value is marked "!", as is
                          the stage that failed
+                         For a widget with "notify" rules, then what each rule would decide and why,
+                         compared with what it last saw in the output folder's outbox (--out, else
+                         $WIDGETD_OUT, $STATE_DIRECTORY or out; nothing there: a first observation),
+                         and for a rule that fires its request: method, URL, headers (secrets
+                         masked as ***) and body. Nothing is sent or saved
           --format FORMAT
                          with --trace: text (default) or json, for tools: {"widget", "at", "stages":
                          [{"stage", "kind", "type", "seconds", "outcome", "fetch", "shape", "value",
-                         "entries", "warning", "error"}], "snapshot"}
+                         "entries", "warning", "error"}], "snapshot", "notify": {"comparedWith",
+                         "note", "rules": [{"rule", "watches", "fires", "reason", "request"}]}}
           --config DIR   the folder of widget definitions; without it $WIDGETD_CONFIG, else
                          $CONFIGURATION_DIRECTORY (systemd), else widgets.d
           --html FILE    also write the widget's gallery page to FILE (its view, or the generic
@@ -69,6 +75,9 @@ public struct PreviewCommand: WidgetCommand {
     public var templateSteps: Int?
     /// `--out`: the output folder whose OAuth2 tokens are used and kept, if any.
     public var out: String?
+    /// The output whose notification outboxes `--trace` compares the rules with: `--out`, else
+    /// `$WIDGETD_OUT`, `$STATE_DIRECTORY` or `out`.
+    public var notifyOutput: String
 
     public init(arguments: inout Arguments) throws(UsageError) {
         config = try arguments.configFolder().path
@@ -76,6 +85,8 @@ public struct PreviewCommand: WidgetCommand {
         access = try SourceAccessOptions(arguments: &arguments)
         html = try arguments.option("--html")
         out = try arguments.option("--out")
+        // `--out` is read: the daemon's default output, as `run` would choose it.
+        if let out { notifyOutput = out } else { notifyOutput = try arguments.outputFolder().path }
         trace = arguments.flag("--trace")
         let format = try arguments.option("--format")
         guard format == nil || trace else {
@@ -112,7 +123,8 @@ public struct PreviewCommand: WidgetCommand {
         if let recorder {
             let report = TraceReport(
                 widget: id, at: now, steps: recorder.steps, snapshot: outcome.snapshot, error: outcome.error,
-                mask: widget.definition.secretMask(secrets: environment.secrets))
+                mask: widget.definition.secretMask(secrets: environment.secrets),
+                notify: notifyTrace(widget.definition, snapshot: outcome.snapshot, secrets: environment.secrets, now: now))
             let text = json ? JSONWriter.string(report.json, style: .pretty) : report.text
             // Values come from the sources; a server that repeats a request's secret must not show it here.
             environment.print(widget.definition.redact(text, secrets: environment.secrets))
@@ -136,6 +148,20 @@ public struct PreviewCommand: WidgetCommand {
             return 1
         }
         return 0
+    }
+}
+
+extension PreviewCommand {
+    /// What `definition`'s rules would do with `snapshot`; `nil` without rules.
+    func notifyTrace(_ definition: WidgetDefinition, snapshot: Snapshot, secrets: SecretStore, now: Date) -> NotifyTrace? {
+        guard !definition.notify.isEmpty else { return nil }
+        let bucket = notifyOutput.hasPrefix("s3://")
+        return NotifyTrace(
+            snapshot: snapshot, definition: definition, folder: bucket ? nil : notifyOutput,
+            note: bucket
+                ? "the output \(notifyOutput) is a bucket, whose outboxes preview does not read: every rule observes for the first time"
+                : nil,
+            secrets: secrets, now: now)
     }
 }
 

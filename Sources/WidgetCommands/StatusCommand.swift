@@ -17,7 +17,9 @@ public struct StatusCommand: WidgetCommand {
         with when it started), age of the data, next refresh, refreshes used today, and the last
         error; then the warnings of fresh widgets (a filter that kept nothing, a path that matched
         nothing, a server read without verifying its certificate); then the problems of the
-        definitions as the daemon last loaded them.
+        definitions as the daemon last loaded them. Widgets with notify rules get a line each under
+        "Notifications:": pending, sent, failed and dropped notifications, and for a target that keeps
+        failing, "notify failing since …" with the last error (the JSON form has them as "notify").
 
         With a bucket output, status reads the copy in the daemon's working folder (run it where
         the daemon runs, with the same --work), and says when the daemon waits for its shard's
@@ -82,6 +84,7 @@ public struct StatusCommand: WidgetCommand {
         let output = StatusCommand.outputProblem(of: store.directory.path)
         let allFresh = snapshots.allSatisfy { $0.0.status == .fresh } && unwritten.isEmpty && output == nil
         let problems = store.definitionProblems()
+        let notifications = StatusCommand.notificationLines(of: ids, in: store)
         if json {
             let widgets = snapshots.map { snapshot, state -> WidgetValue in
                 var object: WidgetObject = [
@@ -97,6 +100,7 @@ public struct StatusCommand: WidgetCommand {
                 object["error"] = snapshot.error.map(WidgetValue.string) ?? .null
                 object["writeError"] = unwritten[snapshot.id].map(WidgetValue.string) ?? .null
                 object["warnings"] = .array(snapshot.warnings.map(WidgetValue.string))
+                if let line = notifications.first(where: { $0.id == snapshot.id }) { object["notify"] = line.value }
                 return .object(object)
             }
             let report: WidgetObject = [
@@ -126,6 +130,10 @@ public struct StatusCommand: WidgetCommand {
                 for (snapshot, _) in warned {
                     for warning in snapshot.warnings { environment.print("  \(snapshot.id): \(warning)") }
                 }
+            }
+            if !notifications.isEmpty {
+                environment.print("\nNotifications:")
+                for line in notifications { environment.print("  \(line.text)") }
             }
             if !problems.isEmpty {
                 environment.print("\nDefinition problems (the widgets they belong to keep running their last valid definition):")

@@ -32,6 +32,8 @@ struct TraceReport {
     /// The widget's secrets: masked in every value before it is cut (a server may repeat what it was
     /// sent), so that no cut splits one.
     var mask = SecretMask()
+    /// What the widget's `notify` rules would do with the snapshot; `nil` for a widget without rules.
+    var notify: NotifyTrace?
 
     /// How many items or members, and how many characters a line, the text shows.
     private static let textItems = 3
@@ -46,6 +48,10 @@ struct TraceReport {
         for step in steps {
             lines.append("")
             lines += Self.lines(of: step, failure: step.outcome == .failed ? error.map(\.message) : nil, mask: mask)
+        }
+        if let notify {
+            lines.append("")
+            lines += notify.lines
         }
         lines.append("")
         lines.append(summary)
@@ -176,7 +182,8 @@ struct TraceReport {
 
     // MARK: - JSON
 
-    /// The trace for tools: `{"widget", "at", "stages": [...], "snapshot"}`.
+    /// The trace for tools: `{"widget", "at", "stages": [...], "snapshot"}`, and `"notify"` (see
+    /// ``NotifyTrace/json``) for a widget with rules.
     var json: WidgetValue {
         let stages = steps.map { step -> WidgetValue in
             var object: WidgetObject = [
@@ -211,9 +218,11 @@ struct TraceReport {
             if step.outcome == .failed, let error { object["error"] = .string(error.message) }
             return .object(object)
         }
-        return [
+        var report: WidgetObject = [
             "widget": .string(widget), "at": .string(Timestamp.string(at)), "stages": .array(stages), "snapshot": snapshot.value,
         ]
+        if let notify { report["notify"] = notify.json }
+        return .object(report)
     }
 
     // MARK: - Shortening

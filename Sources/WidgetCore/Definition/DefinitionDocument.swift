@@ -50,6 +50,9 @@ public struct DefinitionDocument: Sendable {
     public var instances: [Instance]?
     /// How the gallery page shows an entry; `nil` for the generic card.
     public var view: ViewDefinition?
+    /// When to send a notification and where (see ``NotifyRule``), in the order written; empty without
+    /// `notify`. Instances inherit the rules.
+    public var notify: [NotifyRule] = []
     /// The values each fresh refresh adds to the widget's series; `nil` when the file keeps none.
     public var history: HistoryDefinition?
 
@@ -86,7 +89,7 @@ extension DefinitionDocument: DescribedOptions {
     public enum CodingKeys: String, DescribedKey {
         case schema = "$schema"
         case id, title, description, timeZone, inputs, source, parser, transforms, timeline, schedule
-        case staleAfter, deadline, fallback, placeholder, instances, view
+        case staleAfter, deadline, fallback, placeholder, instances, view, notify
         case history
 
         public var keyDescription: KeyDescription {
@@ -161,6 +164,11 @@ extension DefinitionDocument: DescribedOptions {
                 KeyDescription(
                     "How the gallery page shows an entry: a Liquid template giving an HTML fragment (widget, status, entry and now in scope, partials from the views folder), or one per family: small, medium, large, extraLarge and the lock screen's accessoryCircular, accessoryRectangular, accessoryInline, with supportedFamilies to list those the widget offers.",
                     ViewDefinition.valueShape
+                )
+            case .notify:
+                KeyDescription(
+                    "Notifications: each rule fires when the status changes (on: status, to), the value at a path changes (on: change, path) or a condition becomes true (on: condition, if), and sends its webhook (url, method, headers, body).",
+                    .array(.object(NotifyRule.shape))
                 )
             case .history:
                 KeyDescription(
@@ -248,6 +256,7 @@ extension DefinitionDocument: Decodable {
         placeholder = members.value(.placeholder)
         instances = try members.decode(.instances, as: Instances.self)?.list
         view = try members.decode(.view)
+        notify = try members.decode(.notify, as: NotifyRules.self)?.list ?? []
         history = try members.decode(.history)
     }
 }

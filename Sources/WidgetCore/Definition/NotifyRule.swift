@@ -24,6 +24,26 @@ public struct NotifyRule: Sendable, Hashable {
         /// `condition`, a Liquid condition as written inside `{% if … %}`, became true: it is true now and
         /// was false, or had never been evaluated.
         case condition(Template)
+
+        /// The trigger's kind, as `on` writes it: `status`, `change` or `condition`.
+        public var kind: String {
+            switch self {
+            case .status: "status"
+            case .change: "change"
+            case .condition: "condition"
+            }
+        }
+
+        /// What the rule watches, in words that change when the trigger does (`status`, `change $.price`,
+        /// `condition value.total < 1000`): a rule whose trigger changed on a reload starts again, as if
+        /// it had seen nothing.
+        public var watched: String {
+            switch self {
+            case .status: "status"
+            case .change(let path): "change \(path.text)"
+            case .condition(let template): "condition \(NotifyRule.conditionText(of: template))"
+            }
+        }
     }
 
     /// A header of the webhook's request: its name and its value, a template.
@@ -44,8 +64,8 @@ public struct NotifyRule: Sendable, Hashable {
     public enum Body: Sendable, Hashable {
         /// A template whose text is sent as `text/plain; charset=utf-8`.
         case text(Template)
-        /// A JSON value whose strings are templates, sent as `application/json`.
-        case json(WidgetValue)
+        /// A JSON object or array whose strings are templates, sent as `application/json`.
+        case json(TemplateTree)
     }
 
     /// Where a notification goes: an HTTP request.

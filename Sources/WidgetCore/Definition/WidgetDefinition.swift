@@ -43,8 +43,9 @@ public struct WidgetDefinition: Sendable {
     /// A fingerprint of the definition as written (128 bits), to notice changes on reload without keeping
     /// the whole document.
     public var fingerprint: String
-    /// The secrets (`{{ env.NAME }}`, `{{ secret.NAME }}`) its sources read, names from `params` included:
-    /// their values are masked in every error of its refreshes (``redact(_:secrets:)``).
+    /// The secrets (`{{ env.NAME }}`, `{{ secret.NAME }}`) its sources and its `notify` webhooks read,
+    /// names from `params` included: their values are masked in every error of its refreshes and its
+    /// notifications (``redact(_:secrets:)``).
     public var secretUses: [Template.SecretUse] = []
     /// The steps its templates may take (see `TemplateSteps`): all those of one refresh together, and
     /// the views of one gallery card together. The reader that made it sets it

@@ -469,7 +469,9 @@ extension DefinitionReader {
                     let places =
                         path.components.contains(.key("oauth2"))
                         ? "\"oauth2\"'s " + DefinitionReader.oauth2SecretKeys.map { "\"\($0)\"" }.joined(separator: ", ")
-                        : "a source's \"url\", \"headers\" and \"body\""
+                        : path.components.first == .key("notify")
+                            ? "a webhook's \"url\" and \"headers\" (a notification's body is kept in the widget's state)"
+                            : "a source's \"url\", \"headers\" and \"body\""
                     report(
                         path,
                         "{{ \(namespace.rawValue).… }} may only be used in \(places), so that secrets never reach a snapshot; move it there"
@@ -565,7 +567,8 @@ extension DefinitionReader {
         }
 
         /// Whether a template at `path` may read secrets: in a source's or input's `url`, `headers` and
-        /// `body` and its `oauth2` block's credentials (``oauth2SecretKeys``), and in the
+        /// `body` and its `oauth2` block's credentials (``oauth2SecretKeys``), in a `notify` rule's
+        /// webhook's `url` and `headers` (never its body, which is kept in the outbox), and in the
         /// ``Stage/secretOptions`` of a transform (there too, inside `oauth2`, only in its credentials).
         func secretsAllowed(at path: ValuePath) -> Bool {
             let components = path.components
@@ -585,6 +588,11 @@ extension DefinitionReader {
                 return key == "url" || key == "headers" || key == "body"
             }
             if case .key("source")? = components.first { return leafAllowed(components.dropFirst()) }
+            if components.count >= 4, case .key("notify") = components[0], case .key("webhook") = components[2],
+                case .key(let key) = components[3]
+            {
+                return key == "url" || key == "headers"
+            }
             if components.count >= 3, case .key("inputs") = components[0] { return leafAllowed(components.dropFirst(2)) }
             return false
         }

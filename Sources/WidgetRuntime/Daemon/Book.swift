@@ -231,7 +231,8 @@ extension WidgetDaemon {
             do {
                 let gallery = try writeGallery(now: now)
                 try store.writeIndex(snapshots.map { $0.value.snapshot(id: $0.key) }, generatedAt: now, gallery: gallery)
-                var text = metrics.text(now: now, snapshots: snapshots, widgetCount: widgets.count)
+                var text = metrics.text(
+                    now: now, snapshots: snapshots, widgetCount: widgets.count, notifications: notificationSummaries())
                 if let bucket = store.output as? BucketOutput { text += bucket.health.prometheusLines(at: now) }
                 try store.writeMetrics(text)
             } catch {

@@ -43,6 +43,17 @@ extension WidgetDaemon {
             }
         }
 
+        /// The metric families of the notification outboxes: name, type, help, and the figure of a summary.
+        static let notificationFamilies: [(String, String, String, @Sendable (NotificationSummary) -> Int)] = [
+            ("widgetd_notifications_sent_total", "counter", "Notifications delivered (a 2xx answer).", { $0.sent }),
+            (
+                "widgetd_notifications_failed_total", "counter",
+                "Notifications given up: not delivered within 24 hours, or their rule was removed.", { $0.failed }
+            ),
+            ("widgetd_notifications_dropped_total", "counter", "Notifications dropped unsent because the outbox was full.", { $0.dropped }),
+            ("widgetd_notifications_pending", "gauge", "Notifications waiting to be delivered.", { $0.pending }),
+        ]
+
         /// Every widget's, by id: one table rather than one per metric.
         var widgets: [String: Widget] = [:]
 
@@ -65,8 +76,11 @@ extension WidgetDaemon {
             widgets[id, default: Widget()].writeFailures += 1
         }
 
-        /// The Prometheus text exposition of the daemon's counters and gauges.
-        func text(now: Date, snapshots: [String: SnapshotSummary], widgetCount: Int) -> String {
+        /// The Prometheus text exposition of the daemon's counters and gauges, with the outboxes of the
+        /// widgets with `notify` rules (`notifications`, by id).
+        func text(
+            now: Date, snapshots: [String: SnapshotSummary], widgetCount: Int, notifications: [String: NotificationSummary] = [:]
+        ) -> String {
             var text = ""
             text.reserveCapacity(256 * (snapshots.count + 1) * 4)
             func label(_ text: String) -> String {
@@ -138,6 +152,11 @@ extension WidgetDaemon {
                 snapshots.keys.sorted().compactMap { id in
                     snapshots[id]?.lastSuccessAt.map { (widget(id), "\(max(0, Int(now.timeIntervalSince($0))))") }
                 })
+            // Only when a widget has rules: a daemon that notifies nobody has no such families.
+            let outboxes = notifications.sorted { $0.key < $1.key }
+            for (name, type, help, count) in outboxes.isEmpty ? [] : Self.notificationFamilies {
+                family(name, type, help, outboxes.map { (widget($0.key), "\(count($0.value))") })
+            }
             family("widgetd_widgets", "gauge", "Widgets loaded.", [("", "\(widgetCount)")])
             return text
         }

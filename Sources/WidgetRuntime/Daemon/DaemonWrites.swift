@@ -34,7 +34,7 @@ extension WidgetDaemon {
     /// of the file queue (a snapshot is read back from disk, as the book keeps none of its entries),
     /// flushing the folder once for them all. `definitions` gives each widget's view.
     static func markStale(
-        _ ids: [String], at now: Date, definitions: [String: WidgetDefinition], store: SnapshotStore
+        _ ids: [String], at now: Date, definitions: [String: WidgetDefinition], store: SnapshotStore, sender: NotificationSender? = nil
     ) async -> [(id: String, mark: StaleMark)] {
         await withCheckedContinuation { continuation in
             fileQueue.async {
@@ -45,6 +45,7 @@ extension WidgetDaemon {
                     snapshot.status = .stale
                     snapshot.generatedAt = now
                     do {
+                        try observeNotifications(of: snapshot, definition: definitions[id], store: store, sender: sender)
                         try store.write(snapshot, syncsFolder: false)
                         if (try? store.writeCard(of: snapshot, definition: definitions[id])) == nil { store.removeCard(for: id) }
                         return (id, .marked(snapshot))
@@ -59,13 +60,14 @@ extension WidgetDaemon {
     }
 
     /// Writes what a refresh produced: the assets it refers to that the output does not have yet (see
-    /// `SnapshotStore.publishAssets(_:)`; before the snapshot that names them), the snapshot, the state,
+    /// `SnapshotStore.publishAssets(_:)`; before the snapshot that names them), the widget's notification
+    /// outbox (its `notify` rules evaluated, before the snapshot that shows what they saw), the snapshot, the state,
     /// then the widget's page (its card rendered with `definition`'s view), without flushing. A page that
     /// cannot be written is deleted, being out of date, and the next gallery renders its card again. Nothing is written when `check`
     /// (``Configuration/outputCheck``) throws.
     static func write(
         _ outcome: WidgetRefresher.Outcome, definition: WidgetDefinition, to store: SnapshotStore,
-        check: (@Sendable () throws -> Void)? = nil
+        check: (@Sendable () throws -> Void)? = nil, sender: NotificationSender? = nil
     ) async -> Written {
         await withCheckedContinuation { continuation in
             fileQueue.async {
@@ -75,6 +77,7 @@ extension WidgetDaemon {
                         store.publishAssets(AssetJanitor.paths(in: AssetJanitor.values(of: outcome.snapshot, outcome.state)))
                     }
                     try store.history.record(outcome.snapshot, definition: definition)
+                    try observeNotifications(of: outcome.snapshot, definition: definition, store: store, sender: sender)
                     try store.writeRefresh(outcome.snapshot, state: outcome.state)
                     let card = try? store.writeCard(of: outcome.snapshot, definition: definition)
                     if card == nil { store.removeCard(for: outcome.snapshot.id) }

@@ -99,6 +99,8 @@ public final class WidgetDaemon: Sendable {
     /// What the daemon was created with; fixed for its life.
     public let configuration: Configuration
     let mailbox = EventMailbox()
+    /// Delivers the notifications the widgets' rules make, beside the refreshes.
+    let sender: NotificationSender
     private let refreshStream: AsyncStream<RefreshReport>
     private let refreshContinuation: AsyncStream<RefreshReport>.Continuation
 
@@ -126,6 +128,7 @@ public final class WidgetDaemon: Sendable {
             configuration.refresher.resources.insert(HostLimits(clock: configuration.clock))
         }
         self.configuration = configuration
+        sender = WidgetDaemon.makeSender(for: configuration)
         (refreshStream, refreshContinuation) = AsyncStream.makeStream(
             bufferingPolicy: configuration.keepsEveryRefreshReport ? .unbounded : .bufferingNewest(1))
     }
@@ -182,6 +185,7 @@ public final class WidgetDaemon: Sendable {
         for widget in loaded.widgets {
             book.add(widget, saved: configuration.store.savedState(for: widget.id), now: configuration.clock.now(), startup: false)
         }
+        updateNotifications(book.widgets)
         let now = configuration.clock.now()
         // Identical requests of this run share one fetch.
         let refresher = coalescingRefresher()
@@ -211,6 +215,8 @@ public final class WidgetDaemon: Sendable {
             }
         }
         configuration.store.syncFolders()
+        // What the rules made is delivered before the run ends; what fails waits for the next run.
+        await sender.sendDue()
         book.writeIndexAndMetrics(now: now, log: configuration.log)
         return OnceReport(diagnostics: loaded.diagnostics, outcomes: outcomes.sorted { $0.snapshot.id < $1.snapshot.id })
     }
@@ -246,6 +252,7 @@ public final class WidgetDaemon: Sendable {
         var outputLost: (any Error)?
         mailbox.setLooping(true)
         await withDiscardingTaskGroup { group in
+            group.addTask { await self.sender.run() }
             outputLost = await loop(&book, running: &running, group: &group)
             mailbox.setLooping(false)
             configuration.lifecycle(.stopping)
@@ -418,6 +425,7 @@ public final class WidgetDaemon: Sendable {
         let store = configuration.store
         let check = configuration.outputCheck
         let clock = configuration.clock
+        let sender = sender
         let work: @Sendable () async -> Void = {
             let started = ContinuousClock.now
             let startedAt = clock.now()
@@ -427,7 +435,9 @@ public final class WidgetDaemon: Sendable {
             let duration = ContinuousClock.now - started
             // A refresh cancelled (its widget removed, or the daemon stopping) writes nothing.
             let stopped = Task.isCancelled || outcome.error?.isCancellation == true
-            let written = stopped ? .skipped : await WidgetDaemon.write(outcome, definition: widget.definition, to: store, check: check)
+            let written =
+                stopped
+                ? .skipped : await WidgetDaemon.write(outcome, definition: widget.definition, to: store, check: check, sender: sender)
             let elapsed = clock.now().timeIntervalSince(startedAt)
             mailbox.post(
                 FinishedRefresh(id: widget.id, start: start, outcome: outcome, duration: duration, elapsed: elapsed, written: written))
@@ -448,7 +458,7 @@ public final class WidgetDaemon: Sendable {
         guard !ids.isEmpty else { return }
         var marked = 0
         for (id, mark) in await WidgetDaemon.markStale(
-            ids, at: now, definitions: book.widgets.mapValues(\.definition), store: configuration.store)
+            ids, at: now, definitions: book.widgets.mapValues(\.definition), store: configuration.store, sender: sender)
         {
             switch mark {
             case .marked(let snapshot):
@@ -589,6 +599,7 @@ public final class WidgetDaemon: Sendable {
                 book.remove(id)
             }
         }
+        updateNotifications(book.widgets, removed: removed)
         log(
             WidgetDaemon.reloadSummary(
                 startup: startup, widgets: book.widgets.count, added: added, changed: changed, removed: removed,

@@ -120,11 +120,12 @@ public final class BucketOutput: WidgetOutput {
     /// `s3://BUCKET/PREFIX`.
     public var description: String { "s3://\(bucket)/\(prefix)" }
 
-    /// Whether ``prepare()`` restores `key` by default: a widget's state (`.state/<id>.json`) or its
-    /// snapshot (`<id>.json` at the root, `index.json` excepted); not the daemon's own records
+    /// Whether ``prepare()`` restores `key` by default: a widget's state (`.state/<id>.json`), its
+    /// notification outbox (`.state/notify/<id>.json`) or its snapshot (`<id>.json` at the root, `index.json` excepted); not the daemon's own records
     /// (`.state/_daemon.json`), leases or shards' parts.
     public static func restoresByDefault(_ key: String) -> Bool {
         guard key.hasSuffix(".json") else { return false }
+        if key.hasPrefix(NotificationOutboxes.folder + "/") { return !key.dropFirst(NotificationOutboxes.folder.count + 1).contains("/") }
         if key.hasPrefix(".state/") { return !key.dropFirst(7).contains("/") && !key.hasPrefix(".state/_") }
         return !key.contains("/") && key != "index.json"
     }

@@ -16,7 +16,8 @@ public import WidgetJSON
 /// widgetd.prom     Prometheus text format
 /// .state/          what must survive a restart (front-ends ignore it): every widget's state (in a
 ///                  folder, _states.jsonl, see StateJournal; elsewhere one object per widget,
-///                  <id>.json), the daemon's record, the definitions' problems
+///                  <id>.json), the daemon's record, the definitions' problems, and the
+///                  notification outboxes (notify/<id>.json, see NotificationOutboxes)
 /// ```
 ///
 /// With a ``shard`` (`run --shard K/N`), the index, the gallery and the metrics are the shard's part
@@ -40,6 +41,8 @@ public struct SnapshotStore: Sendable {
     let publishedAssets = PublishedAssets()
     /// The fingerprints of the pages written so far, shared by the store's copies.
     let pageFingerprints = PageFingerprints()
+    /// The widgets' notification outboxes (`.state/notify/<id>.json`), shared by the store's copies.
+    public let notifications: NotificationOutboxes
     /// The widgets' histories, `<id>.history.json`, shared by the store's copies.
     public let history: HistoryStore
 
@@ -53,6 +56,7 @@ public struct SnapshotStore: Sendable {
         self.output = output
         history = HistoryStore(output: output)
         directory = output.localFolder
+        notifications = NotificationOutboxes(output: output)
         journalPath = (output as? FolderOutput)?.journalPath
     }
 

@@ -1,0 +1,274 @@
+public import Foundation
+import Synchronization
+public import WidgetCore
+import WidgetJSON
+public import WidgetStages
+
+/// Delivers the notifications the widgets' rules made: drains a `NotificationQueue` beside the
+/// refreshes, never on their places, and reports what became of each one.
+///
+/// Each notification is sent as its rule's webhook says: the address and the headers are rendered when
+/// it is sent (they may read `env` and `secret`, and see `widget`, `params` and `notification`, its `id`
+/// and `rule`), the body is the one rendered when the rule fired. Every request carries
+/// `Idempotency-Key: <id>`, so that a receiver can drop a repeat, and the body's `Content-Type`.
+///
+/// - A 2xx answer delivers it: it leaves the outbox.
+/// - A 408, a 429, a 5xx, or no answer at all (the connection refused, the 10 s deadline passed) is
+///   tried again after an exponential backoff with full jitter — a random delay up to 30 s, then up to
+///   1 min, 2 min, … at most 1 h — or after the server's `Retry-After` when that is later.
+/// - Any other answer (a 4xx: a bad token, a webhook deleted; a redirect not followed) says the request
+///   itself is wrong: it is tried again only hourly, in case the definition or the secret is fixed.
+/// - A notification not delivered 24 hours after its rule fired is given up, and counted as failed.
+/// - A notification whose widget or rule no longer exists (removed by a reload) is dropped.
+///
+/// At most ``maximumInFlight`` requests are in flight; the sender waits for a notification to be queued
+/// (``wake()``) or for the next attempt due, on the daemon's clock, so a test moves it with a manual clock.
+///
+/// ```swift
+/// let sender = NotificationSender(queue: store.notifications, secrets: secrets, clock: clock)
+/// sender.update(definitions: ["shop": shop])
+/// try await sender.run()   // until the task is cancelled
+/// ```
+public final class NotificationSender: Sendable {
+    /// What one attempt at a notification came to.
+    public enum Outcome: Sendable, Equatable {
+        /// A 2xx answer.
+        case delivered
+        /// Not delivered; tried again at `retryAt`, or given up when it is `nil`.
+        case failed(error: String, retryAt: Date?)
+        /// Its widget or its rule no longer exists.
+        case dropped(reason: String)
+    }
+
+    /// The most requests in flight at once.
+    public static let maximumInFlight = 4
+    /// How long one request may take, answer included.
+    public static let requestTimeout: TimeInterval = 10
+    /// The most bytes read of an answer: receivers answer with a few bytes, which are not kept.
+    public static let maximumAnswerBytes = 256 * 1024
+    /// The backoff's first ceiling, in seconds; it doubles with each failed attempt.
+    public static let firstRetryDelay: Double = 30
+    /// The backoff's last ceiling, in seconds, and the delay after an answer that retrying will not fix.
+    public static let longestRetryDelay: Double = 3600
+    /// How long after its rule fired a notification is given up, in seconds.
+    public static let givingUpAfter: Double = 24 * 3600
+
+    private let queue: any NotificationQueue
+    private let secrets: SecretStore
+    private let clock: any WidgetClock
+    private let client: HTTPClient
+    private let log: @Sendable (LogRecord) -> Void
+    private let random: @Sendable () -> Double
+    /// Whether a widget's notifications are this sender's; `nil` for every widget's.
+    private let owns: (@Sendable (String) -> Bool)?
+    private let definitions = Mutex<[String: WidgetDefinition]>([:])
+    private let wakeup = SenderWakeup()
+
+    /// A sender that drains `queue`.
+    ///
+    /// - Parameters:
+    ///   - queue: Where the notifications wait, and where what became of them is reported.
+    ///   - secrets: What `env.NAME` and `secret.NAME` read in addresses and headers.
+    ///   - clock: The daemon's clock: retries are due on it.
+    ///   - client: The client requests go through; by default one of the sender's own, so that a slow
+    ///     target never holds a place a fetch needs.
+    ///   - log: Where `notify-sent`, `notify-failed` and `notify-dropped` lines go.
+    ///   - random: A number in `0..<1` for the backoff's jitter.
+    ///   - owns: Whether the notifications of a widget are this sender's: with several daemons sharing one
+    ///     output (`run --shard`), each sends its own widgets' only, and leaves the others' alone; `nil`
+    ///     for every widget's.
+    public init(
+        queue: any NotificationQueue, secrets: SecretStore, clock: any WidgetClock,
+        client: HTTPClient = HTTPClient(maximumConnectionsPerHost: NotificationSender.maximumInFlight),
+        log: @escaping @Sendable (LogRecord) -> Void = { _ in }, random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) },
+        owns: (@Sendable (String) -> Bool)? = nil
+    ) {
+        self.queue = queue
+        self.secrets = secrets
+        self.clock = clock
+        self.client = client
+        self.log = log
+        self.random = random
+        self.owns = owns
+    }
+
+    /// Replaces the widgets the sender knows, by id: the daemon's after each load of the definitions. A
+    /// notification finds its webhook in its widget's `notify` rules, by the rule's name.
+    public func update(definitions: [String: WidgetDefinition]) {
+        self.definitions.withLock { $0 = definitions }
+    }
+
+    /// Tells the sender that a notification was queued: it sends at once rather than at its next retry.
+    public func wake() {
+        wakeup.raise()
+    }
+
+    // MARK: - Running
+
+    /// Sends what is due, then waits for more, until the calling task is cancelled.
+    public func run() async {
+        while !Task.isCancelled {
+            let attempted = await sendDue()
+            guard !Task.isCancelled else { return }
+            // No connection stays open between passes, which come minutes or hours apart.
+            if attempted > 0 { client.closeIdleConnections() }
+            var next = nextAttempt()
+            // A queue that says something is due but gives nothing waits a second rather than spin.
+            if attempted == 0, let due = next, due <= clock.now() { next = clock.now().addingTimeInterval(1) }
+            await wakeup.wait(until: next, clock: clock)
+        }
+    }
+
+    /// The earliest next attempt of this sender's notifications (the queue's own when it sends them all).
+    func nextAttempt() -> Date? {
+        guard let owns else { return queue.nextAttempt() }
+        return queue.due(at: .distantFuture).filter { owns($0.widget) }.map { $0.nextAttemptAt ?? $0.createdAt }.min()
+    }
+
+    /// Attempts every notification due now, at most ``maximumInFlight`` at a time, and returns how many
+    /// it attempted (dropped ones included) once every attempt has ended.
+    @discardableResult
+    public func sendDue() async -> Int {
+        let due = queue.due(at: clock.now()).filter { owns?($0.widget) ?? true }
+        guard !due.isEmpty else { return 0 }
+        await withTaskGroup(of: Void.self) { group in
+            var waiting = due[...]
+            var inFlight = 0
+            while let notification = waiting.popFirst() {
+                if inFlight == Self.maximumInFlight {
+                    await group.next()
+                    inFlight -= 1
+                }
+                guard !Task.isCancelled else { break }
+                group.addTask { await self.attempt(notification) }
+                inFlight += 1
+            }
+            await group.waitForAll()
+        }
+        return due.count
+    }
+
+    /// Sends `notification` once, reports the outcome to the queue and logs it.
+    @discardableResult
+    public func attempt(_ notification: PendingNotification) async -> Outcome {
+        let outcome = await send(notification)
+        let now = clock.now()
+        let details: WidgetObject = [
+            "id": .string(notification.id), "rule": .string(notification.rule),
+            "attempts": .number(WidgetNumber(notification.attempts + 1)),
+        ]
+        switch outcome {
+        case .delivered:
+            queue.delivered(notification, at: now)
+            log(
+                LogRecord(
+                    .info, "notify-sent", "\(notification.widget): notification \(notification.rule) sent (\(notification.reason))",
+                    widget: notification.widget, details: details))
+        case .failed(let error, let retryAt):
+            // A cancelled attempt (the daemon stopping) is no failure: it stays as it was, due again.
+            if Task.isCancelled { return outcome }
+            queue.failed(notification, error: error, retryAt: retryAt, at: now)
+            let then = retryAt.map { "; next attempt at \(Timestamp.string($0))" } ?? "; given up after 24 h"
+            log(
+                LogRecord(
+                    retryAt == nil ? .error : .warning, "notify-failed",
+                    "\(notification.widget): notification \(notification.rule) not delivered: \(error)\(then)",
+                    widget: notification.widget, next: retryAt, error: error, details: details))
+        case .dropped(let reason):
+            queue.failed(notification, error: reason, retryAt: nil, at: now)
+            log(
+                LogRecord(
+                    .warning, "notify-dropped", "\(notification.widget): notification \(notification.rule) dropped: \(reason)",
+                    widget: notification.widget, error: reason, details: details))
+        }
+        return outcome
+    }
+
+    /// Sends `notification` and says what came of it, reporting nothing.
+    func send(_ notification: PendingNotification) async -> Outcome {
+        guard let definition = definitions.withLock({ $0[notification.widget] }) else {
+            return .dropped(reason: "the widget \(notification.widget) no longer exists")
+        }
+        guard let rule = definition.notify.first(where: { $0.name == notification.rule }) else {
+            return .dropped(reason: "its rule \(notification.rule) no longer exists in \(definition.file)")
+        }
+        let mask = definition.secretMask(secrets: secrets)
+        let request: HTTPRequest
+        do {
+            request = try makeRequest(notification, rule: rule, definition: definition)
+        } catch {
+            // The definition or a secret may be fixed meanwhile: tried again like an answer that says so.
+            return failure(mask.apply("\(error)"), of: notification, permanent: true, retryAfter: nil)
+        }
+        let host = mask.apply(request.hostDescription)
+        let response: HTTPResponse
+        do {
+            response = try await client.send(request)
+        } catch {
+            return failure(mask.apply("\(error)"), of: notification, permanent: false, retryAfter: nil)
+        }
+        if response.isSuccess { return .delivered }
+        let transient = response.status == 408 || response.status == 429 || response.status >= 500
+        return failure(
+            "\(host) answered \(response.status)", of: notification, permanent: !transient,
+            retryAfter: response.retryAfter(now: clock.now()))
+    }
+
+    /// The failure of an attempt at `notification`, with when to try again.
+    private func failure(_ error: String, of notification: PendingNotification, permanent: Bool, retryAfter: Double?) -> Outcome {
+        let now = clock.now()
+        var delay =
+            permanent ? Self.longestRetryDelay : Self.retryDelay(afterFailedAttempts: notification.attempts + 1, random: random())
+        if let retryAfter { delay = max(delay, retryAfter) }
+        let retryAt = now.addingTimeInterval(delay)
+        let givingUp = notification.createdAt.addingTimeInterval(Self.givingUpAfter)
+        return .failed(error: error, retryAt: retryAt > givingUp ? nil : retryAt)
+    }
+
+    /// The backoff after `failures` failed attempts (1 for the first), in seconds: a random share
+    /// (`random`, in `0..<1`) of 30 s, 1 min, 2 min, … at most 1 h — but never under a second.
+    ///
+    /// ```swift
+    /// NotificationSender.retryDelay(afterFailedAttempts: 1, random: 0.5)   // 15
+    /// NotificationSender.retryDelay(afterFailedAttempts: 20, random: 0.5)  // 1800
+    /// ```
+    public static func retryDelay(afterFailedAttempts failures: Int, random: Double) -> Double {
+        let doublings = Double(min(max(failures, 1) - 1, 16))
+        let ceiling = min(firstRetryDelay * pow(2, doublings), longestRetryDelay)
+        return max(1, ceiling * min(max(random, 0), 1))
+    }
+
+    // MARK: - The request
+
+    /// The request for `notification`: `rule`'s address and headers rendered with the secrets (see
+    /// `NotificationRequest`; a header that reads a secret never follows a redirect to another origin),
+    /// its body and content type, and its id as `Idempotency-Key`.
+    ///
+    /// - Throws: A message when a template fails or the address is not http(s).
+    func makeRequest(_ notification: PendingNotification, rule: NotifyRule, definition: WidgetDefinition) throws -> HTTPRequest {
+        let rendered: NotificationRequest
+        do {
+            rendered = try NotificationRequest(notification, rule: rule, definition: definition, secrets: secrets)
+        } catch {
+            throw NotificationError(message: "a template of the webhook failed: \(error)")
+        }
+        let text = rendered.url.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
+            url.host != nil
+        else {
+            throw NotificationError(message: "the url template did not give an http or https URL; check the values it reads")
+        }
+        var request = HTTPRequest(
+            url: url, method: rendered.method, body: Data(rendered.body.utf8), timeout: Self.requestTimeout,
+            connectTimeout: Self.requestTimeout, maxBytes: Self.maximumAnswerBytes)
+        request.headers = rendered.headers
+        request.headers.replaceOrAdd(name: "Idempotency-Key", value: notification.id)
+        return request
+    }
+}
+
+/// Why a notification's request could not be made.
+struct NotificationError: Error, CustomStringConvertible {
+    var message: String
+    var description: String { message }
+}
