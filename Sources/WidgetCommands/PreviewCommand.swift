@@ -124,7 +124,9 @@ public struct PreviewCommand: WidgetCommand {
             let report = TraceReport(
                 widget: id, at: now, steps: recorder.steps, snapshot: outcome.snapshot, error: outcome.error,
                 mask: widget.definition.secretMask(secrets: environment.secrets),
-                notify: notifyTrace(widget.definition, snapshot: outcome.snapshot, secrets: environment.secrets, now: now))
+                notify: notifyTrace(
+                    widget.definition, snapshot: outcome.snapshot, history: history?.templateValue ?? .object([:]),
+                    secrets: environment.secrets, now: now))
             let text = json ? JSONWriter.string(report.json, style: .pretty) : report.text
             // Values come from the sources; a server that repeats a request's secret must not show it here.
             environment.print(widget.definition.redact(text, secrets: environment.secrets))
@@ -152,8 +154,10 @@ public struct PreviewCommand: WidgetCommand {
 }
 
 extension PreviewCommand {
-    /// What `definition`'s rules would do with `snapshot`; `nil` without rules.
-    func notifyTrace(_ definition: WidgetDefinition, snapshot: Snapshot, secrets: SecretStore, now: Date) -> NotifyTrace? {
+    /// What `definition`'s rules would do with `snapshot`, their bodies reading `history`; `nil` without rules.
+    func notifyTrace(
+        _ definition: WidgetDefinition, snapshot: Snapshot, history: WidgetValue, secrets: SecretStore, now: Date
+    ) -> NotifyTrace? {
         guard !definition.notify.isEmpty else { return nil }
         let bucket = notifyOutput.hasPrefix("s3://")
         return NotifyTrace(
@@ -161,7 +165,7 @@ extension PreviewCommand {
             note: bucket
                 ? "the output \(notifyOutput) is a bucket, whose outboxes preview does not read: every rule observes for the first time"
                 : nil,
-            secrets: secrets, now: now)
+            history: history, secrets: secrets, now: now)
     }
 }
 

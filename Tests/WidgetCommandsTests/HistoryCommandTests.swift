@@ -43,11 +43,11 @@ struct HistoryCommandTests {
         await widgetd(["history"] + arguments + ["--out", out.path])
     }
 
-    func widgetd(_ arguments: [String]) async -> (status: Int32, stdout: String, stderr: String) {
+    func widgetd(_ arguments: [String], at now: Date? = nil) async -> (status: Int32, stdout: String, stderr: String) {
         let printed = Mutex<[String]>([])
         let errors = Mutex<[String]>([])
         let environment = CommandEnvironment(
-            registry: .builtIn, clock: ManualClock(now: start), secrets: SecretStore(environment: [:]), variables: [:],
+            registry: .builtIn, clock: ManualClock(now: now ?? start), secrets: SecretStore(environment: [:]), variables: [:],
             print: { text in printed.withLock { $0.append(text) } }, printError: { text in errors.withLock { $0.append(text) } })
         let status = await WidgetCommandLine.main(arguments, environment: environment)
         return (status, printed.withLock { $0.joined(separator: "\n") }, errors.withLock { $0.joined(separator: "\n") })
@@ -110,6 +110,19 @@ struct HistoryCommandTests {
         let empty = await widgetd(["preview", "portfolio", "--config", config.path])
         #expect(empty.status == 0, "\(empty.stderr)")
         #expect(try JSONReader.read(empty.stdout)["entries"]?[0]?["content"]?["seen"] == .number(0))
+    }
+
+    @Test func previewShowsANotificationBodyReadingTheHistoryWithThisRefreshsPoint() async throws {
+        let config = try TemporaryFolder("widgetd-history-notify")
+        try config.write(
+            "portfolio.json",
+            #"{"source": {"path": "data.json"}, "history": {"values": {"total": "$.total", "note": "$.note"}}, "notify": [{"name": "up", "on": "condition", "if": "value.total > 1", "webhook": {"url": "https://x.example", "body": "{{ history.total | size }} points, last {{ history.total.last.value }}"}}]}"#
+        )
+        try config.write("data.json", #"{"total": 5}"#)
+        // Ten minutes after the first saved point: the two saved, then this refresh's.
+        let result = await widgetd(["preview", "portfolio", "--config", config.path, "--trace", "--out", out.path], at: start + 600)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("    body: 3 points, last 5"), "\(result.stdout)")
     }
 
     @Test func theCommandIsListedWithItsHelp() async {
