@@ -34,15 +34,19 @@ struct NotifyTrace {
     /// - Parameters:
     ///   - folder: the output folder whose outbox holds what the rules last saw; `nil` when the output
     ///     is not a folder (`note` says why nothing is compared).
+    ///   - history: what the bodies read as `history`; `{}` by default.
     ///   - secrets: what the webhooks' url and headers read; masked in what is shown.
-    init(snapshot: Snapshot, definition: WidgetDefinition, folder: String?, note: String? = nil, secrets: SecretStore, now: Date) {
+    init(
+        snapshot: Snapshot, definition: WidgetDefinition, folder: String?, note: String? = nil, history: WidgetValue = .object([:]),
+        secrets: SecretStore, now: Date
+    ) {
         let outboxes = folder.map { NotificationOutboxes(output: FolderOutput(folder: URL(fileURLWithPath: $0, isDirectory: true))) }
         let (decisions, saved) =
-            outboxes?.dryRun(snapshot, definition: definition, history: .object([:]), now: now)
+            outboxes?.dryRun(snapshot, definition: definition, history: history, now: now)
             ?? (
                 NotifyEvaluator.evaluate(
                     NotificationOutbox(widget: definition.id), snapshot: snapshot, definition: definition,
-                    history: .object([:]), now: now
+                    history: history, now: now
                 ).decisions, false
             )
         if saved, let folder {

@@ -53,7 +53,8 @@ public struct PreviewCommand: WidgetCommand {
                          default 10000000
           --out DIR      use the OAuth2 tokens kept in DIR/.state/oauth2 by the daemon writing to DIR,
                          and keep a renewed one there, so that a refresh token the server rotates is not
-                         lost; without it tokens are asked for afresh and kept in memory only
+                         lost; without it tokens are asked for afresh and kept in memory only. Templates
+                         read the widget's history in DIR (not changed); without it, empty series
         """
 
     /// The widget's id, the positional argument.
@@ -115,12 +116,17 @@ public struct PreviewCommand: WidgetCommand {
             let store = SnapshotStore(directory: URL(fileURLWithPath: out, isDirectory: true))
             refresher.resources.insert(OAuth2Tokens(storage: OAuth2TokenFiles(store: store)))
         }
-        let outcome = await refresher.refresh(widget, state: WidgetState(), now: now, respectBudget: false, trace: recorder)
+        var history = HistoryCommand.history(of: widget.definition, out: out, now: now)
+        let outcome = await refresher.refresh(
+            widget, state: WidgetState(), now: now, respectBudget: false, trace: recorder, history: history?.templateValue.object ?? [:])
+        if let block = widget.definition.history { history?.record(outcome.snapshot, definition: block) }
         if let recorder {
             let report = TraceReport(
                 widget: id, at: now, steps: recorder.steps, snapshot: outcome.snapshot, error: outcome.error,
                 mask: widget.definition.secretMask(secrets: environment.secrets),
-                notify: notifyTrace(widget.definition, snapshot: outcome.snapshot, secrets: environment.secrets, now: now))
+                notify: notifyTrace(
+                    widget.definition, snapshot: outcome.snapshot, history: history?.templateValue ?? .object([:]),
+                    secrets: environment.secrets, now: now))
             let text = json ? JSONWriter.string(report.json, style: .pretty) : report.text
             // Values come from the sources; a server that repeats a request's secret must not show it here.
             environment.print(widget.definition.redact(text, secrets: environment.secrets))
@@ -128,7 +134,9 @@ public struct PreviewCommand: WidgetCommand {
             environment.print(JSONWriter.string(outcome.snapshot.value, style: .pretty))
         }
         if let html {
-            let page = GalleryPage.widgetPage(for: outcome.snapshot, definition: widget.definition).page
+            let page = GalleryPage.widgetPage(
+                for: outcome.snapshot, definition: widget.definition, history: history?.templateValue ?? .object([:])
+            ).page
             do {
                 try Data(page.html.utf8).write(to: URL(fileURLWithPath: html))
             } catch {
@@ -146,8 +154,10 @@ public struct PreviewCommand: WidgetCommand {
 }
 
 extension PreviewCommand {
-    /// What `definition`'s rules would do with `snapshot`; `nil` without rules.
-    func notifyTrace(_ definition: WidgetDefinition, snapshot: Snapshot, secrets: SecretStore, now: Date) -> NotifyTrace? {
+    /// What `definition`'s rules would do with `snapshot`, their bodies reading `history`; `nil` without rules.
+    func notifyTrace(
+        _ definition: WidgetDefinition, snapshot: Snapshot, history: WidgetValue, secrets: SecretStore, now: Date
+    ) -> NotifyTrace? {
         guard !definition.notify.isEmpty else { return nil }
         let bucket = notifyOutput.hasPrefix("s3://")
         return NotifyTrace(
@@ -155,7 +165,7 @@ extension PreviewCommand {
             note: bucket
                 ? "the output \(notifyOutput) is a bucket, whose outboxes preview does not read: every rule observes for the first time"
                 : nil,
-            secrets: secrets, now: now)
+            history: history, secrets: secrets, now: now)
     }
 }
 

@@ -91,7 +91,10 @@ extension RunCommand {
                 guard BucketOutput.restoresByDefault(key) else { return false }
                 guard let shard else { return true }
                 let name = key.hasPrefix(".state/") ? String(key.dropFirst(".state/".count)) : key
-                return shard.owns(String(name.dropLast(".json".count)))
+                // A widget's history, `<id>.history.json`, goes with its widget.
+                let id =
+                    name.hasSuffix(WidgetHistory.fileSuffix) ? name.dropLast(WidgetHistory.fileSuffix.count) : name.dropLast(".json".count)
+                return shard.owns(String(id))
             })
         let store = SnapshotStore(output: output)
         var settings = daemonConfiguration(store: store, environment: environment, log: log, notifier: notifier)

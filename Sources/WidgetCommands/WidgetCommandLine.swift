@@ -17,7 +17,7 @@ public enum WidgetCommandLine {
     /// The subcommands, in the order `--help` lists them.
     public static let commands: [any WidgetCommand.Type] = [
         RunCommand.self, ValidateCommand.self, ListCommand.self, PreviewCommand.self, NextCommand.self,
-        SchemaCommand.self, StatusCommand.self, ReloadCommand.self, VersionCommand.self,
+        SchemaCommand.self, StatusCommand.self, ReloadCommand.self, HistoryCommand.self, VersionCommand.self,
     ]
 
     /// The text of `widgetd --help`.

@@ -143,7 +143,7 @@ struct DefinitionReaderTests {
             problems(#"{"source": {"path": "x.json"}, "colour": "red"}"#) == [
                 "widgets.d/news.json:1:32: $.colour: unknown key 'colour'; known keys: 'id', 'title', 'description', "
                     + "'timeZone', 'inputs', 'source', 'parser', 'transforms', 'timeline', 'schedule', 'staleAfter', "
-                    + "'deadline', 'fallback', 'placeholder', 'instances', 'view', 'notify'"
+                    + "'deadline', 'fallback', 'placeholder', 'instances', 'view', 'notify', 'history'"
             ])
     }
 
@@ -669,6 +669,7 @@ struct DefinitionReaderTests {
             DefinitionReader.topLevelKeys == [
                 "$schema", "id", "title", "description", "timeZone", "inputs", "source", "parser", "transforms",
                 "timeline", "schedule", "staleAfter", "deadline", "fallback", "placeholder", "instances", "view", "notify",
+                "history",
             ])
         #expect(DefinitionReader.instanceKeys == ["id", "title", "timeZone", "schedule", "placeholder", "params"])
         #expect(DefinitionDocument.shape.keys.map(\.name) == DefinitionReader.topLevelKeys)

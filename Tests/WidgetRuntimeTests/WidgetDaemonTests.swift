@@ -756,7 +756,7 @@ struct WidgetDaemonTests {
             report.diagnostics.map(\.description) == [
                 "\(config.path)/broken.json:1:44: $.colour: unknown key 'colour'; known keys: 'id', 'title', 'description', "
                     + "'timeZone', 'inputs', 'source', 'parser', 'transforms', 'timeline', 'schedule', 'staleAfter', 'deadline', 'fallback', "
-                    + "'placeholder', 'instances', 'view', 'notify'"
+                    + "'placeholder', 'instances', 'view', 'notify', 'history'"
             ])
         #expect(store.snapshot(for: "news")?.entries.map(\.content) == [["headline": "once"]])
         #expect(out.names().contains("index.json"))

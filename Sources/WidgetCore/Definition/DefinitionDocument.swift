@@ -53,6 +53,8 @@ public struct DefinitionDocument: Sendable {
     /// When to send a notification and where (see ``NotifyRule``), in the order written; empty without
     /// `notify`. Instances inherit the rules.
     public var notify: [NotifyRule] = []
+    /// The values each fresh refresh adds to the widget's series; `nil` when the file keeps none.
+    public var history: HistoryDefinition?
 
     /// A document with no source and every other key at the default a file that does not write it gets.
     public init() {}
@@ -88,6 +90,7 @@ extension DefinitionDocument: DescribedOptions {
         case schema = "$schema"
         case id, title, description, timeZone, inputs, source, parser, transforms, timeline, schedule
         case staleAfter, deadline, fallback, placeholder, instances, view, notify
+        case history
 
         public var keyDescription: KeyDescription {
             switch self {
@@ -166,6 +169,11 @@ extension DefinitionDocument: DescribedOptions {
                 KeyDescription(
                     "Notifications: each rule fires when the status changes (on: status, to), the value at a path changes (on: change, path) or a condition becomes true (on: condition, if), and sends its webhook (url, method, headers, body).",
                     .array(.object(NotifyRule.shape))
+                )
+            case .history:
+                KeyDescription(
+                    "Values kept as series, one point per fresh refresh: {\"keep\": \"7d\", \"points\": 1000, \"values\": {\"total\": \"$.totalValue\"}}; templates read history.NAME, a list of points {at, value}, and OUT/ID.history.json holds them.",
+                    .object(HistoryDefinition.shape)
                 )
             }
         }
@@ -249,6 +257,7 @@ extension DefinitionDocument: Decodable {
         instances = try members.decode(.instances, as: Instances.self)?.list
         view = try members.decode(.view)
         notify = try members.decode(.notify, as: NotifyRules.self)?.list ?? []
+        history = try members.decode(.history)
     }
 }
 

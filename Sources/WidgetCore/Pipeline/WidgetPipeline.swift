@@ -577,10 +577,11 @@ public struct PipelineBuildError: Error, Sendable, CustomStringConvertible {
 
 extension StageContext {
     /// The root names every template of a stage sees, whatever its item: `inputs`, `now`, `widget`,
-    /// `params`, and `env` and `secret` where secrets are allowed (see ``templateScope(item:secrets:)``).
-    public static let templateGlobals = ["inputs", "now", "widget", "params"] + SecretStore.Namespace.allCases.map(\.rawValue)
+    /// `params`, `history`, and `env` and `secret` where secrets are allowed (see ``templateScope(item:secrets:)``).
+    public static let templateGlobals =
+        ["inputs", "now", "widget", "params", "history"] + SecretStore.Namespace.allCases.map(\.rawValue)
 
-    /// The variables templates see: `inputs`, `now`, `widget`, `params`, and `env` and `secret` when
+    /// The variables templates see: `inputs`, `now`, `widget`, `params`, `history`, and `env` and `secret` when
     /// `secrets` is true; `item`'s members are root names too. Variables are strict (a missing one is an
     /// error unless guarded) and `{% render %}` reads partials from `partials/` in ``baseDirectory``.
     public func templateScope(item: WidgetValue? = nil, secrets: Bool = false) -> TemplateScope {
@@ -589,6 +590,7 @@ extension StageContext {
             "now": .string(nowText),
             "widget": widgetValue,
             "params": .object(params),
+            "history": .object(history),
         ]
         var scope = TemplateScope(globals: globals, item: item, now: now, timeZone: timeZone)
         scope.budget = renderBudget

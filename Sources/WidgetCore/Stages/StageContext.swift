@@ -23,6 +23,10 @@ public struct StageContext: Sendable {
     public var inputs: WidgetObject
     /// The instance parameters (`params.NAME` in templates); empty for a widget without instances.
     public var params: WidgetObject
+    /// The widget's history as it was before this refresh (`history.NAME` in templates): each series of
+    /// its `history` block with its points, oldest first, each `{"at": …, "value": …}`; empty for a widget
+    /// that keeps none.
+    public var history: WidgetObject = [:]
     /// Secrets that `{{ env.NAME }}` may read in a source's URL, headers and body, and nowhere else.
     public var secrets: SecretStore
     /// The folder that holds the widget's definition; relative file paths start here.

@@ -76,6 +76,7 @@ extension WidgetDaemon {
                     if !(store.output is FolderOutput) {
                         store.publishAssets(AssetJanitor.paths(in: AssetJanitor.values(of: outcome.snapshot, outcome.state)))
                     }
+                    try store.history.record(outcome.snapshot, definition: definition)
                     try observeNotifications(of: outcome.snapshot, definition: definition, store: store, sender: sender)
                     try store.writeRefresh(outcome.snapshot, state: outcome.state)
                     let card = try? store.writeCard(of: outcome.snapshot, definition: definition)

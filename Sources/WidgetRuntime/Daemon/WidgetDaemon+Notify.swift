@@ -24,7 +24,8 @@ extension WidgetDaemon {
         of snapshot: Snapshot, definition: WidgetDefinition?, store: SnapshotStore, sender: NotificationSender?
     ) throws(AtomicFileError) {
         guard let definition, !definition.notify.isEmpty else { return }
-        let made = try store.notifications.observe(snapshot, definition: definition, history: .object([:]), now: snapshot.generatedAt)
+        let history = store.history.templateValue(for: definition, now: snapshot.generatedAt)
+        let made = try store.notifications.observe(snapshot, definition: definition, history: history, now: snapshot.generatedAt)
         if !made.isEmpty { sender?.wake() }
     }
 

@@ -430,7 +430,8 @@ public final class WidgetDaemon: Sendable {
             let started = ContinuousClock.now
             let startedAt = clock.now()
             let state = onDisk ? await WidgetDaemon.savedState(widget.id, kept: kept, store: store) : kept
-            let outcome = await refresher.refresh(widget, state: state, now: now, respectBudget: respectBudget)
+            let history = store.history.templateValue(for: widget.definition, now: now).object ?? [:]
+            let outcome = await refresher.refresh(widget, state: state, now: now, respectBudget: respectBudget, history: history)
             let duration = ContinuousClock.now - started
             // A refresh cancelled (its widget removed, or the daemon stopping) writes nothing.
             let stopped = Task.isCancelled || outcome.error?.isCancellation == true

@@ -1,6 +1,6 @@
 public import Foundation
 public import WidgetCore
-import WidgetJSON
+public import WidgetJSON
 import WidgetLiquid
 import WidgetStages
 
@@ -28,7 +28,7 @@ public struct GalleryCard: Sendable, Hashable {
     /// is made: the page, its generation and `index.json` all use it.
     public let generation: String
 
-    /// A card from its parts, as ``render(_:definition:now:)`` or a file wrote it.
+    /// A card from its parts, as ``render(_:definition:now:history:)`` or a file wrote it.
     public init(id: String, html: String) {
         self.id = id
         self.html = html
@@ -49,7 +49,10 @@ public struct GalleryCard: Sendable, Hashable {
     ///   - definition: The widget's definition, for its `view` and zone; `nil` (a widget no longer
     ///     defined, say) shows the generic card.
     ///   - now: The moment the views see as `now`, and that picks the entry shown without the script.
-    public static func render(_ snapshot: Snapshot, definition: WidgetDefinition?, now: Date) -> GalleryCard {
+    ///   - history: What the views read as `history`; `{}` by default.
+    public static func render(
+        _ snapshot: Snapshot, definition: WidgetDefinition?, now: Date, history: WidgetValue = .object([:])
+    ) -> GalleryCard {
         let id = snapshot.id
         let title = snapshot.title ?? definition?.title ?? id
         var html =
@@ -73,7 +76,7 @@ public struct GalleryCard: Sendable, Hashable {
             }
             html += "<section class=\"entry\" data-date=\"\(Timestamp.string(entry.date))\"\(index == current ? "" : " hidden")>"
             html += link(entry)
-            html += WidgetViewRenderer.render(entry, of: snapshot, definition: definition, now: now, steps: steps)
+            html += WidgetViewRenderer.render(entry, of: snapshot, definition: definition, now: now, steps: steps, history: history)
             html += "</section>"
         }
         html += "</div><footer>"

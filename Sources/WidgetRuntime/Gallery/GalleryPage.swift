@@ -1,5 +1,6 @@
 public import Foundation
 public import WidgetCore
+public import WidgetJSON
 import WidgetLiquid
 import WidgetStages
 
@@ -38,9 +39,12 @@ public struct GalleryPage: Sendable {
     }
 
     /// The card of `snapshot` and the page of that one widget, `OUT/<id>.html`, as the daemon writes them
-    /// and `preview --html` does: titled as the card is, and as of the snapshot.
-    public static func widgetPage(for snapshot: Snapshot, definition: WidgetDefinition?) -> (card: GalleryCard, page: GalleryPage) {
-        let card = GalleryCard.render(snapshot, definition: definition, now: snapshot.generatedAt)
+    /// and `preview --html` does: titled as the card is, and as of the snapshot. Its views read `history`
+    /// (`{}` by default).
+    public static func widgetPage(
+        for snapshot: Snapshot, definition: WidgetDefinition?, history: WidgetValue = .object([:])
+    ) -> (card: GalleryCard, page: GalleryPage) {
+        let card = GalleryCard.render(snapshot, definition: definition, now: snapshot.generatedAt, history: history)
         let page = GalleryPage(
             title: snapshot.title ?? definition?.title ?? snapshot.id, cards: [card], writtenAt: snapshot.generatedAt,
             widget: snapshot.id)

@@ -1,13 +1,14 @@
 public import Foundation
 public import WidgetCore
-import WidgetJSON
+public import WidgetJSON
 public import WidgetLiquid
 
 /// Renders one timeline entry to the HTML fragment its card shows: with the widget's `view`, or as the
 /// generic card.
 ///
 /// A view's templates see `widget` (`id`, `title`, `timeZone`), `params`, `status` (`fresh`, `cached`,
-/// `stale` or `placeholder`), `error`, `entry` (`date`, `content`, `relevance`, `url`) and `now`. Their
+/// `stale` or `placeholder`), `error`, `entry` (`date`, `content`, `relevance`, `url`), `history` (each
+/// series with its points, this refresh's included) and `now`. Their
 /// `{{ }}` outputs are HTML-escaped unless the last filter is `safe`; the result then passes
 /// ``ViewMarkup/sanitize(_:)``. A view that fails to render (a filter's error) shows the error in its
 /// place, and the other cards are not affected. The views of one card share one `TemplateSteps`, so a view
@@ -27,9 +28,11 @@ public enum WidgetViewRenderer {
     /// unavailable, as they are for a view written as one template.
     ///
     /// Its templates spend `steps`, shared by the entries of one card; by default a budget of their own,
-    /// of the definition's `templateStepLimit`.
+    /// of the definition's `templateStepLimit`. They read `history` (see `HistoryStore.templateValue(for:now:)`);
+    /// `{}` by default.
     public static func render(
-        _ entry: TimelineEntry, of snapshot: Snapshot, definition: WidgetDefinition?, now: Date, steps: TemplateSteps? = nil
+        _ entry: TimelineEntry, of snapshot: Snapshot, definition: WidgetDefinition?, now: Date, steps: TemplateSteps? = nil,
+        history: WidgetValue = .object([:])
     ) -> String {
         guard let view = definition?.view, let definition else {
             // The generic card needs no sanitizing: its markup is ours, every text in it is escaped and
@@ -57,7 +60,8 @@ public enum WidgetViewRenderer {
         for group in groups {
             let families = group.families.count == ViewDefinition.Family.allCases.count ? "all" : familyList(group.families)
             html += viewHTML(
-                group.template, family: families, entry: entry, snapshot: snapshot, definition: definition, now: now, steps: steps)
+                group.template, family: families, entry: entry, snapshot: snapshot, definition: definition, now: now, steps: steps,
+                history: history)
         }
         return html + unavailable(missing)
     }
@@ -82,9 +86,10 @@ public enum WidgetViewRenderer {
     }
 
     /// The scope a view renders with; its templates spend `steps`, by default a budget of their own, of
-    /// the definition's `templateStepLimit`.
+    /// the definition's `templateStepLimit`, and read `history` (`{}` by default).
     public static func scope(
-        for entry: TimelineEntry, of snapshot: Snapshot, definition: WidgetDefinition, now: Date, steps: TemplateSteps? = nil
+        for entry: TimelineEntry, of snapshot: Snapshot, definition: WidgetDefinition, now: Date, steps: TemplateSteps? = nil,
+        history: WidgetValue = .object([:])
     ) -> TemplateScope {
         var entryValue: WidgetObject = ["date": .string(Timestamp.string(entry.date)), "content": entry.content]
         entryValue["relevance"] = entry.relevance.map(WidgetValue.number) ?? .null
@@ -100,6 +105,7 @@ public enum WidgetViewRenderer {
             "status": .string(snapshot.status.rawValue),
             "error": snapshot.error.map(WidgetValue.string) ?? .null,
             "entry": .object(entryValue),
+            "history": history,
             "now": .string(Timestamp.string(now)),
         ]
         var scope = TemplateScope(globals: globals, now: now, timeZone: definition.timeZone)
@@ -112,12 +118,13 @@ public enum WidgetViewRenderer {
 
     static func viewHTML(
         _ template: Template, family: String, entry: TimelineEntry, snapshot: Snapshot, definition: WidgetDefinition, now: Date,
-        steps: TemplateSteps
+        steps: TemplateSteps, history: WidgetValue
     ) -> String {
         let body: String
         do {
             body = ViewMarkup.sanitize(
-                try template.renderString(scope(for: entry, of: snapshot, definition: definition, now: now, steps: steps)))
+                try template.renderString(
+                    scope(for: entry, of: snapshot, definition: definition, now: now, steps: steps, history: history)))
         } catch {
             body = "<p class=\"view-error\">view: \(HTMLText.escape("\(error)"))</p>"
         }

@@ -1,7 +1,7 @@
 public import Foundation
 import Synchronization
 public import WidgetCore
-import WidgetJSON
+public import WidgetJSON
 import WidgetLiquid
 
 /// Runs one refresh of one widget and works out what to serve and when to try next.
@@ -53,8 +53,9 @@ public struct WidgetRefresher: Sendable {
         public var fetchBytes: Int?
     }
 
-    /// The context stages see for `pipeline` at `now`.
-    public func context(for pipeline: WidgetPipeline, now: Date) -> StageContext {
+    /// The context stages see for `pipeline` at `now`, its templates reading `history` (the widget's
+    /// history before this refresh; empty by default).
+    public func context(for pipeline: WidgetPipeline, now: Date, history: WidgetObject = [:]) -> StageContext {
         let definition = pipeline.definition
         let base = definition.file.isEmpty ? nil : WidgetRefresher.folder(of: definition.file)
         var context = StageContext(
@@ -72,6 +73,7 @@ public struct WidgetRefresher: Sendable {
             }
         )
         context.templateSteps = TemplateSteps(limit: definition.templateStepLimit)
+        context.history = history
         return context
     }
 
@@ -99,8 +101,11 @@ public struct WidgetRefresher: Sendable {
     ///   - now: the moment of the refresh.
     ///   - respectBudget: whether `maxPerDay` may stop the refresh.
     ///   - trace: where each stage adds its step as it ends (`preview --trace`); none by default.
+    ///   - history: what templates read as `history`: the widget's history before this refresh (see
+    ///     `HistoryStore.templateValue(for:now:)`); empty by default.
     public func refresh(
-        _ pipeline: WidgetPipeline, state: WidgetState, now: Date, respectBudget: Bool = true, trace: PipelineTrace? = nil
+        _ pipeline: WidgetPipeline, state: WidgetState, now: Date, respectBudget: Bool = true, trace: PipelineTrace? = nil,
+        history: WidgetObject = [:]
     ) async -> Outcome {
         let definition = pipeline.definition
         let policy = definition.refreshPolicy
@@ -115,7 +120,7 @@ public struct WidgetRefresher: Sendable {
 
         do {
             let result = try await runWithinDeadline(
-                pipeline, context: context(for: pipeline, now: now), cache: state.fetchCache, trace: trace)
+                pipeline, context: context(for: pipeline, now: now, history: history), cache: state.fetchCache, trace: trace)
             let entries = result.entries
             try Self.checkSnapshotSize(of: entries, limits: definition.valueLimits)
             state.fetchCache = result.cache

@@ -64,12 +64,14 @@ extension SnapshotStore {
 
     /// The fingerprint of a widget's page: the snapshot's (``snapshotFingerprint(of:)``) and what
     /// else the card is rendered with — the definition as written (its view and partials), its zone and
-    /// template step limit — and the gallery's release. The times the page shows (its footer's "updated"
+    /// template step limit, the history its views read — and the gallery's release. The times the page shows (its footer's "updated"
     /// and "next refresh", and a view that renders `now` or an entry's date at or before the refresh)
     /// do not count: they are at most ``OutputObject/contentHeartbeat`` old in the bucket. Which entry
     /// shows without the script (the last dated at or before the refresh) follows from the snapshot's.
-    static func pageFingerprint(snapshot: String, definition: WidgetDefinition?) -> String {
+    static func pageFingerprint(snapshot: String, definition: WidgetDefinition?, history: WidgetValue = .object([:])) -> String {
         var parts: [WidgetValue] = [.string(snapshot), .string(BuildInfo.release), .string(GalleryPage.contentSecurityPolicy)]
+        // The views may draw the history: a new point is a new page.
+        if history != .object([:]) { parts.append(history) }
         if let definition {
             parts += [
                 .string(definition.fingerprint), .string(definition.timeZone.identifier),

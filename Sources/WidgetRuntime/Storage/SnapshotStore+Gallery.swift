@@ -1,5 +1,6 @@
 public import Foundation
 public import WidgetCore
+import WidgetJSON
 
 /// The gallery's files: `index.html` (every widget) and `<id>.html` (one widget). A widget's
 /// page also keeps its rendered card, from which the gallery of every widget is assembled without
@@ -17,7 +18,8 @@ extension SnapshotStore {
     public func pageKey(for id: String) -> String { "\(id).html" }
 
     /// Renders the card of `snapshot` with its widget's `definition` (its view), as of the snapshot's
-    /// `generatedAt`, and writes the widget's page with it. The folder is not flushed: the caller's
+    /// `generatedAt` (its views reading the widget's history, see ``HistoryStore``), and writes the
+    /// widget's page with it. The folder is not flushed: the caller's
     /// ``syncFolders()`` does. Neither is the content: the page is made again from the snapshot, so it is
     /// replaced whole but not flushed to disk (``OutputObject/Durability/rebuildable``). It may be cached
     /// as long as the snapshot.
@@ -25,11 +27,12 @@ extension SnapshotStore {
     /// - Returns: The card.
     @discardableResult
     public func writeCard(of snapshot: Snapshot, definition: WidgetDefinition?) throws(AtomicFileError) -> GalleryCard {
-        let (card, page) = GalleryPage.widgetPage(for: snapshot, definition: definition)
+        let history: WidgetValue = definition.map { self.history.templateValue(for: $0, now: snapshot.generatedAt) } ?? .object([:])
+        let (card, page) = GalleryPage.widgetPage(for: snapshot, definition: definition, history: history)
         var object = OutputObject.page(of: snapshot)
         if marksChanges {
             let fingerprint = SnapshotStore.pageFingerprint(
-                snapshot: SnapshotStore.snapshotFingerprint(of: snapshot), definition: definition)
+                snapshot: SnapshotStore.snapshotFingerprint(of: snapshot), definition: definition, history: history)
             object = object.marked(fingerprint, heartbeat: OutputObject.contentHeartbeat)
             pageFingerprints.set(fingerprint, for: snapshot.id, generation: card.generation)
         }

@@ -11,6 +11,7 @@ public import WidgetJSON
 /// <id>.json        one snapshot per widget, replaced atomically
 /// index.json       every widget: id, title, status, file, nextRefreshAt (and the gallery's generation)
 /// index.html       the gallery page; <id>.html one widget's page (see GalleryPage)
+/// <id>.history.json  the widget's history, when its definition keeps one (see HistoryStore)
 /// assets/          downloaded images
 /// widgetd.prom     Prometheus text format
 /// .state/          what must survive a restart (front-ends ignore it): every widget's state (in a
@@ -42,6 +43,8 @@ public struct SnapshotStore: Sendable {
     let pageFingerprints = PageFingerprints()
     /// The widgets' notification outboxes (`.state/notify/<id>.json`), shared by the store's copies.
     public let notifications: NotificationOutboxes
+    /// The widgets' histories, `<id>.history.json`, shared by the store's copies.
+    public let history: HistoryStore
 
     /// The store of the output folder `directory`; nothing is created until ``prepare()`` or a write.
     public init(directory: URL) {
@@ -51,6 +54,7 @@ public struct SnapshotStore: Sendable {
     /// The store writing through `output`; nothing is created until ``prepare()`` or a write.
     public init(output: any WidgetOutput) {
         self.output = output
+        history = HistoryStore(output: output)
         directory = output.localFolder
         notifications = NotificationOutboxes(output: output)
         journalPath = (output as? FolderOutput)?.journalPath
@@ -209,18 +213,21 @@ public struct SnapshotStore: Sendable {
         return index
     }
 
-    /// Deletes the snapshot of a widget that no longer exists, with its page (its state is kept, in case
-    /// it returns).
+    /// Deletes the snapshot of a widget that no longer exists, with its page and its history (its state
+    /// is kept, in case it returns).
     public func removeSnapshot(for id: String) {
         output.remove(snapshotKey(for: id))
+        history.remove(id)
         output.remove(pageKey(for: id))
         pageFingerprints.remove(id)
     }
 
-    /// The ids that have a snapshot.
+    /// The ids that have a snapshot (a history, `<id>.history.json`, is not one).
     public func snapshotIDs() -> [String] {
-        output.names(in: "").filter { $0.hasSuffix(".json") && $0 != SnapshotStore.indexKey && !$0.hasPrefix(".") }
-            .map { String($0.dropLast(5)) }.sorted()
+        output.names(in: "").filter {
+            $0.hasSuffix(".json") && $0 != SnapshotStore.indexKey && !$0.hasPrefix(".") && !$0.hasSuffix(WidgetHistory.fileSuffix)
+        }
+        .map { String($0.dropLast(5)) }.sorted()
     }
 
     // MARK: - Metrics
