@@ -50,6 +50,8 @@ public struct DefinitionDocument: Sendable {
     public var instances: [Instance]?
     /// How the gallery page shows an entry; `nil` for the generic card.
     public var view: ViewDefinition?
+    /// The values each fresh refresh adds to the widget's series; `nil` when the file keeps none.
+    public var history: HistoryDefinition?
 
     /// A document with no source and every other key at the default a file that does not write it gets.
     public init() {}
@@ -85,6 +87,7 @@ extension DefinitionDocument: DescribedOptions {
         case schema = "$schema"
         case id, title, description, timeZone, inputs, source, parser, transforms, timeline, schedule
         case staleAfter, deadline, fallback, placeholder, instances, view
+        case history
 
         public var keyDescription: KeyDescription {
             switch self {
@@ -158,6 +161,11 @@ extension DefinitionDocument: DescribedOptions {
                 KeyDescription(
                     "How the gallery page shows an entry: a Liquid template giving an HTML fragment (widget, status, entry and now in scope, partials from the views folder), or one per family: small, medium, large, extraLarge and the lock screen's accessoryCircular, accessoryRectangular, accessoryInline, with supportedFamilies to list those the widget offers.",
                     ViewDefinition.valueShape
+                )
+            case .history:
+                KeyDescription(
+                    "Values kept as series, one point per fresh refresh: {\"keep\": \"7d\", \"points\": 1000, \"values\": {\"total\": \"$.totalValue\"}}; templates read history.NAME, a list of points {at, value}, and OUT/ID.history.json holds them.",
+                    .object(HistoryDefinition.shape)
                 )
             }
         }
@@ -240,6 +248,7 @@ extension DefinitionDocument: Decodable {
         placeholder = members.value(.placeholder)
         instances = try members.decode(.instances, as: Instances.self)?.list
         view = try members.decode(.view)
+        history = try members.decode(.history)
     }
 }
 

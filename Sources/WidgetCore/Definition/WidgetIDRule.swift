@@ -20,4 +20,16 @@ enum WidgetIDRule {
         }
         return bytes.enumerated().allSatisfy { allowed($0.element, first: $0.offset == 0) }
     }
+
+    /// The ending no widget's id may have: `OUT/<id>.history.json` is the history of the widget `<id>`,
+    /// so the snapshot of a widget `<id>.history` would take its place.
+    static let historySuffix = ".history"
+
+    /// Why `id` is refused although it matches ``pattern``, as a sentence with a fix; `nil` when it is not.
+    static func reservation(of id: String) -> String? {
+        guard id.hasSuffix(historySuffix) else { return nil }
+        return
+            "an id may not end in \"\(historySuffix)\": OUT/\(id.dropLast(historySuffix.count)).history.json is the history of the widget \"\(id.dropLast(historySuffix.count))\"; "
+            + "choose another ending, e.g. \"\(id.dropLast(historySuffix.count))-history\""
+    }
 }

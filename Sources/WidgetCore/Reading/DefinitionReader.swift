@@ -225,6 +225,10 @@ extension DefinitionReader {
         /// The instances of the document being read, for the templates that read `params` (see
         /// ``checkParams(in:at:instances:)``); one without an id for a definition without instances.
         var parameterOwners: [(id: String?, index: Int, params: WidgetObject)] = []
+        /// The `history` block of the document being read, for the templates that read `history` (itself
+        /// `nil` when the document has none); `nil` when the block could not be read (that is reported, and
+        /// its templates are not checked).
+        var history: HistoryDefinition??
         /// Where every key and value starts, read from `source` when the first problem is reported.
         private var locations: SourceMap?
         /// The steps the templates rendered while the file is checked (titles, placeholders, constant
@@ -335,6 +339,9 @@ extension DefinitionReader {
                     "the id \"\(id)\" is taken by the output folder's own files (OUT/index.json and OUT/index.html list every widget); "
                         + (document.id == nil ? "rename the file or add an \"id\" key" : "choose another id"))
             }
+            if document.instances == nil, let reason = WidgetIDRule.reservation(of: id) {
+                report(document.id == nil ? .root : ValuePath.root.appending("id"), "the id \"\(id)\" is refused: \(reason)")
+            }
             secretUses = []
             transformSecretOptions = [:]
             for transform in document.transforms {
@@ -344,6 +351,7 @@ extension DefinitionReader {
                 transformSecretOptions[index] = options
             }
             parameterOwners = document.instances?.map { ($0.id, $0.index, $0.params) } ?? [(nil, 0, [:])]
+            history = value["history"] == nil || document.history != nil ? .some(document.history) : nil
             checkTemplates(value, at: .root, instances: document.instances?.map { ($0.id, $0.params) } ?? [(nil, [:])])
             // The widget's document: the zone resolved, the instances made into widgets of their own.
             // Without a readable source (reported) it reads a stand-in, and the other stages are still checked.
@@ -374,6 +382,11 @@ extension DefinitionReader {
                 guard DefinitionReader.isValidID(definition.id) else {
                     let path = ValuePath.root.appending("instances").appending(index: instance.index).appending("id")
                     report(path, "\"\(definition.id)\" is not a valid widget id; \(DefinitionReader.idRule)")
+                    return nil
+                }
+                if let reason = WidgetIDRule.reservation(of: definition.id) {
+                    let path = ValuePath.root.appending("instances").appending(index: instance.index).appending("id")
+                    report(path, "the widget id \"\(definition.id)\" is refused: \(reason)")
                     return nil
                 }
                 // An instance's overrides replace the definition's values whole.
@@ -409,6 +422,7 @@ extension DefinitionReader {
                 let variables = template.variables
                 checkNames(template, at: path)
                 checkParams(in: template, at: path, instances: parameterOwners)
+                if let history { checkHistory(in: template, at: path, history: history) }
                 // Outside a source, only a template that names `env` or `secret` has anything to report.
                 if secretsAllowed(at: path) || SecretStore.Namespace.allCases.contains(where: { variables.contains($0.rawValue) }) {
                     checkSecrets(in: template, at: path, instances: instances)
