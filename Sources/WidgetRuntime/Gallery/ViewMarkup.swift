@@ -101,21 +101,14 @@ public enum ViewMarkup {
                 // Inside a drawing (or opening one), only its subset; its own rules follow.
                 if svgElements.contains(name), name != "title" || closing || titleEnd(bytes, from: nameEnd) != nil {
                     if closing {
-                        let end = find(bytes, ">", from: nameEnd) ?? bytes.count
-                        index = min(bytes.count, end + 1)
+                        index = endTagEnd(bytes, from: nameEnd)
                         // A stray `</svg>` outside a drawing is dropped, as the browser ignores it.
                         guard name != "svg" || svgDepth > 0 else { continue }
                         if name == "svg" { svgDepth -= 1 }
                         output += Array("</\(name)>".utf8)
                         continue
                     }
-                    let tag = readAttributes(bytes, from: nameEnd)
-                    output += Array("<\(name)".utf8)
-                    for attribute in tag.attributes {
-                        guard let kept = keepSVG(attribute) else { continue }
-                        output += Array(" \(kept)".utf8)
-                    }
-                    output += Array((tag.selfClosing ? " />" : ">").utf8)
+                    let tag = writeStartTag(name, bytes, from: nameEnd, into: &output, keeping: keepSVG)
                     if name == "svg", !tag.selfClosing { svgDepth += 1 }
                     index = tag.end
                     if name == "title", !tag.selfClosing, let end = titleEnd(bytes, from: index) {
@@ -129,9 +122,7 @@ public enum ViewMarkup {
                 }
                 if !blockedElements.contains(name) {
                     // Dropped with its attributes; its text stays (and draws nothing).
-                    index =
-                        closing
-                        ? min(bytes.count, (find(bytes, ">", from: nameEnd) ?? bytes.count) + 1) : readAttributes(bytes, from: nameEnd).end
+                    index = closing ? endTagEnd(bytes, from: nameEnd) : readAttributes(bytes, from: nameEnd).end
                     continue
                 }
             }
@@ -142,19 +133,11 @@ public enum ViewMarkup {
                 continue
             }
             if closing {
-                let end = find(bytes, ">", from: nameEnd) ?? bytes.count
                 output += Array("</\(name)>".utf8)
-                index = min(bytes.count, end + 1)
+                index = endTagEnd(bytes, from: nameEnd)
                 continue
             }
-            let tag = readAttributes(bytes, from: nameEnd)
-            output += Array("<\(name)".utf8)
-            for attribute in tag.attributes {
-                guard let kept = keep(attribute) else { continue }
-                output += Array(" \(kept)".utf8)
-            }
-            output += Array((tag.selfClosing ? " />" : ">").utf8)
-            index = tag.end
+            index = writeStartTag(name, bytes, from: nameEnd, into: &output, keeping: keep).end
         }
         for _ in 0..<svgDepth { output += Array("</svg>".utf8) }
         return String(decoding: output, as: UTF8.self)
@@ -203,6 +186,28 @@ public enum ViewMarkup {
             scheme.unicodeScalars.allSatisfy({ ("a"..."z").contains($0) || ("0"..."9").contains($0) || "+.-".unicodeScalars.contains($0) })
         else { return false }
         return !blockedSchemes.contains(String(scheme)) && !scheme.hasPrefix("ms-")
+    }
+
+    // MARK: - Tags
+
+    /// Writes the start tag `name`, whose attributes begin at `start`, with those `keeping` keeps; returns
+    /// whether it closed itself and where it ends.
+    static func writeStartTag(
+        _ name: String, _ bytes: [UInt8], from start: Int, into output: inout [UInt8], keeping: (Attribute) -> String?
+    ) -> (selfClosing: Bool, end: Int) {
+        let tag = readAttributes(bytes, from: start)
+        output += Array("<\(name)".utf8)
+        for attribute in tag.attributes {
+            guard let kept = keeping(attribute) else { continue }
+            output += Array(" \(kept)".utf8)
+        }
+        output += Array((tag.selfClosing ? " />" : ">").utf8)
+        return (tag.selfClosing, tag.end)
+    }
+
+    /// Where an end tag whose name ends at `start` ends: just after its `>`.
+    static func endTagEnd(_ bytes: [UInt8], from start: Int) -> Int {
+        min(bytes.count, (find(bytes, ">", from: start) ?? bytes.count) + 1)
     }
 
     // MARK: - Attributes
