@@ -127,4 +127,17 @@ struct SparklineFilterTests {
         #expect(abs(Double(min.output.1)! - (3.5 + 93.0 * 8_765 / 9_999)) < 0.01)
         #expect(svg.contains("(10000 points)"))
     }
+
+    @Test func numbersPastDoublesRangeStayInTheBox() throws {
+        let history = Self.points(["1e999999999", "1e-999999999", "-1e999999999", "0"])
+        let svg = try render("{{ h | sparkline }}", ["h": history])
+        let points = try #require(attributes("points", in: svg).first).split(separator: " ")
+        #expect(points.count == 4, "\(svg)")
+        for point in points {
+            let (x, y) = (Double(point.split(separator: ",")[0])!, Double(point.split(separator: ",")[1])!)
+            #expect((3.5...116.5).contains(x) && (3.5...28.5).contains(y), "\(svg)")
+        }
+        #expect(points.first?.hasSuffix(",3.5") == true && points[2].hasSuffix(",28.5"), "\(svg)")
+        #expect(svg.contains("<title>min -1e999999999, max 1e999999999, first 1e999999999, last 0 (4 points)</title>"), "\(svg)")
+    }
 }
