@@ -40,6 +40,7 @@ let package = Package(
             dependencies: [
                 "WidgetdPlugins",
                 .product(name: "WidgetJSON", package: "widgetd"),
+                .product(name: "WidgetLiquid", package: "widgetd"),
                 .product(name: "WidgetCore", package: "widgetd"),
                 .product(name: "WidgetStages", package: "widgetd"),
                 .product(name: "WidgetRuntime", package: "widgetd"),

@@ -33,7 +33,8 @@ public struct FilterRegistry: Sendable {
 
     /// Shopify Liquid's standard filters (`upcase`, `date`, `plus`, `where`, …) with decimal arithmetic,
     /// and the formatting filters `number`, `currency`, `percent`, `compact_number`, `bytes`, `relative_time` and
-    /// `format_date` (exact on decimals, rounding half to even).
+    /// `format_date` (exact on decimals, rounding half to even), and `sparkline`, which draws a list of numbers
+    /// as a small inline SVG.
     public static let standard: FilterRegistry = StandardFilters.registry
 
     /// The key under which a decoder's `userInfo` may hold the registry ``Template``'s `Decodable`

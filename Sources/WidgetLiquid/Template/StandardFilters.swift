@@ -7,7 +7,7 @@ enum StandardFilters {
 
     static let registry: FilterRegistry = {
         var registry = FilterRegistry.empty
-        for entry in stringFilters + numberFilters + listFilters + otherFilters + FormattingFilters.entries {
+        for entry in stringFilters + numberFilters + listFilters + otherFilters + FormattingFilters.entries + [Sparkline.entry] {
             registry = registry.adding(entry.name, arguments: entry.arguments, entry.body)
         }
         return registry

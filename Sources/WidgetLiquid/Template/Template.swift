@@ -229,7 +229,8 @@ public struct Template: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The text an output tag shows: HTML-escaped when the scope asks for it, unless its last filter is
-    /// `safe` or already escapes (`escape`, `h`, `escape_once`).
+    /// `safe`, already escapes (`escape`, `h`, `escape_once`) or writes markup of its own that holds no
+    /// input text unescaped (`sparkline`).
     static func shown(_ value: WidgetValue, of output: Output, in scope: TemplateScope) -> String {
         let text = LiquidValue.string(value)
         guard scope.escapesHTML else { return text }
@@ -238,7 +239,7 @@ public struct Template: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The last filters after which an escaping scope shows a value as it is.
-    static let unescapedFilters: Set<String> = ["safe", "escape", "h", "escape_once"]
+    static let unescapedFilters: Set<String> = ["safe", "escape", "h", "escape_once", "sparkline"]
 
     func evaluate(_ output: Output, in scope: TemplateScope, state: TemplateRenderState?) throws(ExpressionError)
         -> WidgetValue

@@ -103,6 +103,9 @@ extension GalleryPage {
         .tag{display:inline-block;font-size:.72rem;border-radius:999px;padding:0 .45rem;background:var(--bg);color:var(--muted)}
         .quote{font-size:1.12rem;font-style:italic;margin:.3rem 0}.punchline{font-weight:650;font-size:1.05rem}
         .view-error{color:var(--neg);font-size:.85rem;overflow-wrap:anywhere}
+        .sparkline{display:block;max-width:100%;height:auto;margin:.3rem 0;color:var(--accent);overflow:visible}
+        .sparkline circle{stroke:var(--card);stroke-width:1}.sparkline .spark-first{fill:var(--muted)}\
+        .sparkline .spark-min{fill:var(--neg)}.sparkline .spark-max{fill:var(--pos)}.sparkline .spark-last{fill:var(--accent)}
         """
 
     /// `pattern` once per family, `F` replaced by its name, joined by commas: one selector list for all.

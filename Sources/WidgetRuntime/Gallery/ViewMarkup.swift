@@ -17,9 +17,14 @@ import WidgetLiquid
 /// - `on…` attributes (`onerror`, `onclick`) and `style` attributes (the policy would refuse them anyway:
 ///   style a view with the gallery's classes) are dropped;
 /// - `<script>`, `<style>`, `<iframe>`, `<object>`, `<embed>`, `<base>`, `<meta>`, `<link>`, `<form>`,
-///   `<frame>`, `<frameset>`, `<template>`, `<svg>`, `<math>` and `<noscript>` tags, and those whose
+///   `<frame>`, `<frameset>`, `<template>`, `<math>` and `<noscript>` tags, and those whose
 ///   content is raw text (`<textarea>`, `<title>`, `<xmp>`, `<plaintext>`, …), are written as text, as is
 ///   a comment left open: nothing a view writes can hide the rest of the page;
+/// - `<svg>` keeps a strict subset, what the `sparkline` filter draws: the elements `svg`, `g`, `polyline`,
+///   `path`, `circle`, `line` and `title` (only inside an `<svg>`, when closed) with a list of attributes, none of
+///   whose values may hold `url(` or a CSS escape. Any other element inside it (`<foreignObject>`, `<a>`,
+///   `<use>`, `<image>`, `<animate>`, an HTML tag that would end the drawing) is dropped with its end tag,
+///   its text kept; `<script>` and `<style>` are written as text; an `<svg>` left open is closed;
 /// - comments are dropped, since browsers may end one before its `-->`.
 ///
 /// The page's Content-Security-Policy forbids inline scripts and styles besides the gallery's own, so
@@ -37,9 +42,19 @@ public enum ViewMarkup {
     /// The elements shown as text rather than obeyed.
     static let blockedElements: Set<String> = [
         "script", "style", "iframe", "object", "embed", "base", "meta", "link", "form", "frame", "frameset",
-        "template", "svg", "math", "noscript", "applet", "portal",
+        "template", "math", "noscript", "applet", "portal",
         // Elements whose content is raw text: one left open would swallow the rest of the page.
         "textarea", "title", "xmp", "plaintext", "noembed", "noframes", "listing",
+    ]
+
+    /// The elements kept inside an `<svg>`: those the `sparkline` filter draws with, and `g`, `path` and `line`.
+    static let svgElements: Set<String> = ["svg", "g", "polyline", "path", "circle", "line", "title"]
+
+    /// The attributes kept on ``svgElements``, in lower case (written back as SVG spells them: `viewBox`).
+    static let svgAttributes: Set<String> = [
+        "viewbox", "width", "height", "class", "role", "aria-label", "aria-hidden", "focusable", "xmlns",
+        "preserveaspectratio", "points", "d", "cx", "cy", "r", "x1", "y1", "x2", "y2", "fill", "stroke",
+        "stroke-width", "stroke-linecap", "stroke-linejoin", "vector-effect",
     ]
 
     /// `html` with unsafe URLs, event handlers and active elements removed (see the type's description).
@@ -48,6 +63,8 @@ public enum ViewMarkup {
         var output: [UInt8] = []
         output.reserveCapacity(bytes.count)
         var index = 0
+        // How many `<svg>` elements are open where `index` is.
+        var svgDepth = 0
         while index < bytes.count {
             let byte = bytes[index]
             guard byte == UInt8(ascii: "<") else {
@@ -80,6 +97,35 @@ public enum ViewMarkup {
                 nameEnd += 1
             }
             let name = String(decoding: bytes[nameStart..<nameEnd], as: UTF8.self).lowercased()
+            if svgDepth > 0 || name == "svg" {
+                // Inside a drawing (or opening one), only its subset; its own rules follow.
+                if svgElements.contains(name), name != "title" || closing || titleEnd(bytes, from: nameEnd) != nil {
+                    if closing {
+                        index = endTagEnd(bytes, from: nameEnd)
+                        // A stray `</svg>` outside a drawing is dropped, as the browser ignores it.
+                        guard name != "svg" || svgDepth > 0 else { continue }
+                        if name == "svg" { svgDepth -= 1 }
+                        output += Array("</\(name)>".utf8)
+                        continue
+                    }
+                    let tag = writeStartTag(name, bytes, from: nameEnd, into: &output, keeping: keepSVG)
+                    if name == "svg", !tag.selfClosing { svgDepth += 1 }
+                    index = tag.end
+                    if name == "title", !tag.selfClosing, let end = titleEnd(bytes, from: index) {
+                        // A title is text only: inside one the parser would read tags as HTML again.
+                        for byte in bytes[index..<end] {
+                            if byte == UInt8(ascii: "<") { output += Array("&lt;".utf8) } else { output.append(byte) }
+                        }
+                        index = end
+                    }
+                    continue
+                }
+                if !blockedElements.contains(name) {
+                    // Dropped with its attributes; its text stays (and draws nothing).
+                    index = closing ? endTagEnd(bytes, from: nameEnd) : readAttributes(bytes, from: nameEnd).end
+                    continue
+                }
+            }
             if blockedElements.contains(name) {
                 // The tag becomes text: the browser shows "<script>" instead of running it.
                 output += Array("&lt;".utf8)
@@ -87,20 +133,13 @@ public enum ViewMarkup {
                 continue
             }
             if closing {
-                let end = find(bytes, ">", from: nameEnd) ?? bytes.count
                 output += Array("</\(name)>".utf8)
-                index = min(bytes.count, end + 1)
+                index = endTagEnd(bytes, from: nameEnd)
                 continue
             }
-            let tag = readAttributes(bytes, from: nameEnd)
-            output += Array("<\(name)".utf8)
-            for attribute in tag.attributes {
-                guard let kept = keep(attribute) else { continue }
-                output += Array(" \(kept)".utf8)
-            }
-            output += Array((tag.selfClosing ? " />" : ">").utf8)
-            index = tag.end
+            index = writeStartTag(name, bytes, from: nameEnd, into: &output, keeping: keep).end
         }
+        for _ in 0..<svgDepth { output += Array("</svg>".utf8) }
         return String(decoding: output, as: UTF8.self)
     }
 
@@ -149,6 +188,28 @@ public enum ViewMarkup {
         return !blockedSchemes.contains(String(scheme)) && !scheme.hasPrefix("ms-")
     }
 
+    // MARK: - Tags
+
+    /// Writes the start tag `name`, whose attributes begin at `start`, with those `keeping` keeps; returns
+    /// whether it closed itself and where it ends.
+    static func writeStartTag(
+        _ name: String, _ bytes: [UInt8], from start: Int, into output: inout [UInt8], keeping: (Attribute) -> String?
+    ) -> (selfClosing: Bool, end: Int) {
+        let tag = readAttributes(bytes, from: start)
+        output += Array("<\(name)".utf8)
+        for attribute in tag.attributes {
+            guard let kept = keeping(attribute) else { continue }
+            output += Array(" \(kept)".utf8)
+        }
+        output += Array((tag.selfClosing ? " />" : ">").utf8)
+        return (tag.selfClosing, tag.end)
+    }
+
+    /// Where an end tag whose name ends at `start` ends: just after its `>`.
+    static func endTagEnd(_ bytes: [UInt8], from start: Int) -> Int {
+        min(bytes.count, (find(bytes, ">", from: start) ?? bytes.count) + 1)
+    }
+
     // MARK: - Attributes
 
     /// One attribute as written: its name, and its value with entities still in it (`nil` for a bare name).
@@ -179,6 +240,36 @@ public enum ViewMarkup {
             if character == "\"" { quoted += "&quot;" } else { quoted.unicodeScalars.append(character) }
         }
         return "\(name)=\"\(quoted)\""
+    }
+
+    /// The attribute of an element inside an `<svg>` written back, or `nil` when it goes: one of
+    /// ``svgAttributes`` whose value, entities decoded, holds no `url(` (a paint or a filter fetched from
+    /// elsewhere) and no backslash (a CSS escape could spell one).
+    static func keepSVG(_ attribute: Attribute) -> String? {
+        guard svgAttributes.contains(attribute.name.lowercased()) else { return nil }
+        if let value = attribute.value {
+            let decoded = HTMLText.decodeEntities(value).lowercased()
+            let squeezed = String(String.UnicodeScalarView(decoded.unicodeScalars.filter { $0.value > 0x20 && $0.value != 0x7F }))
+            if squeezed.contains("url(") || squeezed.contains("\\") { return nil }
+        }
+        let name = attribute.name.lowercased()
+        guard let kept = keep(attribute) else { return nil }
+        return svgAttributeCases[name].map { $0 + kept.dropFirst(name.utf8.count) } ?? kept
+    }
+
+    /// The SVG attributes whose names are not all lower case, as SVG spells them.
+    static let svgAttributeCases = ["viewbox": "viewBox", "preserveaspectratio": "preserveAspectRatio"]
+
+    /// Where the first `</title` (in any case) from `start` begins: a `<title>` is kept only when it is closed.
+    static func titleEnd(_ bytes: [UInt8], from start: Int) -> Int? {
+        var index = start
+        while let open = find(bytes, "</", from: index) {
+            if open + 7 <= bytes.count, String(decoding: bytes[open + 2..<open + 7], as: UTF8.self).lowercased() == "title" {
+                return open
+            }
+            index = open + 2
+        }
+        return nil
     }
 
     /// Reads attributes from `start` (just after the tag's name) to the tag's `>`.

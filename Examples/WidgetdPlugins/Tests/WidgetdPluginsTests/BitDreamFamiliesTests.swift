@@ -1,5 +1,7 @@
 import Foundation
 import Testing
+import WidgetCore
+import WidgetJSON
 import WidgetRuntime
 
 /// Seed 001 (BitDream) in the six-seed gallery, family by family, as a person sees the page: the texts the
@@ -46,5 +48,23 @@ struct BitDreamFamiliesTests {
                 }
             }
         }
+    }
+
+    @Test func theLargeFamilyDrawsBothSpeedsHistoriesOnceTheyHaveTwoPoints() throws {
+        let definition = try SeedView.definition(seed: "001-bitdream", id: "bitdream.home")
+        let history: WidgetObject = [
+            "down": SeedView.points(["5242880", "0", "2400000", "1048576"]), "up": SeedView.points(["1048576", "850000", "3145728", "0"]),
+        ]
+        let large = try SeedView.render(definition, family: .large, history: history)
+        let drawings = large.matches(of: /<svg class="sparkline"[^>]*>.*?<\/svg>/).map { String($0.output) }
+        try #require(drawings.count == 2, "\(large)")
+        #expect(drawings[0].contains("<title>Download speed (bytes/s): min 0, max 5242880, first 5242880, last 1048576 (4 points)</title>"))
+        #expect(drawings[1].contains("<title>Upload speed (bytes/s): min 0, max 3145728, first 1048576, last 0 (4 points)</title>"))
+        #expect(drawings.allSatisfy { $0.contains(#"viewBox="0 0 190 36""#) && $0.contains("spark-line") })
+        #expect(large.contains("↓ Download") && large.contains("↑ Upload"), "\(large)")
+
+        // Without two points there is nothing to draw; medium never draws.
+        #expect(!(try SeedView.render(definition, family: .large, history: [:])).contains("<svg"))
+        #expect(!(try SeedView.render(definition, family: .medium, history: history)).contains("<svg"))
     }
 }

@@ -158,23 +158,31 @@ struct SeedGalleryTests {
 
     /// Each seed's folder name and its first widget (by id): the id and the families its view offers.
     static func seedWidgets() throws -> [(seed: String, widget: (id: String, families: [ViewDefinition.Family]))] {
-        var builder = StageRegistry.Builder.builtIn()
-        builder.register(TransmissionFetcher.self)
-        builder.register(RunwayPerformanceTransform.self)
-        let reader = DefinitionReader(registry: try builder.build())
+        let reader = try definitionReader()
         var found: [(seed: String, widget: (id: String, families: [ViewDefinition.Family]))] = []
-        let manager = FileManager.default
-        for seed in try manager.contentsOfDirectory(atPath: SeedWidgetsEndToEndTests.seeds.path).sorted() {
-            let folder = SeedWidgetsEndToEndTests.seeds.appendingPathComponent(seed)
-            let files = try manager.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".json") }.sorted()
-            let widgets = try files.flatMap { file in
-                let path = folder.appendingPathComponent(file).path
-                return reader.read(try Data(contentsOf: URL(fileURLWithPath: path)), file: path).widgets.map(\.definition)
-            }
-            guard let first = widgets.min(by: { $0.id < $1.id }) else { continue }
+        for seed in try FileManager.default.contentsOfDirectory(atPath: SeedWidgetsEndToEndTests.seeds.path).sorted() {
+            guard let first = try definitions(seed: seed, reader: reader).min(by: { $0.id < $1.id }) else { continue }
             found.append((seed, (first.id, first.view?.availableFamilies ?? ViewDefinition.Family.homeScreen)))
         }
         return found
+    }
+
+    /// A reader of definitions that knows the plugin's stages.
+    static func definitionReader() throws -> DefinitionReader {
+        var builder = StageRegistry.Builder.builtIn()
+        builder.register(TransmissionFetcher.self)
+        builder.register(RunwayPerformanceTransform.self)
+        return DefinitionReader(registry: try builder.build())
+    }
+
+    /// The widgets the definitions in the seed folder `seed` (`004-bitpal-portfolio`) declare.
+    static func definitions(seed: String, reader: DefinitionReader) throws -> [WidgetDefinition] {
+        let folder = SeedWidgetsEndToEndTests.seeds.appendingPathComponent(seed)
+        let files = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".json") }.sorted()
+        return try files.flatMap { file in
+            let path = folder.appendingPathComponent(file).path
+            return reader.read(try Data(contentsOf: URL(fileURLWithPath: path)), file: path).widgets.map(\.definition)
+        }
     }
 
     /// One screenshot of `page` with `query`, in a window of `size` (`W,H`), light or dark, into `file`.
