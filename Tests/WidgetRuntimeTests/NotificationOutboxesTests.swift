@@ -399,6 +399,19 @@ struct NotificationOutboxesTests {
         #expect(observer.outboxes.summary(for: "prices") == nil)
     }
 
+    @Test func aForgottenWidgetIsNotObservedUntilItIsLoadedAgain() throws {
+        let observer = Observer(try Self.definition(#"[{"on": "status", \#(Self.webhook())}]"#))
+        try observer.observe(.fresh)
+        observer.outboxes.forget("prices")
+        // A refresh abandoned by the reload that removed the widget, finishing late, recreates nothing.
+        try observer.observe(.stale)
+        #expect(observer.output.read(NotificationOutboxes.key(for: "prices")) == nil)
+        #expect(observer.outboxes.summary(for: "prices") == nil)
+        observer.outboxes.loaded(["prices"])
+        try observer.observe(.fresh)
+        #expect(observer.output.read(NotificationOutboxes.key(for: "prices")) != nil)
+    }
+
     @Test func aWidgetWithoutRulesKeepsNoOutbox() throws {
         let observer = Observer(try TestWidgets.pipeline(#"{"id": "prices", "source": {"type": "memory", "key": "p"}}"#).definition)
         try observer.observe(.fresh)

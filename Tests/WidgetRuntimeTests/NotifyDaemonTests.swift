@@ -232,7 +232,8 @@ struct NotifyDaemonTests {
         await waitUntil { logs.records.contains { $0.event == "notify-dropped" } }
         let summary = try #require(store.notifications.summary(for: "feed"))
         #expect(summary.pending == 0)
-        #expect(summary.failed == 1)
+        #expect(summary.failed == 0)
+        #expect(summary.dropped == 1)
         #expect(server.requests.count == 1)
         task.cancel()
         try await task.value

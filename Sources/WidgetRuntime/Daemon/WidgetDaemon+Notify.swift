@@ -31,6 +31,7 @@ extension WidgetDaemon {
     /// Tells the sender the widgets now loaded, and drops the outbox of each widget of `removed`.
     func updateNotifications(_ widgets: [String: WidgetPipeline], removed: [String] = []) {
         for id in removed { configuration.store.notifications.forget(id) }
+        configuration.store.notifications.loaded(widgets.keys)
         sender.update(definitions: widgets.mapValues(\.definition))
     }
 }
