@@ -202,6 +202,16 @@ struct NotificationOutboxesTests {
         #expect(body.hasPrefix("prices: notify-1: status fresh → stale (the body could not be rendered: "), "\(body)")
     }
 
+    @Test func aBodyPastTheLimitIsReplacedBySayingSo() throws {
+        let observer = Observer(
+            try Self.definition(#"[{"on": "status", \#(Self.webhook(#""{% for i in (1..70000) %}x{% endfor %}""#))}]"#))
+        try observer.observe(.fresh, ["n": 1])
+        try observer.observe(.stale, ["n": 1])
+        let body = try #require(observer.outboxes.due(at: .distantFuture).first?.body)
+        #expect(body.utf8.count < 1000)
+        #expect(body.contains("it is 70000 bytes long, past the limit of 65536 bytes"), "\(body)")
+    }
+
     // MARK: - Durability
 
     @Test func aChangeRecordedIsNotDetectedAgainAfterARestart() throws {
