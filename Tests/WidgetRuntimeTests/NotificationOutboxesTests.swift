@@ -216,7 +216,8 @@ struct NotificationOutboxesTests {
 
     @Test func aChangeRecordedIsNotDetectedAgainAfterARestart() throws {
         let observer = Observer(
-            try Self.definition(#"[{"on": "status", \#(Self.webhook())}, {"on": "change", "path": "$.a", \#(Self.webhook())}]"#))
+            try Self.definition(
+                #"[{"name": "s", "on": "status", \#(Self.webhook())}, {"name": "a", "on": "change", "path": "$.a", \#(Self.webhook())}]"#))
         try observer.observe(.fresh, ["a": 1])
         #expect(try observer.observe(.stale, ["a": 2]).count == 2)
         observer.restart()
