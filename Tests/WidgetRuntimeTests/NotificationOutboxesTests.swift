@@ -294,6 +294,12 @@ struct NotificationOutboxesTests {
         #expect(due.first?.createdAt == Self.start.addingTimeInterval(52 * 60))
         #expect(Set(due.map(\.id)).count == 100)
         #expect(due.allSatisfy { $0.id.count == 32 && $0.id.allSatisfy(\.isHexDigit) })
+        // The next one made drops one more, and says so, by rule.
+        var told: [[String: Int]] = []
+        try observer.outboxes.observe(
+            Self.snapshot(.stale, [:]), definition: observer.definition, history: [:], now: Self.start.addingTimeInterval(86_400)
+        ) { told.append($0) }
+        #expect(told == [["notify-1": 1]])
     }
 
     @Test func anOutboxReadsBackAsItWasWritten() throws {

@@ -167,6 +167,10 @@ struct NotifyDaemonTests {
         #expect(metrics.contains(#"widgetd_notifications_pending{widget="feed"} 1"#))
         #expect(metrics.contains(#"widgetd_notifications_sent_total{widget="feed"} 0"#))
         #expect(!metrics.contains(#"widgetd_notifications_pending{widget="other"}"#))
+        let failingSince = try #require(store.notifications.summary(for: "feed")?.failingSince)
+        #expect(metrics.contains("# TYPE widgetd_notifications_failing_since_seconds gauge"))
+        #expect(
+            metrics.contains(#"widgetd_notifications_failing_since_seconds{widget="feed"} \#(Int(failingSince.timeIntervalSince1970))"#))
         #expect(logs.records.contains { $0.event == "notify-failed" && $0.widget == "feed" })
 
         // The secret reached the server and nothing else: no log line, no file of the output.

@@ -59,10 +59,13 @@ public final class NotificationOutboxes: NotificationQueue, Sendable {
     /// - Returns: The notifications made, oldest first (also in the outbox, for ``due(at:)``).
     /// - Throws: ``AtomicFileError`` when the outbox cannot be saved; nothing changed then, and the
     ///   next observation sees what this one saw again.
+    ///   - dropped: Told, after the save, how many waiting notifications of each rule were dropped to make
+    ///     room (the outbox was full), when any were.
     @discardableResult
-    public func observe(_ snapshot: Snapshot, definition: WidgetDefinition, history: WidgetValue, now: Date) throws(AtomicFileError)
-        -> [PendingNotification]
-    {
+    public func observe(
+        _ snapshot: Snapshot, definition: WidgetDefinition, history: WidgetValue, now: Date,
+        dropped: ((_ countsByRule: [String: Int]) -> Void)? = nil
+    ) throws(AtomicFileError) -> [PendingNotification] {
         let id = definition.id
         // A widget without rules is not observed: what its outbox still holds is the sender's.
         guard !definition.notify.isEmpty, !isForgotten(id) else { return [] }
@@ -83,6 +86,14 @@ public final class NotificationOutboxes: NotificationQueue, Sendable {
             if after != current {
                 try save(after)
                 state.outbox = after
+            }
+            if after.dropped > current.dropped, let dropped {
+                let kept = Set(after.pending.map(\.id))
+                var counts: [String: Int] = [:]
+                for notification in current.pending + made where !kept.contains(notification.id) {
+                    counts[notification.rule, default: 0] += 1
+                }
+                dropped(counts)
             }
             return made
         }

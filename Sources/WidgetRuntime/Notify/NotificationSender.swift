@@ -116,6 +116,19 @@ public final class NotificationSender: Sendable {
         self.definitions.withLock { $0 = definitions }
     }
 
+    /// Logs a `notify-dropped` line for each rule of `widget` whose waiting notifications were dropped
+    /// unsent because its outbox was full: `counts` by rule name.
+    public func reportDropped(widget: String, counts: [String: Int]) {
+        for rule in counts.keys.sorted() {
+            let count = counts[rule] ?? 0
+            let reason = "the outbox was full (\(NotificationOutbox.maximumPending) waiting)"
+            log(
+                LogRecord(
+                    .warning, "notify-dropped", "\(widget): \(count) notification(s) of \(rule) dropped unsent: \(reason)",
+                    widget: widget, error: reason, details: ["rule": .string(rule), "count": .number(WidgetNumber(count))]))
+        }
+    }
+
     /// Tells the sender that a notification was queued: it sends at once rather than at its next retry.
     public func wake() {
         wakeup.raise()
