@@ -262,7 +262,12 @@ struct NotificationSenderTests {
         #expect(clock.earliestDeadline == start.addingTimeInterval(15))
         #expect(server.requests.count == 1)
         clock.advance(by: 15)
-        while queue.delivered.isEmpty { await Task.yield() }
+        // Polled every 10 ms, for at most a generous minute.
+        let deadline = ContinuousClock.now.advanced(by: .seconds(60))
+        while queue.delivered.isEmpty {
+            try #require(ContinuousClock.now < deadline, "the retry was not delivered within 60 s")
+            try await Task.sleep(for: .milliseconds(10))
+        }
         #expect(server.requests.count == 2)
         task.cancel()
         await task.value
