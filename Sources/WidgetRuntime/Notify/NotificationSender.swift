@@ -56,6 +56,9 @@ public final class NotificationSender: Sendable {
     public static let firstRetryDelay: Double = 30
     /// The backoff's last ceiling, in seconds, and the delay after an answer that retrying will not fix.
     public static let longestRetryDelay: Double = 3600
+    /// How long one pass of ``run()`` starts new attempts; what is left is attempted by the next pass,
+    /// together with what was queued meanwhile.
+    public static let passLimit: Duration = .seconds(60)
     /// How long after its rule fired a notification is given up, in seconds.
     public static let givingUpAfter: Double = 24 * 3600
 
@@ -139,7 +142,8 @@ public final class NotificationSender: Sendable {
     /// Sends what is due, then waits for more, until the calling task is cancelled.
     public func run() async {
         while !Task.isCancelled {
-            let attempted = await sendDue()
+            // A bounded pass: a notification queued meanwhile (its wake kept) waits for at most one.
+            let attempted = await sendDue(within: Self.passLimit)
             guard !Task.isCancelled else { return }
             // No connection stays open between passes, which come minutes or hours apart.
             if attempted > 0 { client.closeIdleConnections() }
