@@ -5,7 +5,7 @@ public import WidgetJSON
 
 /// Every widget's outbox (``NotificationOutbox``), kept in the output's state at
 /// `.state/notify/<id>.json` and shared by the daemon's refreshes, which add to them
-/// (``observe(_:definition:history:now:)``), and its sender, which drains them (``NotificationQueue``).
+/// (``observe(_:definition:history:now:dropped:)``), and its sender, which drains them (``NotificationQueue``).
 ///
 /// Each change is saved, through the output, before the call that made it returns: an outbox read back
 /// after a crash holds every notification made and not yet delivered, and what every rule last saw.
@@ -53,14 +53,15 @@ public final class NotificationOutboxes: NotificationQueue, Sendable {
     ///     outbox, if it had rules before, keeps its pending notifications for the sender).
     ///   - history: what templates see as `history` (`{}` without a `history` block).
     ///   - now: the moment of the observation.
+    ///   - dropped: Told, after the save, how many waiting notifications of each rule were dropped to make
+    ///     room (the outbox was full), when any were.
+    ///
     /// One widget is observed by one caller at a time, as its refreshes are; different widgets, and the
     /// sender, may call at the same time.
     ///
     /// - Returns: The notifications made, oldest first (also in the outbox, for ``due(at:)``).
     /// - Throws: ``AtomicFileError`` when the outbox cannot be saved; nothing changed then, and the
     ///   next observation sees what this one saw again.
-    ///   - dropped: Told, after the save, how many waiting notifications of each rule were dropped to make
-    ///     room (the outbox was full), when any were.
     @discardableResult
     public func observe(
         _ snapshot: Snapshot, definition: WidgetDefinition, history: WidgetValue, now: Date,
