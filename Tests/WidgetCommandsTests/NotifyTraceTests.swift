@@ -143,4 +143,30 @@ struct NotifyTraceTests {
         #expect(request["body"] == #"{"text":"$.price changed 50 → 5","price":5}"#)
         #expect(!text.contains(Self.token))
     }
+
+    @Test func aHeaderOrAddressMadeFromASecretThroughFiltersIsMaskedWhole() async throws {
+        try folder.write(
+            "widgets.d/basic.json",
+            #"""
+            {"title": "Basic", "timeZone": "UTC", "source": {"path": "d.json"},
+             "notify": [
+              {"name": "cheap", "on": "condition", "if": "value.price < 10",
+               "webhook": {"url": "https://hook.example:8443/{{ env.NTFY_TOKEN | base64_encode }}?q=1",
+                           "headers": {"Authorization": "Basic {{ env.NTFY_TOKEN | append: ':' | append: env.NTFY_TOKEN | base64_encode }}"},
+                           "body": "cheap"}}
+             ]}
+            """#)
+        let (status, text) = await widgetd([
+            "preview", "basic", "--config", folder.file("widgets.d").path, "--trace", "--out", folder.file("out").path,
+        ])
+        #expect(status == 0)
+        let lines = notifyLines(text)
+        try #require(lines.count == 7, "\(text)")
+        #expect(lines[2] == "    POST https://hook.example:8443/***")
+        #expect(lines[4] == "    Authorization: Basic ***")
+        let encoded = Data("\(Self.token):\(Self.token)".utf8).base64EncodedString()
+        #expect(!text.contains(encoded))
+        #expect(!text.contains(Data(Self.token.utf8).base64EncodedString()))
+        #expect(!text.contains(Self.token))
+    }
 }

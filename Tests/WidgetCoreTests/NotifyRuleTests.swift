@@ -33,12 +33,12 @@ struct NotifyRuleTests {
             [{"name": "down", "on": "status", "to": ["stale", "placeholder"],
               "webhook": {"url": "https://ntfy.sh/{{ secret.NTFY_TOKEN }}", "headers": {"Title": "{{ widget.title }}", "Priority": "high"},
                           "body": "{{ widget.id }} is {{ status }}"}},
-             {"on": "change", "path": "$.price", "webhook": {"url": "https://hooks.example/{{ notification.id }}", "method": "put",
+             {"name": "price", "on": "change", "path": "$.price", "webhook": {"url": "https://hooks.example/{{ notification.id }}", "method": "put",
                           "body": {"text": "{{ change.from }} → {{ change.to }}", "n": 1}}},
-             {"on": "condition", "if": "value.total < 1000 and status == 'fresh'", "webhook": {"url": "https://x.example", "body": "low"}}]
+             {"name": "low", "on": "condition", "if": "value.total < 1000 and status == 'fresh'", "webhook": {"url": "https://x.example", "body": "low"}}]
             """#)
         try #require(rules.count == 3)
-        #expect(rules.map(\.name) == ["down", "notify-2", "notify-3"])
+        #expect(rules.map(\.name) == ["down", "price", "low"])
         #expect(rules[0].trigger == .status(to: ["stale", "placeholder"]))
         #expect(rules[0].webhook.method == "POST")
         #expect(rules[0].webhook.headers.map(\.name) == ["Title", "Priority"])
@@ -183,6 +183,17 @@ struct NotifyRuleTests {
             ) == [
                 #"widgets.d/prices.json:1:137: $.notify[1].name: the rule name "a" is used twice; give each rule its own "name""#
             ])
+    }
+
+    @Test func severalRulesMustEachHaveAName() throws {
+        let found = problems(
+            #"[{"name": "a", "on": "status", "webhook": {"url": "https://x.example", "body": "x"}}, {"on": "status", "webhook": {"url": "https://x.example", "body": "y"}}]"#
+        )
+        try #require(found.count == 1, "\(found)")
+        #expect(found[0].contains("$.notify[1]: this rule has no \"name\"; with several rules each needs one"), "\(found)")
+        #expect(found[0].contains(#"add e.g. "name": "rule-2""#))
+        // A single rule may go unnamed: it is notify-1.
+        #expect(try rules(#"[{"on": "status", "webhook": {"url": "https://x.example", "body": "x"}}]"#).map(\.name) == ["notify-1"])
     }
 
     @Test func aRuleNameThatIsNotOneIsReported() {

@@ -202,11 +202,22 @@ struct NotificationOutboxesTests {
         #expect(body.hasPrefix("prices: notify-1: status fresh → stale (the body could not be rendered: "), "\(body)")
     }
 
+    @Test func aBodyPastTheLimitIsReplacedBySayingSo() throws {
+        let observer = Observer(
+            try Self.definition(#"[{"on": "status", \#(Self.webhook(#""{% for i in (1..70000) %}x{% endfor %}""#))}]"#))
+        try observer.observe(.fresh, ["n": 1])
+        try observer.observe(.stale, ["n": 1])
+        let body = try #require(observer.outboxes.due(at: .distantFuture).first?.body)
+        #expect(body.utf8.count < 1000)
+        #expect(body.contains("it is 70000 bytes long, past the limit of 65536 bytes"), "\(body)")
+    }
+
     // MARK: - Durability
 
     @Test func aChangeRecordedIsNotDetectedAgainAfterARestart() throws {
         let observer = Observer(
-            try Self.definition(#"[{"on": "status", \#(Self.webhook())}, {"on": "change", "path": "$.a", \#(Self.webhook())}]"#))
+            try Self.definition(
+                #"[{"name": "s", "on": "status", \#(Self.webhook())}, {"name": "a", "on": "change", "path": "$.a", \#(Self.webhook())}]"#))
         try observer.observe(.fresh, ["a": 1])
         #expect(try observer.observe(.stale, ["a": 2]).count == 2)
         observer.restart()
@@ -283,6 +294,12 @@ struct NotificationOutboxesTests {
         #expect(due.first?.createdAt == Self.start.addingTimeInterval(52 * 60))
         #expect(Set(due.map(\.id)).count == 100)
         #expect(due.allSatisfy { $0.id.count == 32 && $0.id.allSatisfy(\.isHexDigit) })
+        // The next one made drops one more, and says so, by rule.
+        var told: [[String: Int]] = []
+        try observer.outboxes.observe(
+            Self.snapshot(.stale, [:]), definition: observer.definition, history: [:], now: Self.start.addingTimeInterval(86_400)
+        ) { told.append($0) }
+        #expect(told == [["notify-1": 1]])
     }
 
     @Test func anOutboxReadsBackAsItWasWritten() throws {
@@ -397,6 +414,19 @@ struct NotificationOutboxesTests {
         observer.outboxes.forget("prices")
         #expect(observer.output.read(NotificationOutboxes.key(for: "prices")) == nil)
         #expect(observer.outboxes.summary(for: "prices") == nil)
+    }
+
+    @Test func aForgottenWidgetIsNotObservedUntilItIsLoadedAgain() throws {
+        let observer = Observer(try Self.definition(#"[{"on": "status", \#(Self.webhook())}]"#))
+        try observer.observe(.fresh)
+        observer.outboxes.forget("prices")
+        // A refresh abandoned by the reload that removed the widget, finishing late, recreates nothing.
+        try observer.observe(.stale)
+        #expect(observer.output.read(NotificationOutboxes.key(for: "prices")) == nil)
+        #expect(observer.outboxes.summary(for: "prices") == nil)
+        observer.outboxes.loaded(["prices"])
+        try observer.observe(.fresh)
+        #expect(observer.output.read(NotificationOutboxes.key(for: "prices")) != nil)
     }
 
     @Test func aWidgetWithoutRulesKeepsNoOutbox() throws {

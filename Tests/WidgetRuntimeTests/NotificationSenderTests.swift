@@ -182,9 +182,43 @@ struct NotificationSenderTests {
         sender.update(definitions: ["shop": try target(server)])
         await sender.sendDue()
         #expect(server.requests.count == 1)
-        #expect(queue.givenUp.map(\.id) == ["n1"])
+        #expect(queue.dropped.map(\.id) == ["n1"])
+        #expect(queue.givenUp.isEmpty)
+        #expect(queue.failures.isEmpty)
         #expect(queue.delivered.map(\.id) == ["n2"])
         #expect(log.records.map(\.event).sorted() == ["notify-dropped", "notify-sent"])
+    }
+
+    @Test func aNotificationOfAWidgetNotLoadedStaysPending() async throws {
+        let server = try TestHTTPServer(routes: [TestHTTPRoute("POST", "/hook/*") { _ in .text("ok") }])
+        let queue = MemoryNotificationQueue([notification()])
+        let log = LogRecorder()
+        let sender = sender(queue, clock: ManualClock(now: start), log: log)
+        // Its definition is broken, say: the daemon loaded no `shop`.
+        sender.update(definitions: [:])
+        #expect(await sender.sendDue() == 0)
+        #expect(queue.pending.map(\.id) == ["n1"])
+        #expect(queue.dropped.isEmpty && queue.failures.isEmpty)
+        #expect(server.requests.isEmpty)
+        // Loaded again, it is sent.
+        sender.update(definitions: ["shop": try target(server)])
+        #expect(await sender.sendDue() == 1)
+        #expect(queue.delivered.map(\.id) == ["n1"])
+    }
+
+    @Test func aTargetThatAnswers429IsNotTriedAgainInThePass() async throws {
+        let server = try TestHTTPServer(routes: [
+            TestHTTPRoute("POST", "/hook/*") { _ in TestHTTPResponse(status: 429, headers: ["Retry-After": "120"]) }
+        ])
+        let queue = MemoryNotificationQueue((1...10).map { notification("n\($0)") })
+        let sender = sender(queue, clock: ManualClock(now: start))
+        sender.update(definitions: ["shop": try target(server)])
+        await sender.sendDue()
+        // Only those already in flight when the first answer came reached the target.
+        #expect(server.requests.count <= NotificationSender.maximumInFlight)
+        #expect(queue.pending.count == 10)
+        // All wait for the target's Retry-After, not only the ones it answered.
+        #expect(queue.pending.allSatisfy { $0.nextAttemptAt == start.addingTimeInterval(120) }, "\(queue.pending)")
     }
 
     @Test func atMostFourRequestsAreInFlight() async throws {
@@ -228,7 +262,12 @@ struct NotificationSenderTests {
         #expect(clock.earliestDeadline == start.addingTimeInterval(15))
         #expect(server.requests.count == 1)
         clock.advance(by: 15)
-        while queue.delivered.isEmpty { await Task.yield() }
+        // Polled every 10 ms, for at most a generous minute.
+        let deadline = ContinuousClock.now.advanced(by: .seconds(60))
+        while queue.delivered.isEmpty {
+            try #require(ContinuousClock.now < deadline, "the retry was not delivered within 60 s")
+            try await Task.sleep(for: .milliseconds(10))
+        }
         #expect(server.requests.count == 2)
         task.cancel()
         await task.value

@@ -47,9 +47,19 @@ struct NotifyDaemonTests {
         """
     }
 
-    /// Returns once `condition` holds (the server's threads and the sender's task work meanwhile).
-    func waitUntil(_ condition: () -> Bool) async {
-        while !condition() { await Task.yield() }
+    /// Returns once `condition` holds (the server's threads and the sender's task work meanwhile), polling
+    /// every 10 ms; fails the test after a generous minute.
+    func waitUntil(
+        _ what: String = "the condition", sourceLocation: Testing.SourceLocation = #_sourceLocation, _ condition: () -> Bool
+    ) async throws {
+        let deadline = ContinuousClock.now.advanced(by: .seconds(60))
+        while !condition() {
+            guard ContinuousClock.now < deadline else {
+                Issue.record("waited 60 s for \(what) in vain", sourceLocation: sourceLocation)
+                throw CancellationError()
+            }
+            try await Task.sleep(for: .milliseconds(10))
+        }
     }
 
     @Test func eachTriggerFiresExactlyWhenItShould() async throws {
@@ -94,12 +104,12 @@ struct NotifyDaemonTests {
             clock.advance(by: 60)
             _ = try #require(await reports.next())
             expected += fired
-            await waitUntil { server.requests.count >= expected.count }
+            try await waitUntil { server.requests.count >= expected.count }
             #expect(server.requests.map(\.path).sorted() == expected.sorted(), "after \(json ?? "a failure")")
         }
 
         // Everything was delivered once, with its own key, and nothing more is waiting.
-        await waitUntil { store.notifications.summary(for: "price")?.pending == 0 }
+        try await waitUntil { store.notifications.summary(for: "price")?.pending == 0 }
         let summary = try #require(store.notifications.summary(for: "price"))
         #expect(summary.sent == expected.count)
         #expect(server.requests.count == expected.count)
@@ -109,6 +119,8 @@ struct NotifyDaemonTests {
         #expect(bodies.contains("fresh → cached"))
         #expect(bodies.contains("cached → fresh"))
         #expect(server.requests.first { $0.path == "/hook/cheap" }?.headers["Content-Type"] == "application/json")
+        // The log line follows the outbox's save.
+        try await waitUntil("every notify-sent line") { logs.records.count { $0.event == "notify-sent" } >= expected.count }
         #expect(logs.records.count { $0.event == "notify-sent" } == expected.count)
         let metrics = try String(contentsOf: out.file("widgetd.prom"), encoding: .utf8)
         #expect(metrics.contains("# TYPE widgetd_notifications_sent_total counter"))
@@ -147,9 +159,9 @@ struct NotifyDaemonTests {
             let ids = [try #require(await reports.next()).id, try #require(await reports.next()).id]
             #expect(ids.sorted() == ["feed", "other"])
             #expect(store.snapshot(for: "other")?.generatedAt == start.addingTimeInterval(Double(minute) * 60))
-            if minute == 1 { await waitUntil { server.requests.count >= 1 } }
+            if minute == 1 { try await waitUntil { server.requests.count >= 1 } }
         }
-        await waitUntil { store.notifications.summary(for: "feed")?.failingSince != nil }
+        try await waitUntil { store.notifications.summary(for: "feed")?.failingSince != nil }
         // Retry-After: 120 holds the notification back two minutes each time: 3 attempts in 5 minutes.
         #expect((1...3).contains(server.requests.count))
         #expect(server.requests.first?.headers["Authorization"] == "Bearer \(Self.token)")
@@ -167,6 +179,10 @@ struct NotifyDaemonTests {
         #expect(metrics.contains(#"widgetd_notifications_pending{widget="feed"} 1"#))
         #expect(metrics.contains(#"widgetd_notifications_sent_total{widget="feed"} 0"#))
         #expect(!metrics.contains(#"widgetd_notifications_pending{widget="other"}"#))
+        let failingSince = try #require(store.notifications.summary(for: "feed")?.failingSince)
+        #expect(metrics.contains("# TYPE widgetd_notifications_failing_since_seconds gauge"))
+        #expect(
+            metrics.contains(#"widgetd_notifications_failing_since_seconds{widget="feed"} \#(Int(failingSince.timeIntervalSince1970))"#))
         #expect(logs.records.contains { $0.event == "notify-failed" && $0.widget == "feed" })
 
         // The secret reached the server and nothing else: no log line, no file of the output.
@@ -199,7 +215,7 @@ struct NotifyDaemonTests {
         #expect(clock.earliestDeadline == start.addingTimeInterval(600))
         // No refresh runs: the daemon marks the snapshot stale at the moment its data turns stale.
         clock.advance(to: start.addingTimeInterval(600))
-        await waitUntil { server.requests.count >= 1 }
+        try await waitUntil { server.requests.count >= 1 }
         #expect(server.requests.map(\.text) == ["fresh → stale"])
         #expect(source.fetchCount("feed") == 1)
         #expect(store.snapshot(for: "feed")?.status == .stale)
@@ -222,17 +238,18 @@ struct NotifyDaemonTests {
         await clock.waitForSleeper()
         clock.advance(by: 60)
         _ = try #require(await reports.next())
-        await waitUntil { store.notifications.summary(for: "feed")?.failingSince != nil }
+        try await waitUntil { store.notifications.summary(for: "feed")?.failingSince != nil }
 
         try config.write("feed.json", definition(key: "feed", notify: rule("renamed")))
         await daemon.reloadDefinitions()
-        await waitUntil { logs.records.contains { $0.event == "reloaded" } }
+        try await waitUntil { logs.records.contains { $0.event == "reloaded" } }
         // Past any backoff of a first failure: the sender finds the rule gone.
         clock.advance(by: 120)
-        await waitUntil { logs.records.contains { $0.event == "notify-dropped" } }
+        try await waitUntil { logs.records.contains { $0.event == "notify-dropped" } }
         let summary = try #require(store.notifications.summary(for: "feed"))
         #expect(summary.pending == 0)
-        #expect(summary.failed == 1)
+        #expect(summary.failed == 0)
+        #expect(summary.dropped == 1)
         #expect(server.requests.count == 1)
         task.cancel()
         try await task.value

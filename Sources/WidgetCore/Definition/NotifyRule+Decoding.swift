@@ -80,7 +80,7 @@ extension NotifyRule: DescribedOptions {
             switch self {
             case .name:
                 KeyDescription(
-                    "The rule's name, unique in the definition: shown in logs, status and the notification's change.rule; notify-N when absent.",
+                    "The rule's name, unique in the definition: shown in logs, status and the notification's change.rule; required when there are several rules; notify-1 for a single rule without one.",
                     .string(pattern: "^[A-Za-z0-9_.-]{1,64}$"))
             case .on:
                 KeyDescription(
@@ -146,6 +146,17 @@ struct NotifyRules: Decodable {
         var seen: Set<String> = []
         for (index, element) in elements.enumerated() {
             let member = decoder.child(element, index: index)
+            // What a rule last saw is kept by its name: a name made from its position would be lost when
+            // the rules are reordered.
+            if elements.count > 1, case .object(let object) = element, object["name"] == nil {
+                try decoder.report(
+                    OptionsError(
+                        path: member.path,
+                        message:
+                            "this rule has no \"name\"; with several rules each needs one (what a rule last saw is kept by its name), add e.g. \"name\": \"rule-\(index + 1)\""
+                    ))
+                continue
+            }
             guard let rule = try decoder.recovering({ try NotifyRule(reading: member, index: index) }) else { continue }
             guard seen.insert(rule.name).inserted else {
                 try decoder.report(

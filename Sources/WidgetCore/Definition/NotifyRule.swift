@@ -88,7 +88,8 @@ public struct NotifyRule: Sendable, Hashable {
         }
     }
 
-    /// The rule's name: unique in its definition; `notify-N` (N from 1) when the definition names none.
+    /// The rule's name: unique in its definition; `notify-1` for the single rule of a definition that
+    /// names none (a definition with several rules must name each one).
     public var name: String
     /// When it fires.
     public var trigger: Trigger

@@ -48,9 +48,12 @@ extension WidgetDaemon {
             ("widgetd_notifications_sent_total", "counter", "Notifications delivered (a 2xx answer).", { $0.sent }),
             (
                 "widgetd_notifications_failed_total", "counter",
-                "Notifications given up: not delivered within 24 hours, or their rule was removed.", { $0.failed }
+                "Notifications given up: not delivered within 24 hours.", { $0.failed }
             ),
-            ("widgetd_notifications_dropped_total", "counter", "Notifications dropped unsent because the outbox was full.", { $0.dropped }),
+            (
+                "widgetd_notifications_dropped_total", "counter",
+                "Notifications dropped unsent: the outbox was full, or their rule was removed.", { $0.dropped }
+            ),
             ("widgetd_notifications_pending", "gauge", "Notifications waiting to be delivered.", { $0.pending }),
         ]
 
@@ -156,6 +159,12 @@ extension WidgetDaemon {
             let outboxes = notifications.sorted { $0.key < $1.key }
             for (name, type, help, count) in outboxes.isEmpty ? [] : Self.notificationFamilies {
                 family(name, type, help, outboxes.map { (widget($0.key), "\(count($0.value))") })
+            }
+            if !outboxes.isEmpty {
+                family(
+                    "widgetd_notifications_failing_since_seconds", "gauge",
+                    "Since when each widget's notifications fail to be delivered (Unix time), for failing widgets only.",
+                    outboxes.compactMap { id, summary in summary.failingSince.map { (widget(id), "\(Int($0.timeIntervalSince1970))") } })
             }
             family("widgetd_widgets", "gauge", "Widgets loaded.", [("", "\(widgetCount)")])
             return text

@@ -16,7 +16,7 @@ extension WidgetDaemon {
     /// Evaluates `definition`'s `notify` rules against `snapshot`, which is about to be written, and saves
     /// the widget's outbox first (what each rule saw, the notifications made): a crash after this can
     /// lose no change the snapshot shows, and a change recorded is never detected again. Wakes `sender`
-    /// when a notification was made.
+    /// when a notification was made, and has it log the notifications dropped because the outbox was full.
     ///
     /// - Throws: `AtomicFileError` when the outbox cannot be saved: the snapshot is not written either,
     ///   and the next refresh sees the change again.
@@ -25,13 +25,16 @@ extension WidgetDaemon {
     ) throws(AtomicFileError) {
         guard let definition, !definition.notify.isEmpty else { return }
         let history = store.history.templateValue(for: definition, now: snapshot.generatedAt)
-        let made = try store.notifications.observe(snapshot, definition: definition, history: history, now: snapshot.generatedAt)
+        let made = try store.notifications.observe(snapshot, definition: definition, history: history, now: snapshot.generatedAt) {
+            sender?.reportDropped(widget: definition.id, counts: $0)
+        }
         if !made.isEmpty { sender?.wake() }
     }
 
     /// Tells the sender the widgets now loaded, and drops the outbox of each widget of `removed`.
     func updateNotifications(_ widgets: [String: WidgetPipeline], removed: [String] = []) {
         for id in removed { configuration.store.notifications.forget(id) }
+        configuration.store.notifications.loaded(widgets.keys)
         sender.update(definitions: widgets.mapValues(\.definition))
     }
 }

@@ -142,6 +142,10 @@ public final class WidgetDaemon: Sendable {
     /// refresh of it started are merged into that refresh.
     public static let reloadCoalescingInterval: Double = 1
 
+    /// How long `run --once` starts sending notifications after it wrote the index and the metrics: what
+    /// is left stays queued for the next run (an attempt started ends within the sender's request timeout).
+    public static let onceSendingLimit: Duration = .seconds(15)
+
     /// The refreshes the daemon finishes, in order, for embedders and tests that wait for work: a reader
     /// that falls behind gets only the newest unless ``Configuration/keepsEveryRefreshReport`` is set.
     public var refreshes: AsyncStream<RefreshReport> { refreshStream }
@@ -215,9 +219,10 @@ public final class WidgetDaemon: Sendable {
             }
         }
         configuration.store.syncFolders()
-        // What the rules made is delivered before the run ends; what fails waits for the next run.
-        await sender.sendDue()
         book.writeIndexAndMetrics(now: now, log: configuration.log)
+        // What the rules made is delivered before the run ends, within a bound; what fails or is left
+        // waits for the next run.
+        await sender.sendDue(within: Self.onceSendingLimit)
         return OnceReport(diagnostics: loaded.diagnostics, outcomes: outcomes.sorted { $0.snapshot.id < $1.snapshot.id })
     }
 

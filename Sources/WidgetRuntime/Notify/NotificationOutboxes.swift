@@ -5,12 +5,13 @@ public import WidgetJSON
 
 /// Every widget's outbox (``NotificationOutbox``), kept in the output's state at
 /// `.state/notify/<id>.json` and shared by the daemon's refreshes, which add to them
-/// (``observe(_:definition:history:now:)``), and its sender, which drains them (``NotificationQueue``).
+/// (``observe(_:definition:history:now:dropped:)``), and its sender, which drains them (``NotificationQueue``).
 ///
 /// Each change is saved, through the output, before the call that made it returns: an outbox read back
 /// after a crash holds every notification made and not yet delivered, and what every rule last saw.
-/// Reads and writes of one store go through one lock, so a refresh and the sender never lose each
-/// other's changes.
+/// Each widget's outbox has its own lock, held while it is read or saved, so a refresh and the sender
+/// never lose each other's changes, and a slow save of one widget's outbox holds up no other widget.
+/// Calls read and write the output: make them from a thread that may block on the disk.
 ///
 /// ```swift
 /// let made = try store.notifications.observe(snapshot, definition: definition, history: [:], now: now)
@@ -19,8 +20,15 @@ public import WidgetJSON
 public final class NotificationOutboxes: NotificationQueue, Sendable {
     /// Where the outboxes are kept.
     let output: any WidgetOutput
-    /// The outboxes read or written so far, by widget id; `loadedAll` once every saved one was read.
-    private let state = Mutex<(outboxes: [String: NotificationOutbox], loadedAll: Bool)>(([:], false))
+    /// One widget's outbox, with its lock: `loaded` once it was read from the output (`outbox` is `nil`
+    /// when there was none).
+    private final class Entry: Sendable {
+        let state = Mutex<(loaded: Bool, outbox: NotificationOutbox?)>((false, nil))
+    }
+
+    /// The widgets' entries, by id; `loadedAll` once every saved outbox has an entry; `forgotten`, the
+    /// widgets forgotten and not loaded since, which are not observed.
+    private let index = Mutex<(entries: [String: Entry], loadedAll: Bool, forgotten: Set<String>)>(([:], false, []))
 
     /// The outboxes kept in `output`; nothing is read until asked.
     public init(output: any WidgetOutput) {
@@ -45,6 +53,9 @@ public final class NotificationOutboxes: NotificationQueue, Sendable {
     ///     outbox, if it had rules before, keeps its pending notifications for the sender).
     ///   - history: what templates see as `history` (`{}` without a `history` block).
     ///   - now: the moment of the observation.
+    ///   - dropped: Told, after the save, how many waiting notifications of each rule were dropped to make
+    ///     room (the outbox was full), when any were.
+    ///
     /// One widget is observed by one caller at a time, as its refreshes are; different widgets, and the
     /// sender, may call at the same time.
     ///
@@ -52,26 +63,38 @@ public final class NotificationOutboxes: NotificationQueue, Sendable {
     /// - Throws: ``AtomicFileError`` when the outbox cannot be saved; nothing changed then, and the
     ///   next observation sees what this one saw again.
     @discardableResult
-    public func observe(_ snapshot: Snapshot, definition: WidgetDefinition, history: WidgetValue, now: Date) throws(AtomicFileError)
-        -> [PendingNotification]
-    {
+    public func observe(
+        _ snapshot: Snapshot, definition: WidgetDefinition, history: WidgetValue, now: Date,
+        dropped: ((_ countsByRule: [String: Int]) -> Void)? = nil
+    ) throws(AtomicFileError) -> [PendingNotification] {
         let id = definition.id
         // A widget without rules is not observed: what its outbox still holds is the sender's.
-        guard !definition.notify.isEmpty else { return [] }
-        let seen = state.withLock { outbox(id, in: &$0.outboxes) } ?? NotificationOutbox(widget: id)
-        // Evaluated outside the lock: a slow body template never holds up the sender or another widget.
+        guard !definition.notify.isEmpty, !isForgotten(id) else { return [] }
+        let entry = entry(id)
+        let seen = read(entry, id) ?? NotificationOutbox(widget: id)
+        // Evaluated outside the lock: a slow body template never holds up the sender.
         let (evaluated, decisions) = NotifyEvaluator.evaluate(seen, snapshot: snapshot, definition: definition, history: history, now: now)
         let made = decisions.compactMap(\.notification)
-        return try state.withLock { state throws(AtomicFileError) -> [PendingNotification] in
+        return try entry.state.withLock { state throws(AtomicFileError) -> [PendingNotification] in
+            // A refresh abandoned by a reload that removed the widget saves nothing after `forget`.
+            guard !isForgotten(id) else { return [] }
             // The sender may have delivered some meanwhile: apply this observation to the outbox as it is now.
-            let current = outbox(id, in: &state.outboxes) ?? NotificationOutbox(widget: id)
+            let current = load(&state, id) ?? NotificationOutbox(widget: id)
             var after = current
             after.rules = evaluated.rules
             after.lastStatus = evaluated.lastStatus
             for notification in made { after.append(notification) }
             if after != current {
                 try save(after)
-                state.outboxes[id] = after
+                state.outbox = after
+            }
+            if after.dropped > current.dropped, let dropped {
+                let kept = Set(after.pending.map(\.id))
+                var counts: [String: Int] = [:]
+                for notification in current.pending + made where !kept.contains(notification.id) {
+                    counts[notification.rule, default: 0] += 1
+                }
+                dropped(counts)
             }
             return made
         }
@@ -85,7 +108,7 @@ public final class NotificationOutboxes: NotificationQueue, Sendable {
     public func dryRun(_ snapshot: Snapshot, definition: WidgetDefinition, history: WidgetValue, now: Date) -> (
         decisions: [NotifyDecision], hasSavedOutbox: Bool
     ) {
-        let saved = state.withLock { outbox(definition.id, in: &$0.outboxes) }
+        let saved = outbox(for: definition.id)
         let (_, decisions) = NotifyEvaluator.evaluate(
             saved ?? NotificationOutbox(widget: definition.id), snapshot: snapshot, definition: definition, history: history, now: now)
         return (decisions, saved != nil)
@@ -95,7 +118,7 @@ public final class NotificationOutboxes: NotificationQueue, Sendable {
 
     /// The widget's outbox as saved; `nil` when it has none.
     public func outbox(for id: String) -> NotificationOutbox? {
-        state.withLock { outbox(id, in: &$0.outboxes) }
+        read(entry(id), id)
     }
 
     /// What `status` and the metrics show of the widget's outbox; `nil` when it has none.
@@ -105,38 +128,37 @@ public final class NotificationOutboxes: NotificationQueue, Sendable {
 
     /// The ids of the widgets with an outbox, sorted.
     public func widgetIDs() -> [String] {
-        state.withLock { state in
-            loadAll(&state)
-            return state.outboxes.keys.sorted()
+        allEntries().filter { read($0.entry, $0.id) != nil }.map(\.id).sorted()
+    }
+
+    /// Removes the outbox of a widget that is no longer defined: what it waited to send is dropped. The
+    /// widget is not observed again (a refresh abandoned by the reload, finishing late) until
+    /// ``loaded(_:)`` names it.
+    public func forget(_ id: String) {
+        index.withLock { _ = $0.forgotten.insert(id) }
+        entry(id).state.withLock { state in
+            output.remove(Self.key(for: id))
+            state = (true, nil)
         }
     }
 
-    /// Removes the outbox of a widget that is no longer defined: what it waited to send is dropped.
-    public func forget(_ id: String) {
-        state.withLock { state in
-            output.remove(Self.key(for: id))
-            state.outboxes[id] = nil
-        }
+    /// Tells the outboxes which widgets are loaded now: those forgotten before are observed again.
+    public func loaded(_ ids: some Sequence<String>) {
+        index.withLock { $0.forgotten.subtract(ids) }
     }
 
     // MARK: - NotificationQueue
 
     /// The notifications whose next attempt is due at `now`, oldest first, from every widget's outbox.
     public func due(at now: Date) -> [PendingNotification] {
-        state.withLock { state in
-            loadAll(&state)
-            return state.outboxes.values.flatMap(\.pending).filter { ($0.nextAttemptAt ?? .distantPast) <= now }
-                .sorted { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) }
-        }
+        allEntries().compactMap { read($0.entry, $0.id) }.flatMap(\.pending).filter { ($0.nextAttemptAt ?? .distantPast) <= now }
+            .sorted { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) }
     }
 
     /// The earliest next attempt of any pending notification (its creation for one not tried yet);
     /// `nil` when none is pending.
     public func nextAttempt() -> Date? {
-        state.withLock { state in
-            loadAll(&state)
-            return state.outboxes.values.flatMap(\.pending).map { $0.nextAttemptAt ?? $0.createdAt }.min()
-        }
+        allEntries().compactMap { read($0.entry, $0.id) }.flatMap(\.pending).map { $0.nextAttemptAt ?? $0.createdAt }.min()
     }
 
     /// `notification` was delivered: it leaves its outbox, counted as sent, and the target is no longer
@@ -170,38 +192,70 @@ public final class NotificationOutboxes: NotificationQueue, Sendable {
         }
     }
 
+    /// `notification` was dropped unsent because `reason`: it leaves its outbox, counted as dropped; the
+    /// target is not marked failing. Saved before returning.
+    public func dropped(_ notification: PendingNotification, reason: String, at now: Date) {
+        update(notification.widget) { outbox in
+            guard let index = outbox.pending.firstIndex(where: { $0.id == notification.id }) else { return }
+            outbox.pending.remove(at: index)
+            outbox.dropped += 1
+        }
+    }
+
     // MARK: - Storage
 
     /// Changes the widget's outbox with `change` and saves it when it changed.
     private func update(_ id: String, _ change: (inout NotificationOutbox) -> Void) {
-        state.withLock { state in
-            guard let before = outbox(id, in: &state.outboxes) else { return }
+        entry(id).state.withLock { state in
+            guard let before = load(&state, id) else { return }
             var after = before
             change(&after)
             guard after != before else { return }
             // Kept in memory even when the save fails: the next change saves it with the rest.
-            state.outboxes[id] = after
+            state.outbox = after
             try? save(after)
         }
     }
 
-    /// The outbox of `id` from `outboxes`, read from the output the first time.
-    private func outbox(_ id: String, in outboxes: inout [String: NotificationOutbox]) -> NotificationOutbox? {
-        if let known = outboxes[id] { return known }
+    /// Whether `id` was forgotten and not loaded since.
+    private func isForgotten(_ id: String) -> Bool {
+        index.withLock { $0.forgotten.contains(id) }
+    }
+
+    /// The entry of `id`, made the first time.
+    private func entry(_ id: String) -> Entry {
+        index.withLock { index in
+            if let entry = index.entries[id] { return entry }
+            let entry = Entry()
+            index.entries[id] = entry
+            return entry
+        }
+    }
+
+    /// The outbox of `id` in `entry`, read under its lock.
+    private func read(_ entry: Entry, _ id: String) -> NotificationOutbox? {
+        entry.state.withLock { load(&$0, id) }
+    }
+
+    /// The outbox in `state`, read from the output the first time.
+    private func load(_ state: inout (loaded: Bool, outbox: NotificationOutbox?), _ id: String) -> NotificationOutbox? {
+        if state.loaded { return state.outbox }
+        state.loaded = true
         guard let data = output.read(Self.key(for: id)), let value = try? JSONReader.read(data, maximumDepth: JSONReader.savedFileDepth),
             let outbox = NotificationOutbox(value: value), outbox.widget == id
         else { return nil }
-        outboxes[id] = outbox
+        state.outbox = outbox
         return outbox
     }
 
-    /// Reads every saved outbox not read yet, once.
-    private func loadAll(_ state: inout (outboxes: [String: NotificationOutbox], loadedAll: Bool)) {
-        guard !state.loadedAll else { return }
-        state.loadedAll = true
-        for name in output.names(in: Self.folder) where name.hasSuffix(".json") && !name.hasPrefix(".") {
-            _ = outbox(String(name.dropLast(5)), in: &state.outboxes)
+    /// Every entry, with one for each saved outbox (the folder is listed once).
+    private func allEntries() -> [(id: String, entry: Entry)] {
+        if !index.withLock({ $0.loadedAll }) {
+            let names = output.names(in: Self.folder).filter { $0.hasSuffix(".json") && !$0.hasPrefix(".") }
+            for name in names { _ = entry(String(name.dropLast(5))) }
+            index.withLock { $0.loadedAll = true }
         }
+        return index.withLock { $0.entries.map { (id: $0.key, entry: $0.value) } }
     }
 
     private func save(_ outbox: NotificationOutbox) throws(AtomicFileError) {

@@ -56,4 +56,7 @@ public protocol NotificationQueue: Sendable {
     /// An attempt at `notification` failed with `error`: it is tried again at `retryAt`, or given up
     /// (and counted as failed) when `retryAt` is `nil`.
     func failed(_ notification: PendingNotification, error: String, retryAt: Date?, at now: Date)
+    /// `notification` was dropped unsent because `reason` (its rule is gone from its widget): it leaves
+    /// the outbox, counted as dropped, without marking the target as failing.
+    func dropped(_ notification: PendingNotification, reason: String, at now: Date)
 }

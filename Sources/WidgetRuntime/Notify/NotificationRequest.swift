@@ -23,6 +23,10 @@ public struct NotificationRequest: Sendable, Hashable {
     public var headers: HTTPHeaders
     /// The body.
     public var body: String
+    /// Whether the address's template reads a secret (`env` or `secret`), and if so the address rendered
+    /// with every secret `***` (`nil` when that rendering fails).
+    var urlReadsSecret = false
+    var maskedURL: String?
 
     /// Renders `rule`'s webhook for `notification`.
     ///
@@ -49,6 +53,13 @@ public struct NotificationRequest: Sendable, Hashable {
         secrets.install(in: &scope, masked: false)
         method = rule.webhook.method
         url = try rule.webhook.url.renderString(scope)
+        urlReadsSecret = !rule.webhook.url.secretUses.uses.isEmpty
+        if urlReadsSecret {
+            var maskedScope = scope
+            secrets.install(in: &maskedScope, masked: true)
+            // `url_encode` turns a mark into `%2A%2A%2A`: shown as the mark.
+            maskedURL = (try? rule.webhook.url.renderString(maskedScope))?.replacingOccurrences(of: "%2A%2A%2A", with: "***")
+        }
         headers = ["Content-Type": notification.contentType]
         for header in rule.webhook.headers {
             let value = try header.value.renderString(scope)
@@ -60,12 +71,44 @@ public struct NotificationRequest: Sendable, Hashable {
 
     /// The request with every secret `definition` reads (its sources' and its webhooks') replaced by
     /// `***`, in the forms the secret-keeping filters give it: for `preview --trace` and for messages.
+    ///
+    /// A header whose template reads a secret shows `***` for its whole value (after a leading scheme
+    /// word such as `Bearer` or `Basic`): a secret a filter turned into something else (`base64_encode`
+    /// of `user:password`) matches no masked form. An address whose template reads a secret is rendered
+    /// again with every secret `***`; when a filter hid those marks too, it keeps only its scheme, host and
+    /// port, with `/***` for the rest.
     public func masked(_ definition: WidgetDefinition, secrets: SecretStore) -> NotificationRequest {
         let mask = definition.secretMask(secrets: secrets)
         var copy = self
-        copy.url = mask.apply(url)
+        if !urlReadsSecret {
+            copy.url = mask.apply(url)
+        } else if let maskedURL, maskedURL.contains("***") {
+            copy.url = mask.apply(maskedURL)
+        } else {
+            copy.url = Self.maskedAddress(url)
+        }
         copy.headers = HTTPHeaders()
-        for field in headers { copy.headers.add(name: field.name, value: mask.apply(field.value), isSecret: field.isSecret) }
+        for field in headers {
+            let value = field.isSecret ? Self.maskedValue(field.value) : mask.apply(field.value)
+            copy.headers.add(name: field.name, value: value, isSecret: field.isSecret)
+        }
         return copy
+    }
+
+    /// `***`, after the value's leading scheme word (`Bearer`, `Basic`) when it has one.
+    static func maskedValue(_ value: String) -> String {
+        let trimmed = value.trimmingCharacters(in: .whitespaces)
+        guard let space = trimmed.firstIndex(of: " ") else { return "***" }
+        let word = trimmed[..<space]
+        guard word.count <= 16, word.allSatisfy({ $0.isASCII && ($0.isLetter || $0 == "-") }) else { return "***" }
+        return "\(word) ***"
+    }
+
+    /// The address's scheme, host and port followed by `/***`; `***` when it is not an address.
+    static func maskedAddress(_ address: String) -> String {
+        guard let parts = URLComponents(string: address.trimmingCharacters(in: .whitespacesAndNewlines)),
+            let scheme = parts.scheme, let host = parts.host, !host.isEmpty
+        else { return "***" }
+        return "\(scheme)://\(host)\(parts.port.map { ":\($0)" } ?? "")/***"
     }
 }

@@ -1,3 +1,4 @@
+import Dispatch
 public import Foundation
 import Synchronization
 public import WidgetCore
@@ -19,7 +20,10 @@ public import WidgetStages
 /// - Any other answer (a 4xx: a bad token, a webhook deleted; a redirect not followed) says the request
 ///   itself is wrong: it is tried again only hourly, in case the definition or the secret is fixed.
 /// - A notification not delivered 24 hours after its rule fired is given up, and counted as failed.
-/// - A notification whose widget or rule no longer exists (removed by a reload) is dropped.
+/// - After a transient failure of a target (its scheme, host and port), the same pass tries none of that
+///   target's other notifications: they wait for the same retry time (the target's `Retry-After` included).
+/// - A notification whose rule is gone from its loaded widget (removed by a reload) is dropped; one of a
+///   widget not loaded (its definition broken, say) waits, untouched, until the widget is loaded again.
 ///
 /// At most ``maximumInFlight`` requests are in flight; the sender waits for a notification to be queued
 /// (``wake()``) or for the next attempt due, on the daemon's clock, so a test moves it with a manual clock.
@@ -36,8 +40,10 @@ public final class NotificationSender: Sendable {
         case delivered
         /// Not delivered; tried again at `retryAt`, or given up when it is `nil`.
         case failed(error: String, retryAt: Date?)
-        /// Its widget or its rule no longer exists.
+        /// Its rule no longer exists in its loaded widget.
         case dropped(reason: String)
+        /// Its widget is not loaded: it stays pending, untouched.
+        case skipped
     }
 
     /// The most requests in flight at once.
@@ -50,6 +56,9 @@ public final class NotificationSender: Sendable {
     public static let firstRetryDelay: Double = 30
     /// The backoff's last ceiling, in seconds, and the delay after an answer that retrying will not fix.
     public static let longestRetryDelay: Double = 3600
+    /// How long one pass of ``run()`` starts new attempts; what is left is attempted by the next pass,
+    /// together with what was queued meanwhile.
+    public static let passLimit: Duration = .seconds(60)
     /// How long after its rule fired a notification is given up, in seconds.
     public static let givingUpAfter: Double = 24 * 3600
 
@@ -63,6 +72,18 @@ public final class NotificationSender: Sendable {
     private let owns: (@Sendable (String) -> Bool)?
     private let definitions = Mutex<[String: WidgetDefinition]>([:])
     private let wakeup = SenderWakeup()
+
+    /// The threads the queue is read and updated on: its outboxes are read from and saved (flushed) to
+    /// the output, which blocks a thread for as long as the disk takes, and the cooperative pool's few
+    /// threads must not wait for disks.
+    private static let queueThreads = DispatchQueue(label: "widgetd.notify", attributes: .concurrent)
+
+    /// `body`'s result, run on ``queueThreads``.
+    private func onQueueThread<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
+        await withCheckedContinuation { continuation in
+            Self.queueThreads.async { continuation.resume(returning: body()) }
+        }
+    }
 
     /// A sender that drains `queue`.
     ///
@@ -98,6 +119,19 @@ public final class NotificationSender: Sendable {
         self.definitions.withLock { $0 = definitions }
     }
 
+    /// Logs a `notify-dropped` line for each rule of `widget` whose waiting notifications were dropped
+    /// unsent because its outbox was full: `counts` by rule name.
+    public func reportDropped(widget: String, counts: [String: Int]) {
+        for rule in counts.keys.sorted() {
+            let count = counts[rule] ?? 0
+            let reason = "the outbox was full (\(NotificationOutbox.maximumPending) waiting)"
+            log(
+                LogRecord(
+                    .warning, "notify-dropped", "\(widget): \(count) notification(s) of \(rule) dropped unsent: \(reason)",
+                    widget: widget, error: reason, details: ["rule": .string(rule), "count": .number(WidgetNumber(count))]))
+        }
+    }
+
     /// Tells the sender that a notification was queued: it sends at once rather than at its next retry.
     public func wake() {
         wakeup.raise()
@@ -108,29 +142,43 @@ public final class NotificationSender: Sendable {
     /// Sends what is due, then waits for more, until the calling task is cancelled.
     public func run() async {
         while !Task.isCancelled {
-            let attempted = await sendDue()
+            // A bounded pass: a notification queued meanwhile (its wake kept) waits for at most one.
+            let attempted = await sendDue(within: Self.passLimit)
             guard !Task.isCancelled else { return }
             // No connection stays open between passes, which come minutes or hours apart.
             if attempted > 0 { client.closeIdleConnections() }
-            var next = nextAttempt()
+            var next = await onQueueThread { self.nextAttempt() }
             // A queue that says something is due but gives nothing waits a second rather than spin.
             if attempted == 0, let due = next, due <= clock.now() { next = clock.now().addingTimeInterval(1) }
             await wakeup.wait(until: next, clock: clock)
         }
     }
 
-    /// The earliest next attempt of this sender's notifications (the queue's own when it sends them all).
+    /// The earliest next attempt of this sender's notifications: those of its loaded widgets.
     func nextAttempt() -> Date? {
-        guard let owns else { return queue.nextAttempt() }
-        return queue.due(at: .distantFuture).filter { owns($0.widget) }.map { $0.nextAttemptAt ?? $0.createdAt }.min()
+        queue.due(at: .distantFuture).filter(isMine).map { $0.nextAttemptAt ?? $0.createdAt }.min()
+    }
+
+    /// Whether `notification` is this sender's to send now: its widget is loaded (and, with several
+    /// shards, its own).
+    private func isMine(_ notification: PendingNotification) -> Bool {
+        guard owns?(notification.widget) ?? true else { return false }
+        return definitions.withLock { $0[notification.widget] != nil }
     }
 
     /// Attempts every notification due now, at most ``maximumInFlight`` at a time, and returns how many
     /// it attempted (dropped ones included) once every attempt has ended.
+    ///
+    /// - Parameter limit: How long the pass may start new attempts, in real time; what is left after it
+    ///   stays queued. An attempt started ends within ``requestTimeout``. `nil` for no limit.
     @discardableResult
-    public func sendDue() async -> Int {
-        let due = queue.due(at: clock.now()).filter { owns?($0.widget) ?? true }
+    public func sendDue(within limit: Duration? = nil) async -> Int {
+        let now = clock.now()
+        let due = await onQueueThread { self.queue.due(at: now).filter(self.isMine) }
         guard !due.isEmpty else { return 0 }
+        let deadline = limit.map { ContinuousClock.now.advanced(by: $0) }
+        let pass = Pass()
+        var attempted = 0
         await withTaskGroup(of: Void.self) { group in
             var waiting = due[...]
             var inFlight = 0
@@ -140,18 +188,30 @@ public final class NotificationSender: Sendable {
                     inFlight -= 1
                 }
                 guard !Task.isCancelled else { break }
-                group.addTask { await self.attempt(notification) }
+                if let deadline, ContinuousClock.now >= deadline { break }
+                group.addTask { await self.attempt(notification, pass: pass) }
                 inFlight += 1
+                attempted += 1
             }
             await group.waitForAll()
         }
-        return due.count
+        return attempted
+    }
+
+    /// What one pass learnt of its targets: those that failed transiently, with when to try them again.
+    final class Pass: Sendable {
+        let blocked = Mutex<[String: Date]>([:])
     }
 
     /// Sends `notification` once, reports the outcome to the queue and logs it.
     @discardableResult
     public func attempt(_ notification: PendingNotification) async -> Outcome {
-        let outcome = await send(notification)
+        await attempt(notification, pass: Pass())
+    }
+
+    /// Sends `notification` once within `pass`, reports the outcome to the queue and logs it.
+    func attempt(_ notification: PendingNotification, pass: Pass) async -> Outcome {
+        let outcome = await send(notification, pass: pass)
         let now = clock.now()
         let details: WidgetObject = [
             "id": .string(notification.id), "rule": .string(notification.rule),
@@ -159,7 +219,7 @@ public final class NotificationSender: Sendable {
         ]
         switch outcome {
         case .delivered:
-            queue.delivered(notification, at: now)
+            await onQueueThread { self.queue.delivered(notification, at: now) }
             log(
                 LogRecord(
                     .info, "notify-sent", "\(notification.widget): notification \(notification.rule) sent (\(notification.reason))",
@@ -167,15 +227,17 @@ public final class NotificationSender: Sendable {
         case .failed(let error, let retryAt):
             // A cancelled attempt (the daemon stopping) is no failure: it stays as it was, due again.
             if Task.isCancelled { return outcome }
-            queue.failed(notification, error: error, retryAt: retryAt, at: now)
+            await onQueueThread { self.queue.failed(notification, error: error, retryAt: retryAt, at: now) }
             let then = retryAt.map { "; next attempt at \(Timestamp.string($0))" } ?? "; given up after 24 h"
             log(
                 LogRecord(
                     retryAt == nil ? .error : .warning, "notify-failed",
                     "\(notification.widget): notification \(notification.rule) not delivered: \(error)\(then)",
                     widget: notification.widget, next: retryAt, error: error, details: details))
+        case .skipped:
+            break
         case .dropped(let reason):
-            queue.failed(notification, error: reason, retryAt: nil, at: now)
+            await onQueueThread { self.queue.dropped(notification, reason: reason, at: now) }
             log(
                 LogRecord(
                     .warning, "notify-dropped", "\(notification.widget): notification \(notification.rule) dropped: \(reason)",
@@ -184,11 +246,11 @@ public final class NotificationSender: Sendable {
         return outcome
     }
 
-    /// Sends `notification` and says what came of it, reporting nothing.
-    func send(_ notification: PendingNotification) async -> Outcome {
-        guard let definition = definitions.withLock({ $0[notification.widget] }) else {
-            return .dropped(reason: "the widget \(notification.widget) no longer exists")
-        }
+    /// Sends `notification` and says what came of it, reporting nothing: not at all when its target
+    /// failed transiently earlier in `pass` (it waits for the same retry time then).
+    func send(_ notification: PendingNotification, pass: Pass = Pass()) async -> Outcome {
+        // A widget not loaded (its definition broken at start, say) keeps its notifications for later.
+        guard let definition = definitions.withLock({ $0[notification.widget] }) else { return .skipped }
         guard let rule = definition.notify.first(where: { $0.name == notification.rule }) else {
             return .dropped(reason: "its rule \(notification.rule) no longer exists in \(definition.file)")
         }
@@ -201,17 +263,37 @@ public final class NotificationSender: Sendable {
             return failure(mask.apply("\(error)"), of: notification, permanent: true, retryAfter: nil)
         }
         let host = mask.apply(request.hostDescription)
+        let target = Self.target(of: request.url)
+        if let retryAt = pass.blocked.withLock({ $0[target] }) {
+            return .failed(error: "\(host) failed earlier in this pass; not tried", retryAt: retryAt)
+        }
         let response: HTTPResponse
         do {
             response = try await client.send(request)
         } catch {
-            return failure(mask.apply("\(error)"), of: notification, permanent: false, retryAfter: nil)
+            return blocking(target, in: pass, failure(mask.apply("\(error)"), of: notification, permanent: false, retryAfter: nil))
         }
         if response.isSuccess { return .delivered }
         let transient = response.status == 408 || response.status == 429 || response.status >= 500
-        return failure(
+        let outcome = failure(
             "\(host) answered \(response.status)", of: notification, permanent: !transient,
             retryAfter: response.retryAfter(now: clock.now()))
+        return transient ? blocking(target, in: pass, outcome) : outcome
+    }
+
+    /// `outcome`, after noting in `pass` that `target` is not to be tried again before its retry time.
+    private func blocking(_ target: String, in pass: Pass, _ outcome: Outcome) -> Outcome {
+        if case .failed(_, let retryAt?) = outcome {
+            pass.blocked.withLock { blocked in blocked[target] = max(blocked[target] ?? retryAt, retryAt) }
+        }
+        return outcome
+    }
+
+    /// `scheme://host:port` of `url`: the target whose failures hold back its other notifications.
+    static func target(of url: URL) -> String {
+        let scheme = url.scheme?.lowercased() ?? ""
+        let port = url.port ?? (scheme == "https" ? 443 : 80)
+        return "\(scheme)://\(url.host?.lowercased() ?? ""):\(port)"
     }
 
     /// The failure of an attempt at `notification`, with when to try again.

@@ -249,22 +249,35 @@ public enum NotifyEvaluator {
         return scope
     }
 
-    /// The body of `rule` rendered with `globals`, and its content type. A body that cannot be rendered
-    /// still makes a notification (a change is never lost): a text that says what happened and why the
-    /// body failed.
+    /// The most bytes of a rendered body (UTF-8): an outbox holds at most
+    /// `NotificationOutbox.maximumPending` bodies, so it stays small.
+    public static let maximumBodyBytes = 64 * 1024
+
+    /// The body of `rule` rendered with `globals`, and its content type. A body that cannot be rendered,
+    /// or that is longer than ``maximumBodyBytes``, still makes a notification (a change is never lost):
+    /// a text that says what happened and why the body failed.
     private static func render(_ rule: NotifyRule, scope globals: WidgetObject, definition: WidgetDefinition, now: Date) -> (String, String)
     {
         let scope = scope(globals, timeZone: definition.timeZone, now: now, stepLimit: definition.templateStepLimit)
+        let reason = globals["change"]?["reason"]?.string ?? ""
+        let rendered: (String, String)
         do {
             switch rule.webhook.body {
             case .text(let template):
-                return (try template.renderString(scope), textType)
+                rendered = (try template.renderString(scope), textType)
             case .json(let tree):
-                return (JSONWriter.string(try tree.render(scope)), jsonType)
+                rendered = (JSONWriter.string(try tree.render(scope)), jsonType)
             }
         } catch {
-            let reason = globals["change"]?["reason"]?.string ?? ""
             return ("\(definition.id): \(rule.name): \(reason) (the body could not be rendered: \(error))", textType)
         }
+        let bytes = rendered.0.utf8.count
+        guard bytes <= maximumBodyBytes else {
+            return (
+                "\(definition.id): \(rule.name): \(reason) (the body could not be rendered: it is \(bytes) bytes long, "
+                    + "past the limit of \(maximumBodyBytes) bytes; shorten the body template)", textType
+            )
+        }
+        return rendered
     }
 }

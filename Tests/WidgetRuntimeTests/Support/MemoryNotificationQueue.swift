@@ -9,6 +9,7 @@ final class MemoryNotificationQueue: WidgetRuntime.NotificationQueue {
         var delivered: [PendingNotification] = []
         var failures: [(id: String, error: String, retryAt: Date?)] = []
         var givenUp: [PendingNotification] = []
+        var dropped: [PendingNotification] = []
     }
 
     let state = Mutex(State())
@@ -25,6 +26,7 @@ final class MemoryNotificationQueue: WidgetRuntime.NotificationQueue {
     var delivered: [PendingNotification] { state.withLock { $0.delivered } }
     var failures: [(id: String, error: String, retryAt: Date?)] { state.withLock { $0.failures } }
     var givenUp: [PendingNotification] { state.withLock { $0.givenUp } }
+    var dropped: [PendingNotification] { state.withLock { $0.dropped } }
 
     func due(at now: Date) -> [PendingNotification] {
         state.withLock { $0.pending.filter { ($0.nextAttemptAt ?? .distantPast) <= now } }
@@ -52,6 +54,13 @@ final class MemoryNotificationQueue: WidgetRuntime.NotificationQueue {
             state.pending[index].attempts += 1
             state.pending[index].nextAttemptAt = retryAt
             state.pending[index].lastError = error
+        }
+    }
+
+    func dropped(_ notification: PendingNotification, reason: String, at now: Date) {
+        state.withLock { state in
+            guard let index = state.pending.firstIndex(where: { $0.id == notification.id }) else { return }
+            state.dropped.append(state.pending.remove(at: index))
         }
     }
 }
