@@ -364,6 +364,28 @@ struct NotificationOutboxesTests {
         #expect(observer.outboxes.nextAttempt() == nil)
     }
 
+    @Test func aPostponedNotificationWaitsWithoutCountingAnAttemptOrAFailure() throws {
+        let observer = Observer(try Self.definition(#"[{"on": "status", \#(Self.webhook())}]"#))
+        try observer.observe(.fresh)
+        try observer.observe(.stale)
+        let now = Self.start.addingTimeInterval(3600)
+        let due = try #require(observer.outboxes.due(at: now).first)
+        observer.outboxes.postponed(due, until: now.addingTimeInterval(120), at: now)
+        #expect(observer.outboxes.due(at: now).isEmpty)
+        #expect(observer.outboxes.nextAttempt() == now.addingTimeInterval(120))
+        let summary = try #require(observer.outboxes.summary(for: "prices"))
+        #expect(summary.failingSince == nil)
+        #expect(summary.lastError == nil)
+        #expect(summary.failed == 0)
+
+        // Saved: a restarted daemon waits for the same time, with no attempt counted.
+        observer.restart()
+        let waiting = try #require(observer.outboxes.due(at: now.addingTimeInterval(120)).first)
+        #expect(waiting.id == due.id)
+        #expect(waiting.attempts == 0)
+        #expect(waiting.lastError == nil)
+    }
+
     @Test func refreshesAndTheSenderMayUseTheOutboxesAtOnce() async throws {
         let output = MemoryOutput(localFolder: URL(fileURLWithPath: "/nonexistent-notify-test"))
         let outboxes = NotificationOutboxes(output: output)

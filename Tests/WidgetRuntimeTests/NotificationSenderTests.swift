@@ -219,6 +219,15 @@ struct NotificationSenderTests {
         #expect(queue.pending.count == 10)
         // All wait for the target's Retry-After, not only the ones it answered.
         #expect(queue.pending.allSatisfy { $0.nextAttemptAt == start.addingTimeInterval(120) }, "\(queue.pending)")
+        // Those it answered count an attempt; the others were postponed, not failed: no attempt, no error.
+        let answered = Set(queue.failures.map(\.id))
+        #expect(answered.count == server.requests.count)
+        #expect(Set(queue.postponed.map(\.id)) == Set((1...10).map { "n\($0)" }).subtracting(answered))
+        #expect(queue.postponed.allSatisfy { $0.until == start.addingTimeInterval(120) })
+        for pending in queue.pending {
+            #expect(pending.attempts == (answered.contains(pending.id) ? 1 : 0), "\(pending.id)")
+            #expect((pending.lastError != nil) == answered.contains(pending.id), "\(pending.id)")
+        }
     }
 
     @Test func atMostFourRequestsAreInFlight() async throws {

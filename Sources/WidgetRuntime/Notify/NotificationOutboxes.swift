@@ -192,6 +192,15 @@ public final class NotificationOutboxes: NotificationQueue, Sendable {
         }
     }
 
+    /// `notification` was not attempted because its receiver failed earlier in the same pass: it waits
+    /// until `until`, nothing else of it or of the outbox changed. Saved before returning.
+    public func postponed(_ notification: PendingNotification, until: Date, at now: Date) {
+        update(notification.widget) { outbox in
+            guard let index = outbox.pending.firstIndex(where: { $0.id == notification.id }) else { return }
+            outbox.pending[index].nextAttemptAt = max(outbox.pending[index].nextAttemptAt ?? until, until)
+        }
+    }
+
     /// `notification` was dropped unsent because `reason`: it leaves its outbox, counted as dropped; the
     /// target is not marked failing. Saved before returning.
     public func dropped(_ notification: PendingNotification, reason: String, at now: Date) {

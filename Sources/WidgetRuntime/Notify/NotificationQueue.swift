@@ -59,4 +59,8 @@ public protocol NotificationQueue: Sendable {
     /// `notification` was dropped unsent because `reason` (its rule is gone from its widget): it leaves
     /// the outbox, counted as dropped, without marking the target as failing.
     func dropped(_ notification: PendingNotification, reason: String, at now: Date)
+    /// `notification` was not attempted, because its receiver failed earlier in the same pass: it waits
+    /// until `until` (the receiver's retry time), its attempts, its error and the widget's failing state as
+    /// they were.
+    func postponed(_ notification: PendingNotification, until: Date, at now: Date)
 }

@@ -21,7 +21,8 @@ public import WidgetStages
 ///   itself is wrong: it is tried again only hourly, in case the definition or the secret is fixed.
 /// - A notification not delivered 24 hours after its rule fired is given up, and counted as failed.
 /// - After a transient failure of a target (its scheme, host and port), the same pass tries none of that
-///   target's other notifications: they wait for the same retry time (the target's `Retry-After` included).
+///   target's other notifications: they wait for the same retry time (the target's `Retry-After` included),
+///   postponed with no attempt counted.
 /// - A notification whose rule is gone from its loaded widget (removed by a reload) is dropped; one of a
 ///   widget not loaded (its definition broken, say) waits, untouched, until the widget is loaded again.
 ///
@@ -44,6 +45,9 @@ public final class NotificationSender: Sendable {
         case dropped(reason: String)
         /// Its widget is not loaded: it stays pending, untouched.
         case skipped
+        /// Not attempted: its receiver failed earlier in the same pass. It waits until `until`, the
+        /// receiver's retry time, with no attempt counted.
+        case postponed(until: Date)
     }
 
     /// The most requests in flight at once.
@@ -236,6 +240,14 @@ public final class NotificationSender: Sendable {
                     widget: notification.widget, next: retryAt, error: error, details: details))
         case .skipped:
             break
+        case .postponed(let until):
+            if Task.isCancelled { return outcome }
+            await onQueueThread { self.queue.postponed(notification, until: until, at: now) }
+            log(
+                LogRecord(
+                    .debug, "notify-postponed",
+                    "\(notification.widget): notification \(notification.rule) waits for its receiver's retry",
+                    widget: notification.widget, next: until, details: details))
         case .dropped(let reason):
             await onQueueThread { self.queue.dropped(notification, reason: reason, at: now) }
             log(
@@ -265,7 +277,7 @@ public final class NotificationSender: Sendable {
         let host = mask.apply(request.hostDescription)
         let target = Self.target(of: request.url)
         if let retryAt = pass.blocked.withLock({ $0[target] }) {
-            return .failed(error: "\(host) failed earlier in this pass; not tried", retryAt: retryAt)
+            return .postponed(until: retryAt)
         }
         let response: HTTPResponse
         do {

@@ -10,6 +10,7 @@ final class MemoryNotificationQueue: WidgetRuntime.NotificationQueue {
         var failures: [(id: String, error: String, retryAt: Date?)] = []
         var givenUp: [PendingNotification] = []
         var dropped: [PendingNotification] = []
+        var postponed: [(id: String, until: Date)] = []
     }
 
     let state = Mutex(State())
@@ -27,6 +28,7 @@ final class MemoryNotificationQueue: WidgetRuntime.NotificationQueue {
     var failures: [(id: String, error: String, retryAt: Date?)] { state.withLock { $0.failures } }
     var givenUp: [PendingNotification] { state.withLock { $0.givenUp } }
     var dropped: [PendingNotification] { state.withLock { $0.dropped } }
+    var postponed: [(id: String, until: Date)] { state.withLock { $0.postponed } }
 
     func due(at now: Date) -> [PendingNotification] {
         state.withLock { $0.pending.filter { ($0.nextAttemptAt ?? .distantPast) <= now } }
@@ -61,6 +63,14 @@ final class MemoryNotificationQueue: WidgetRuntime.NotificationQueue {
         state.withLock { state in
             guard let index = state.pending.firstIndex(where: { $0.id == notification.id }) else { return }
             state.dropped.append(state.pending.remove(at: index))
+        }
+    }
+
+    func postponed(_ notification: PendingNotification, until: Date, at now: Date) {
+        state.withLock { state in
+            state.postponed.append((notification.id, until))
+            guard let index = state.pending.firstIndex(where: { $0.id == notification.id }) else { return }
+            state.pending[index].nextAttemptAt = until
         }
     }
 }
