@@ -64,8 +64,8 @@ public struct HistoryCommand: WidgetCommand {
             .map { String($0.dropLast(WidgetHistory.fileSuffix.count)) }.sorted()
         let out = output.out
         if store.snapshotIDs().contains(id) {
-            return "the widget \(id) in \(out) has no history yet; add \"history\": {\"values\": {\"NAME\": \"$.…\"}} to its definition, "
-                + "and it keeps one point per fresh refresh"
+            return "the widget \(id) in \(out) has no history yet: a widget keeps one point per fresh refresh once its definition has "
+                + "\"history\": {\"values\": {\"NAME\": \"$.…\"}}; run it again after adding one, or wait for its next fresh refresh"
         }
         guard !known.isEmpty else {
             return "no widget in \(out) keeps a history; add a \"history\" block to a definition and run 'widgetd run --out \(out)'"

@@ -90,7 +90,10 @@ struct HistoryCommandTests {
     @Test func aWidgetWithoutAHistorySaysHowToKeepOne() async {
         let result = await history(["plain"])
         #expect(result.status == 1)
-        #expect(result.stderr.hasPrefix("Error: the widget plain in \(out.path) has no history yet; add \"history\""))
+        #expect(
+            result.stderr.hasPrefix(
+                "Error: the widget plain in \(out.path) has no history yet: a widget keeps one point per fresh refresh once its definition has \"history\""
+            ))
     }
 
     @Test func previewTemplatesReadTheHistoryOfTheOutputFolderWithoutChangingIt() async throws {
