@@ -44,10 +44,8 @@ struct NotifyTrace {
         let (decisions, saved) =
             outboxes?.dryRun(snapshot, definition: definition, history: history, now: now)
             ?? (
-                NotifyEvaluator.evaluate(
-                    NotificationOutbox(widget: definition.id), snapshot: snapshot, definition: definition,
-                    history: history, now: now
-                ).decisions, false
+                NotificationOutboxes.decisions(comparedWith: nil, snapshot: snapshot, definition: definition, history: history, now: now),
+                false
             )
         if saved, let folder {
             comparedWith = (folder as NSString).appendingPathComponent(NotificationOutboxes.key(for: definition.id))

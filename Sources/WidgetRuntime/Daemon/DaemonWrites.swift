@@ -1,5 +1,6 @@
 import Foundation
 import WidgetCore
+import WidgetJSON
 import WidgetStages
 
 extension WidgetDaemon {
@@ -45,9 +46,14 @@ extension WidgetDaemon {
                     snapshot.status = .stale
                     snapshot.generatedAt = now
                     do {
-                        try observeNotifications(of: snapshot, definition: definitions[id], store: store, sender: sender)
+                        let definition = definitions[id]
+                        // What the notification bodies and the views read as `history`, made once for both.
+                        let history = definition.map { store.history.templateValue(for: $0, now: now) } ?? .object([:])
+                        try observeNotifications(of: snapshot, definition: definition, history: history, store: store, sender: sender)
                         try store.write(snapshot, syncsFolder: false)
-                        if (try? store.writeCard(of: snapshot, definition: definitions[id])) == nil { store.removeCard(for: id) }
+                        if (try? store.writeCard(of: snapshot, definition: definition, history: history)) == nil {
+                            store.removeCard(for: id)
+                        }
                         return (id, .marked(snapshot))
                     } catch {
                         return (id, .failed("\(error)"))
@@ -77,9 +83,12 @@ extension WidgetDaemon {
                         store.publishAssets(AssetJanitor.paths(in: AssetJanitor.values(of: outcome.snapshot, outcome.state)))
                     }
                     try store.history.record(outcome.snapshot, definition: definition)
-                    try observeNotifications(of: outcome.snapshot, definition: definition, store: store, sender: sender)
+                    // What the notification bodies and the views read as `history`, made once for both.
+                    let history = store.history.templateValue(for: definition, now: outcome.snapshot.generatedAt)
+                    try observeNotifications(
+                        of: outcome.snapshot, definition: definition, history: history, store: store, sender: sender)
                     try store.writeRefresh(outcome.snapshot, state: outcome.state)
-                    let card = try? store.writeCard(of: outcome.snapshot, definition: definition)
+                    let card = try? store.writeCard(of: outcome.snapshot, definition: definition, history: history)
                     if card == nil { store.removeCard(for: outcome.snapshot.id) }
                     continuation.resume(returning: .done(card))
                 } catch {

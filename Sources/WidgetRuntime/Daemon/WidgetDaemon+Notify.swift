@@ -17,14 +17,14 @@ extension WidgetDaemon {
     /// the widget's outbox first (what each rule saw, the notifications made): a crash after this can
     /// lose no change the snapshot shows, and a change recorded is never detected again. Wakes `sender`
     /// when a notification was made, and has it log the notifications dropped because the outbox was full.
+    /// `history` is what the bodies read as `history` (the widget's, with this snapshot's point).
     ///
     /// - Throws: `AtomicFileError` when the outbox cannot be saved: the snapshot is not written either,
     ///   and the next refresh sees the change again.
     static func observeNotifications(
-        of snapshot: Snapshot, definition: WidgetDefinition?, store: SnapshotStore, sender: NotificationSender?
+        of snapshot: Snapshot, definition: WidgetDefinition?, history: WidgetValue, store: SnapshotStore, sender: NotificationSender?
     ) throws(AtomicFileError) {
         guard let definition, !definition.notify.isEmpty else { return }
-        let history = store.history.templateValue(for: definition, now: snapshot.generatedAt)
         let made = try store.notifications.observe(snapshot, definition: definition, history: history, now: snapshot.generatedAt) {
             sender?.reportDropped(widget: definition.id, counts: $0)
         }

@@ -109,9 +109,17 @@ public final class NotificationOutboxes: NotificationQueue, Sendable {
         decisions: [NotifyDecision], hasSavedOutbox: Bool
     ) {
         let saved = outbox(for: definition.id)
-        let (_, decisions) = NotifyEvaluator.evaluate(
-            saved ?? NotificationOutbox(widget: definition.id), snapshot: snapshot, definition: definition, history: history, now: now)
-        return (decisions, saved != nil)
+        return (Self.decisions(comparedWith: saved, snapshot: snapshot, definition: definition, history: history, now: now), saved != nil)
+    }
+
+    /// What each of `definition`'s rules would decide about `snapshot`, compared with `saved`, or with
+    /// nothing (every rule observing for the first time) when it is `nil`.
+    public static func decisions(
+        comparedWith saved: NotificationOutbox?, snapshot: Snapshot, definition: WidgetDefinition, history: WidgetValue, now: Date
+    ) -> [NotifyDecision] {
+        NotifyEvaluator.evaluate(
+            saved ?? NotificationOutbox(widget: definition.id), snapshot: snapshot, definition: definition, history: history, now: now
+        ).decisions
     }
 
     // MARK: - Reading

@@ -1,6 +1,6 @@
 public import Foundation
 public import WidgetCore
-import WidgetJSON
+public import WidgetJSON
 
 /// The gallery's files: `index.html` (every widget) and `<id>.html` (one widget). A widget's
 /// page also keeps its rendered card, from which the gallery of every widget is assembled without
@@ -24,15 +24,23 @@ extension SnapshotStore {
     /// replaced whole but not flushed to disk (``OutputObject/Durability/rebuildable``). It may be cached
     /// as long as the snapshot.
     ///
+    /// - Parameters:
+    ///   - snapshot: the widget's snapshot.
+    ///   - definition: its widget's definition; `nil` for the generic card.
+    ///   - history: what the views read as `history`, when the caller has it already (the same
+    ///     ``HistoryStore/templateValue(for:now:)`` at the snapshot's `generatedAt`); read here when `nil`.
     /// - Returns: The card.
     @discardableResult
-    public func writeCard(of snapshot: Snapshot, definition: WidgetDefinition?) throws(AtomicFileError) -> GalleryCard {
-        let history: WidgetValue = definition.map { self.history.templateValue(for: $0, now: snapshot.generatedAt) } ?? .object([:])
-        let (card, page) = GalleryPage.widgetPage(for: snapshot, definition: definition, history: history)
+    public func writeCard(
+        of snapshot: Snapshot, definition: WidgetDefinition?, history: WidgetValue? = nil
+    ) throws(AtomicFileError) -> GalleryCard {
+        let seen: WidgetValue =
+            history ?? definition.map { self.history.templateValue(for: $0, now: snapshot.generatedAt) } ?? .object([:])
+        let (card, page) = GalleryPage.widgetPage(for: snapshot, definition: definition, history: seen)
         var object = OutputObject.page(of: snapshot)
         if marksChanges {
             let fingerprint = SnapshotStore.pageFingerprint(
-                snapshot: SnapshotStore.snapshotFingerprint(of: snapshot), definition: definition, history: history)
+                snapshot: SnapshotStore.snapshotFingerprint(of: snapshot), definition: definition, history: seen)
             object = object.marked(fingerprint, heartbeat: OutputObject.contentHeartbeat)
             pageFingerprints.set(fingerprint, for: snapshot.id, generation: card.generation)
         }
