@@ -15,16 +15,18 @@ struct BucketOutputFingerprintTests {
         OutputObject(contentType: "application/json", cacheControl: "public, max-age=60", fingerprint: fingerprint, heartbeat: heartbeat)
     }
 
-    func output(_ store: MemoryObjectStore, work: URL, clock: ManualClock) -> BucketOutput {
-        BucketOutput(store: store, bucket: "widgets", prefix: "prod", workFolder: work, clock: clock)
+    /// A bucket output of `store` under `prod`, working in `work`, prepared.
+    func output(_ store: MemoryObjectStore, work: URL, clock: ManualClock) async throws -> BucketOutput {
+        let output = BucketOutput(store: store, bucket: "widgets", prefix: "prod", workFolder: work, clock: clock)
+        try await output.prepare()
+        return output
     }
 
     @Test func theSameFingerprintWaitsForTheHeartbeat() async throws {
         let folder = try TemporaryFolder()
         let store = MemoryObjectStore()
         let clock = ManualClock(now: start)
-        let output = output(store, work: folder.url, clock: clock)
-        try await output.prepare()
+        let output = try await output(store, work: folder.url, clock: clock)
         try output.write(Data("at 0".utf8), to: "news.json", as: Self.object("A"))
         #expect(await output.drain(timeout: 60).isComplete)
         #expect(store.counts.puts == 1)
@@ -56,8 +58,7 @@ struct BucketOutputFingerprintTests {
         let folder = try TemporaryFolder()
         let store = MemoryObjectStore()
         let clock = ManualClock(now: start)
-        let output = output(store, work: folder.url, clock: clock)
-        try await output.prepare()
+        let output = try await output(store, work: folder.url, clock: clock)
         try output.write(Data("one".utf8), to: "plain.json", as: Self.object(nil))
         try output.write(Data("one".utf8), to: "forever.json", as: Self.object("F", heartbeat: nil))
         #expect(await output.drain(timeout: 60).isComplete)
@@ -73,15 +74,13 @@ struct BucketOutputFingerprintTests {
         let folder = try TemporaryFolder()
         let store = MemoryObjectStore()
         let clock = ManualClock(now: start)
-        let output = output(store, work: folder.url, clock: clock)
-        try await output.prepare()
+        let output = try await output(store, work: folder.url, clock: clock)
         try output.write(Data("one".utf8), to: "news.json", as: Self.object("A"))
         #expect(await output.drain(timeout: 60).isComplete)
 
         // A working folder whose manifest says the upload was written in the future (a clock set back).
         let later = ManualClock(now: start.addingTimeInterval(-60))
-        let restarted = self.output(store, work: folder.url, clock: later)
-        try await restarted.prepare()
+        let restarted = try await self.output(store, work: folder.url, clock: later)
         try restarted.write(Data("two".utf8), to: "news.json", as: Self.object("A"))
         #expect(await restarted.drain(timeout: 60).isComplete)
         #expect(store.data("prod/news.json") == Data("two".utf8))
@@ -91,8 +90,7 @@ struct BucketOutputFingerprintTests {
         let folder = try TemporaryFolder()
         let store = MemoryObjectStore()
         let clock = ManualClock(now: start)
-        let before = output(store, work: folder.url, clock: clock)
-        try await before.prepare()
+        let before = try await output(store, work: folder.url, clock: clock)
         try before.write(Data("at 0".utf8), to: "news.json", as: Self.object("A"))
         #expect(await before.drain(timeout: 60).isComplete)
         clock.advance(by: 60)
@@ -101,8 +99,7 @@ struct BucketOutputFingerprintTests {
 
         // The same working folder: the copy differs from the bucket only by what the fingerprint leaves
         // out, so nothing is queued; the fingerprint and its age are remembered.
-        let after = output(store, work: folder.url, clock: clock)
-        try await after.prepare()
+        let after = try await output(store, work: folder.url, clock: clock)
         #expect(after.health.pendingObjects == 0)
         clock.advance(by: 60)
         try after.write(Data("at 120".utf8), to: "news.json", as: Self.object("A"))

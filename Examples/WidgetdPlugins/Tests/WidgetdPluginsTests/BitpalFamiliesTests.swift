@@ -31,6 +31,8 @@ struct BitpalFamiliesTests {
     @Test(.enabled(if: GalleryBrowser.isAvailable, "needs chromium"))
     func everyFamilyShowsWhatTheAppShowsOrSaysItIsUnavailable() async throws {
         let gallery = try await SeedGalleryPage.shared.value
+        // Every family expected was read: a loop over none would check nothing.
+        #expect(Set(gallery.readings.map(\.family)).isSuperset(of: Self.expected.keys), "\(gallery.readings.map(\.family))")
         for (family, texts) in gallery.readings {
             let text = try #require(texts["bitpal-portfolio"], "\(family): \(texts.keys.sorted())")
             if let expected = Self.expected[family] {
