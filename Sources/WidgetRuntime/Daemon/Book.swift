@@ -25,6 +25,8 @@ extension WidgetDaemon {
         /// The cards refreshes wrote since the last gallery, which takes them from here rather than
         /// reading their pages back.
         var writtenCards: [String: GalleryCard] = [:]
+        /// How often the index and the rest are written while refreshes are under way.
+        var indexPacing = IndexPacing()
 
         init(store: SnapshotStore) {
             self.store = store
@@ -63,9 +65,9 @@ extension WidgetDaemon {
             store.removeSnapshot(for: id)
         }
 
-        /// The widgets due at `now`, sorted by id.
-        mutating func due(at now: Date) -> [WidgetPipeline] {
-            schedule.dueAt.popDue(at: now).compactMap { widgets[$0] }
+        /// At most `limit` of the widgets due at `now`, the earliest due first (by id when due together).
+        mutating func due(at now: Date, limit: Int) -> [WidgetPipeline] {
+            schedule.dueAt.popDue(at: now, limit: limit).compactMap { widgets[$0] }
         }
 
         // MARK: - Scheduling
@@ -75,14 +77,20 @@ extension WidgetDaemon {
             for id in ids where widgets[id] != nil { schedule.dueAt[id] = now }
         }
 
+        /// Whether a widget is due at `now` (waiting for a place, in a wave larger than the places).
+        mutating func hasDue(at now: Date) -> Bool {
+            schedule.dueAt.earliest.map { $0 <= now } ?? false
+        }
+
         /// The earliest due time, for the log.
         var nextDue: Date? {
             mutating get { schedule.dueAt.earliest }
         }
 
-        /// When the loop must wake next (see ``RefreshSchedule/wakeTime(refreshesCanStart:)``).
+        /// When the loop must wake next (see ``RefreshSchedule/wakeTime(refreshesCanStart:)``), or
+        /// earlier for a write of the index put off (``IndexPacing``).
         mutating func wakeTime(refreshesCanStart: Bool) -> Date? {
-            schedule.wakeTime(refreshesCanStart: refreshesCanStart)
+            [schedule.wakeTime(refreshesCanStart: refreshesCanStart), indexPacing.deadline].compactMap { $0 }.min()
         }
 
         /// The widgets whose snapshot turned stale by `now`, taken off the staleness clock.
@@ -110,19 +118,18 @@ extension WidgetDaemon {
             return summary.status == .refreshing
         }
 
-        /// Takes in the start of `widget`'s first refresh at `now`: writes its snapshot and page as
-        /// `refreshing` (so that `status`, the index and the gallery list it from the start), and keeps
-        /// them for the next index. Written before the refresh starts, so its own snapshot comes after.
-        ///
-        /// A folder that cannot be written is left to the refresh to report: it writes there too.
-        mutating func recordFirstRefreshStart(of widget: WidgetPipeline, at now: Date) {
+        /// Takes in the start of `widget`'s first refresh at `now`: keeps a `refreshing` summary and card
+        /// for the next index and gallery (so that `status`, the index and the gallery list it from the
+        /// start), and returns the `refreshing` snapshot for the refresh to write before it begins (see
+        /// `WidgetDaemon.writeRefreshing`), off the loop: a first wave over many widgets creates a file
+        /// for each.
+        mutating func recordFirstRefreshStart(of widget: WidgetPipeline, at now: Date) -> Snapshot {
             let id = widget.id
             let snapshot = Snapshot.refreshing(id: id, title: widget.definition.title, startedAt: now)
-            guard (try? store.write(snapshot, syncsFolder: false, syncsData: false)) != nil else { return }
             snapshots[id] = SnapshotSummary(snapshot)
-            let card = try? store.writeCard(of: snapshot, definition: widget.definition)
-            writtenCards[id] = card ?? GalleryCard.render(snapshot, definition: widget.definition, now: now)
+            writtenCards[id] = GalleryCard.render(snapshot, definition: widget.definition, now: now)
             cardsToRender.remove(id)
+            return snapshot
         }
 
         /// Deletes the `refreshing` snapshot and page of `id`, whose first refresh ended without a result
@@ -226,8 +233,25 @@ extension WidgetDaemon {
         }
 
         /// Writes the gallery, the index, the metrics and the daemon's record, then deletes images nothing
-        /// uses.
-        mutating func writeIndexAndMetrics(now: Date, log: (LogRecord) -> Void) {
+        /// uses; unless refreshes are under way (`busy`) and the last write was less than
+        /// ``IndexPacing/gap`` ago: then the write is put off (see ``IndexPacing``).
+        mutating func writeIndexAndMetrics(now: Date, busy: Bool = false, log: (LogRecord) -> Void) {
+            guard indexPacing.shouldWrite(at: now, busy: busy) else { return }
+            let started = ContinuousClock.now
+            writeIndexFiles(now: now, log: log)
+            let cost = ContinuousClock.now - started
+            indexPacing.wrote(at: now, cost: Double(cost.components.seconds) + Double(cost.components.attoseconds) * 1e-18)
+        }
+
+        /// Writes the put-off index (see ``IndexPacing``) when it is due at `now`, or at once when
+        /// `force` is set (the daemon stopping).
+        mutating func writePutOffIndex(now: Date, force: Bool = false, log: (LogRecord) -> Void) {
+            guard indexPacing.pending, force || indexPacing.deadline.map({ now >= $0 }) ?? false else { return }
+            writeIndexAndMetrics(now: now, busy: false, log: log)
+        }
+
+        /// What ``writeIndexAndMetrics(now:busy:log:)`` writes, at once.
+        private mutating func writeIndexFiles(now: Date, log: (LogRecord) -> Void) {
             do {
                 let gallery = try writeGallery(now: now)
                 try store.writeIndex(snapshots.map { $0.value.snapshot(id: $0.key) }, generatedAt: now, gallery: gallery)

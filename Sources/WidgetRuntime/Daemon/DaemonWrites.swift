@@ -21,6 +21,19 @@ extension WidgetDaemon {
     /// journal commits.
     static let fileQueue = DispatchQueue(label: "widgetd.files", attributes: .concurrent)
 
+    /// Writes the `refreshing` snapshot of a widget whose first refresh begins, on a thread of the file
+    /// queue, neither flushed nor with a page (the gallery shows its card from the daemon's memory, and
+    /// the refresh's own snapshot replaces it). A folder that cannot be written is left to the refresh to
+    /// report: it writes there too.
+    static func writeRefreshing(_ snapshot: Snapshot, to store: SnapshotStore) async {
+        await withCheckedContinuation { continuation in
+            fileQueue.async {
+                try? store.write(snapshot, syncsFolder: false, syncsData: false)
+                continuation.resume()
+            }
+        }
+    }
+
     /// What ``markStale(_:at:store:)`` did with one widget's snapshot.
     enum StaleMark: Sendable {
         /// Rewritten `stale`.

@@ -2,7 +2,7 @@ import Foundation
 
 /// The widgets' due times, as a binary min-heap: the daemon's loop asks for the earliest due time and
 /// for the widgets due now without looking at the others, so a wave costs O(k log n) for k due widgets
-/// among n.
+/// among n (and taking as many as there are free places costs only for those).
 ///
 /// Setting a widget's due time pushes a new heap entry; the entry it replaces stays in the heap until it
 /// reaches the top, where it is recognised as outdated (it no longer matches ``subscript(_:)``) and
@@ -19,7 +19,8 @@ struct DueQueue {
         var date: Date
         var id: String
 
-        static func < (left: Entry, right: Entry) -> Bool { left.date < right.date }
+        // Widgets due at the same moment come out in the order of their ids.
+        static func < (left: Entry, right: Entry) -> Bool { (left.date, left.id) < (right.date, right.id) }
     }
 
     private var times: [String: Date] = [:]
@@ -54,6 +55,22 @@ struct DueQueue {
             heap.removeFirst()
         }
         return due.sorted()
+    }
+
+    /// At most `limit` of the widgets due at `now`, the earliest due first (in the order of their ids
+    /// when due together), each once: a wave over many widgets with few free places takes only what it
+    /// can start, never the whole due set. Their due times stay set until they are given new ones; the
+    /// others stay in the queue.
+    mutating func popDue(at now: Date, limit: Int) -> [String] {
+        var due: [String] = []
+        var seen: Set<String> = []
+        while due.count < limit {
+            dropOutdatedFirst()
+            guard let first = heap.first, first.date <= now else { break }
+            heap.removeFirst()
+            if seen.insert(first.id).inserted { due.append(first.id) }
+        }
+        return due
     }
 
     /// Drops the entries at the top whose widget has another due time since.

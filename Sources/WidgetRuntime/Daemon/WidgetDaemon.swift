@@ -276,7 +276,7 @@ public final class WidgetDaemon: Sendable {
             // A first refresh interrupted leaves no data: the widget is missing again, not refreshing.
             if outputLost == nil, book.forgetFirstRefresh(of: id) { forgotten = true }
         }
-        if forgotten { book.writeIndexAndMetrics(now: configuration.clock.now(), log: configuration.log) }
+        if forgotten || book.indexPacing.pending { book.writeIndexAndMetrics(now: configuration.clock.now(), log: configuration.log) }
         if let outputLost {
             configuration.log(LogRecord(.error, "output-lost", "\(outputLost)", error: "\(outputLost)"))
             throw outputLost
@@ -294,6 +294,7 @@ public final class WidgetDaemon: Sendable {
         var reloadAgain = false
         while !Task.isCancelled {
             if let lost = checkOutput() { return lost }
+            book.writePutOffIndex(now: configuration.clock.now(), log: configuration.log)
             startDue(&book, running: &running, group: &group)
             await markStale(&book, running: running)
             // With refreshes or a reload under way the loop waits for them too: it is not idle.
@@ -380,50 +381,61 @@ public final class WidgetDaemon: Sendable {
 
     /// Starts the refreshes that are due, as many as there are free places; the others stay due. A widget
     /// whose refresh is still under way refreshes again once it is done.
+    ///
+    /// Only as many due widgets are taken from the queue as there are free places (the earliest due
+    /// first), so a first wave over many widgets costs each start O(log n), not a pass over every widget
+    /// still due. A widget already under way, or a slow one waiting for a place of its own, takes no
+    /// place: more are taken then.
     private func startDue(_ book: inout Book, running: inout RunningRefreshes, group: inout DiscardingTaskGroup) {
         let now = configuration.clock.now()
-        // Widgets whose refreshes are fast first: a slow one may have to wait for a place of its own.
-        let popped = book.due(at: now)
-        guard !popped.isEmpty else { return }
-        var due = popped.filter { !running.isSlow($0.id) } + popped.filter { running.isSlow($0.id) }
-        let refresher = coalescingRefresher()
         var starting: [(widget: WidgetPipeline, start: Int, abandonment: Abandonment)] = []
-        while !due.isEmpty, !running.isFull {
-            let widget = due.removeFirst()
-            if running.contains(widget.id) {
-                running.again.insert(widget.id)
-                continue
+        while !running.isFull {
+            let popped = book.due(at: now, limit: running.limit - running.count)
+            guard !popped.isEmpty else { break }
+            // Widgets whose refreshes are fast first: a slow one may have to wait for a place of its own.
+            for widget in popped.filter({ !running.isSlow($0.id) }) + popped.filter({ running.isSlow($0.id) }) {
+                if running.contains(widget.id) {
+                    running.again.insert(widget.id)
+                    continue
+                }
+                // Slow hosts take at most half the places; this one waits for one of theirs to end.
+                if running.mustWait(widget.id) { continue }
+                let start = running.nextStart()
+                let abandonment = Abandonment()
+                running.add(widget.id, start: start, abandonment: abandonment)
+                starting.append((widget, start, abandonment))
             }
-            // Slow hosts take at most half the places; this one waits for one of theirs to end.
-            if running.mustWait(widget.id) { continue }
-            let start = running.nextStart()
-            let abandonment = Abandonment()
-            running.add(widget.id, start: start, abandonment: abandonment)
-            starting.append((widget, start, abandonment))
         }
+        guard !starting.isEmpty else { return }
+        let refresher = coalescingRefresher()
         // Widgets with no data yet are listed as refreshing, with when it started, until their refresh
         // ends: their snapshots and the index are written before any of them starts.
-        let first = starting.filter { book.awaitsFirstRefresh($0.widget.id) }
-        for (widget, _, _) in first { book.recordFirstRefreshStart(of: widget, at: now) }
-        if !first.isEmpty { book.writeIndexAndMetrics(now: now, log: configuration.log) }
+        var refreshing: [String: Snapshot] = [:]
+        for (widget, _, _) in starting where book.awaitsFirstRefresh(widget.id) {
+            refreshing[widget.id] = book.recordFirstRefreshStart(of: widget, at: now)
+        }
+        // Paced while other refreshes are under way or more are due (a first wave starts many batches).
+        if !refreshing.isEmpty {
+            let busy = running.count > starting.count || book.hasDue(at: now)
+            book.writeIndexAndMetrics(now: now, busy: busy, log: configuration.log)
+        }
         for (widget, start, abandonment) in starting {
             launch(
-                widget, start: start, book: book, refresher: refresher, now: now, respectBudget: true, abandonment: abandonment,
-                in: &group)
+                widget, start: start, book: book, refresher: refresher, now: now, respectBudget: true,
+                refreshing: refreshing[widget.id], abandonment: abandonment, in: &group)
         }
-        // No free place: these wait for the next one, still due.
-        book.makeDue(due.map(\.id), at: now)
     }
 
     /// Starts the refresh of `widget` as a child task of `group`: the one way a refresh starts, for the
     /// loop and for `run --once`.
     ///
-    /// The child reads the widget's saved state, refreshes, writes the files unless it was cancelled
-    /// first (the daemon stopping, or `abandonment` used: its widget removed), and posts a
-    /// ``FinishedRefresh`` to the mailbox, whatever happened.
+    /// The child writes `refreshing` (the snapshot of a first refresh, see
+    /// ``Book/recordFirstRefreshStart(of:at:)``), reads the widget's saved state, refreshes, writes the
+    /// files unless it was cancelled first (the daemon stopping, or `abandonment` used: its widget
+    /// removed), and posts a ``FinishedRefresh`` to the mailbox, whatever happened.
     private func launch(
         _ widget: WidgetPipeline, start: Int, book: Book, refresher: WidgetRefresher, now: Date, respectBudget: Bool,
-        abandonment: Abandonment? = nil, in group: inout DiscardingTaskGroup
+        refreshing: Snapshot? = nil, abandonment: Abandonment? = nil, in group: inout DiscardingTaskGroup
     ) {
         let (kept, onDisk) = book.keptState(of: widget.id)
         let mailbox = mailbox
@@ -434,6 +446,7 @@ public final class WidgetDaemon: Sendable {
         let work: @Sendable () async -> Void = {
             let started = ContinuousClock.now
             let startedAt = clock.now()
+            if let refreshing { await WidgetDaemon.writeRefreshing(refreshing, to: store) }
             let state = onDisk ? await WidgetDaemon.savedState(widget.id, kept: kept, store: store) : kept
             let history = store.history.templateValue(for: widget.definition, now: now).object ?? [:]
             let outcome = await refresher.refresh(widget, state: state, now: now, respectBudget: respectBudget, history: history)
@@ -510,7 +523,8 @@ public final class WidgetDaemon: Sendable {
         // One flush of each folder for the renames of every refresh recorded here (the index's write
         // flushes the output folder again, which costs nothing more).
         configuration.store.syncFolders()
-        book.writeIndexAndMetrics(now: ended, log: configuration.log)
+        // Paced while refreshes are under way or due (see `IndexPacing`).
+        book.writeIndexAndMetrics(now: ended, busy: !running.isEmpty || book.hasDue(at: ended), log: configuration.log)
         // The wave is over: its connections close, and what its refreshes parsed and wrote is free,
         // between the blocks kept.
         if running.isEmpty {
@@ -519,7 +533,9 @@ public final class WidgetDaemon: Sendable {
         }
         configuration.log(
             LogRecord(
-                .debug, "wave", "wave done: \(recorded) refreshed, \(fresh) fresh, \(running.count) under way; index written",
+                .debug, "wave",
+                "wave done: \(recorded) refreshed, \(fresh) fresh, \(running.count) under way; "
+                    + (book.indexPacing.pending ? "index put off" : "index written"),
                 next: book.nextDue,
                 details: [
                     "refreshed": .number(WidgetNumber(recorded)), "fresh": .number(WidgetNumber(fresh)),

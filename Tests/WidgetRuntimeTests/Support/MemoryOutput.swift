@@ -8,6 +8,7 @@ final class MemoryOutput: WidgetOutput {
     let localFolder: URL
     private let objects = Mutex<[String: (data: Data, object: OutputObject)]>([:])
     private let flushes = Mutex(0)
+    private let writes = Mutex<[String: Int]>([:])
 
     /// An output whose local folder is `localFolder`.
     init(localFolder: URL) {
@@ -26,6 +27,7 @@ final class MemoryOutput: WidgetOutput {
 
     func write(_ data: Data, to key: String, as object: OutputObject) throws(AtomicFileError) {
         objects.withLock { $0[key] = (data, object) }
+        writes.withLock { $0[key, default: 0] += 1 }
     }
 
     func read(_ key: String) -> Data? { objects.withLock { $0[key]?.data } }
@@ -51,6 +53,8 @@ final class MemoryOutput: WidgetOutput {
     var keys: [String] { objects.withLock { $0.keys.sorted() } }
     /// The metadata `key` was written with.
     func object(_ key: String) -> OutputObject? { objects.withLock { $0[key]?.object } }
+    /// How many times `key` was written.
+    func writeCount(of key: String) -> Int { writes.withLock { $0[key] ?? 0 } }
     /// How many times ``flush()`` was called.
     var flushCount: Int { flushes.withLock { $0 } }
 }

@@ -1,0 +1,53 @@
+import Foundation
+
+extension WidgetDaemon {
+    /// How often the index, the gallery, the metrics and the daemon's record are written while refreshes
+    /// are under way.
+    ///
+    /// Each of those files describes every widget, so writing them costs in proportion to the number of
+    /// widgets. Written after every finished refresh, a first wave over N widgets wrote them about N/2
+    /// times: quadratic work, which made a daemon's first wave over 1,000 widgets ten times as long as
+    /// `run --once`'s. While refreshes are under way they are now written at most once per gap, and at
+    /// once when the last refresh under way ends. The gap is a second, or ten times what the last write
+    /// took when that is longer, so that describing the widgets never takes more than about a tenth of
+    /// the daemon's time, however many there are. A write put off is made when the gap has passed (the
+    /// loop wakes for it) or when the daemon stops.
+    struct IndexPacing {
+        /// The shortest gap between two writes while refreshes are under way.
+        static let minimumGap: TimeInterval = 1
+        /// The gap is at least this many times the duration of the last write.
+        static let costFactor: Double = 10
+
+        /// When the files were last written, on the daemon's clock; `nil` before the first paced write.
+        private var lastWrite: Date?
+        /// How long the last write took, in seconds.
+        private var lastCost: TimeInterval = 0
+        /// Whether a write was put off and is still to be made.
+        private(set) var pending = false
+
+        /// The gap after the last write.
+        var gap: TimeInterval { max(Self.minimumGap, Self.costFactor * lastCost) }
+
+        /// When the write put off is due; `nil` when none is.
+        var deadline: Date? {
+            guard pending, let lastWrite else { return nil }
+            return lastWrite.addingTimeInterval(gap)
+        }
+
+        /// Whether to write now: always when nothing is `busy` (no refresh under way) or nothing was
+        /// written yet, else once the gap has passed. When not, the write is noted as put off.
+        mutating func shouldWrite(at now: Date, busy: Bool) -> Bool {
+            if !busy { return true }
+            guard let lastWrite, now < lastWrite.addingTimeInterval(gap) else { return true }
+            pending = true
+            return false
+        }
+
+        /// Notes a write made at `now` that took `cost` seconds.
+        mutating func wrote(at now: Date, cost: TimeInterval) {
+            lastWrite = now
+            lastCost = cost
+            pending = false
+        }
+    }
+}
