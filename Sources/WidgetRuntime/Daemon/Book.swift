@@ -232,8 +232,8 @@ extension WidgetDaemon {
             return record
         }
 
-        /// Writes the gallery, the index, the metrics and the daemon's record, then deletes images nothing
-        /// uses; unless refreshes are under way (`busy`) and the last write was less than
+        /// Flushes the folders, writes the gallery, the index, the metrics and the daemon's record, then
+        /// deletes images nothing uses; unless refreshes are under way (`busy`) and the last write was less than
         /// ``IndexPacing/gap`` ago: then the write is put off (see ``IndexPacing``).
         mutating func writeIndexAndMetrics(now: Date, busy: Bool = false, log: (LogRecord) -> Void) {
             guard indexPacing.shouldWrite(at: now, busy: busy) else { return }
@@ -250,8 +250,11 @@ extension WidgetDaemon {
             writeIndexAndMetrics(now: now, busy: false, log: log)
         }
 
-        /// What ``writeIndexAndMetrics(now:busy:log:)`` writes, at once.
+        /// What ``writeIndexAndMetrics(now:busy:log:)`` writes, at once: first the flush of the folders
+        /// (and the state journal) for the writes made since the last (see `SnapshotStore.syncFolders()`),
+        /// so that the snapshots the index lists are durable before it is.
         private mutating func writeIndexFiles(now: Date, log: (LogRecord) -> Void) {
+            store.syncFolders()
             do {
                 let gallery = try writeGallery(now: now)
                 try store.writeIndex(snapshots.map { $0.value.snapshot(id: $0.key) }, generatedAt: now, gallery: gallery)

@@ -6,8 +6,8 @@ import WidgetStages
 extension WidgetDaemon {
     /// How a finished refresh's files were written.
     enum Written: Sendable {
-        /// The snapshot and the state are on disk; their folders are flushed with the others recorded
-        /// together. With the card written in the widget's page (`nil` when the page could not be).
+        /// The snapshot and the state are written; their folders are flushed with the others' before the
+        /// next index is written (see `IndexPacing`). With the card written in the widget's page (`nil` when the page could not be).
         case done(GalleryCard?)
         /// Not attempted: the refresh was abandoned or interrupted.
         case skipped

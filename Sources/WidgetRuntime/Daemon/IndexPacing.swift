@@ -12,6 +12,10 @@ extension WidgetDaemon {
     /// took when that is longer, so that describing the widgets never takes more than about a tenth of
     /// the daemon's time, however many there are. A write put off is made when the gap has passed (the
     /// loop wakes for it) or when the daemon stops.
+    ///
+    /// The folders are flushed just before each such write (the renames of every snapshot written since,
+    /// and the state journal), so a power cut loses at most the refreshes of the last gap, each whole:
+    /// their widgets show the snapshot before, as if they had not refreshed yet.
     struct IndexPacing {
         /// The shortest gap between two writes while refreshes are under way.
         static let minimumGap: TimeInterval = 1
