@@ -1,4 +1,5 @@
 package import Foundation
+import Synchronization
 import Testing
 
 /// Runs the built `widgetd` executable, as a user would.
@@ -66,8 +67,12 @@ package enum Widgetd {
     }
 
     /// Runs `program arguments` in `directory` and waits for it to exit, without holding a thread.
+    ///
+    /// With a `timeout`, a program still running after that many seconds is killed and ``ToolError``
+    /// thrown: a bound for programs that may hang (a browser), never a measure of speed.
     package static func run(
-        program: URL, _ arguments: [String], in directory: URL = packageRoot, variables: [String: String] = [:]
+        program: URL, _ arguments: [String], in directory: URL = packageRoot, variables: [String: String] = [:],
+        timeout: Double? = nil
     ) async throws -> Output {
         let folder = try TemporaryFolder("widgetd-output")
         let stdoutFile = folder.file("stdout")
@@ -82,6 +87,7 @@ package enum Widgetd {
         process.standardInput = FileHandle.nullDevice
         process.standardOutput = try FileHandle(forWritingTo: stdoutFile)
         process.standardError = try FileHandle(forWritingTo: stderrFile)
+        let killed = Mutex(false)
         let status: Int32 = try await withCheckedThrowingContinuation { continuation in
             process.terminationHandler = { finished in continuation.resume(returning: finished.terminationStatus) }
             do {
@@ -89,7 +95,19 @@ package enum Widgetd {
             } catch {
                 process.terminationHandler = nil
                 continuation.resume(throwing: error)
+                return
             }
+            if let timeout {
+                let pid = process.processIdentifier
+                DispatchQueue.global().asyncAfter(deadline: .now() + timeout) {
+                    guard process.isRunning else { return }
+                    killed.withLock { $0 = true }
+                    kill(pid, SIGKILL)
+                }
+            }
+        }
+        if killed.withLock({ $0 }) {
+            throw ToolError(description: "\(program.lastPathComponent) did not exit within \(Int(timeout ?? 0)) s; killed")
         }
         return Output(status: status, stdout: try folder.read("stdout"), stderr: try folder.read("stderr"))
     }

@@ -37,6 +37,9 @@ enum HeadlessChromium {
         return output
     }
 
+    /// A browser run still going after this many seconds hangs: it is killed (and tried once more).
+    static let hangSeconds: Double = 240
+
     /// Runs the browser headless with `arguments`; returns what it printed on standard output.
     static func run(_ arguments: [String]) async throws -> String {
         guard let executable else {
@@ -48,9 +51,19 @@ enum HeadlessChromium {
             "--no-default-browser-check", "--disable-extensions", "--disable-background-networking", "--disable-sync",
             "--metrics-recording-only", "--mute-audio", "--user-data-dir=\(profile.path)",
         ]
-        // HOME too: the browser writes its caches and crash reports there.
-        let output = try await Widgetd.run(
-            program: executable, common + arguments, in: profile.url, variables: ["HOME": profile.path])
+        // HOME too: the browser writes its caches and crash reports there. A browser that hangs (seen
+        // once on a loaded machine, a screenshot that never ended) is killed and started once more.
+        let output: Widgetd.Output
+        do {
+            output = try await Widgetd.run(
+                program: executable, common + arguments, in: profile.url, variables: ["HOME": profile.path], timeout: hangSeconds)
+        } catch is ToolError {
+            let again = try TemporaryFolder("chromium-profile")
+            output = try await Widgetd.run(
+                program: executable,
+                common.map { $0 == "--user-data-dir=\(profile.path)" ? "--user-data-dir=\(again.path)" : $0 } + arguments,
+                in: again.url, variables: ["HOME": again.path], timeout: hangSeconds)
+        }
         guard output.status == 0 else {
             throw ToolError(description: "chromium exited with \(output.status): \(output.stderr.suffix(2_000))")
         }
