@@ -12,7 +12,8 @@ import Darwin
 /// 1,000 URLs (the baseline: the transfers alone, nothing parsed or written). Each widgetd run starts
 /// with an empty output folder, so every snapshot, page and state is written, and the snapshots
 /// flushed. Then the same again with the output folder in memory (`/dev/shm`, when there is one), which
-/// separates what the disk costs from what the process does.
+/// separates what the disk costs from what the process does. One more run on disk under `strace`
+/// counts the flushes a file costs.
 ///
 /// Needs `nginx` (Debian's package is fine), `curl`, and `widgetd` built beside this program
 /// (`swift build -c release --product widgetd`); says what is missing otherwise.
@@ -36,6 +37,7 @@ func runIOBenchmarks() {
     }
 
     let onDisk = timeRunOnce(widgetd: widgetd, curl: curl, folder: folder, outputs: folder, count: count, label: "")
+    countFlushes(widgetd: widgetd, folder: folder)
     let memory = URL(fileURLWithPath: "/dev/shm/widgetd-io-bench-\(getpid())")
     guard (try? FileManager.default.createDirectory(at: memory, withIntermediateDirectories: true)) != nil else {
         emit("  (no /dev/shm: the run with the output folder in memory is skipped)")
@@ -86,6 +88,42 @@ private func timeRunOnce(widgetd: URL, curl: String, folder: URL, outputs: URL, 
             + "\(String(format: "%.0f", cpu / Double(count) * 1e6)) µs a widget")
     emit("  widgetd takes \(String(format: "%.1f", 1 / ratio))× curl's time\(label) (goal: at most 4×)")
     return 1 / ratio
+}
+
+/// Runs `run --once` into a new folder once more under `strace -f -c` (when there is one) and prints how
+/// many files were renamed into place and how many calls flushed data or folders (`fsync`, `fdatasync`,
+/// `syncfs`): the flushes a file costs.
+private func countFlushes(widgetd: URL, folder: URL) {
+    guard let strace = findProgram("strace", extraFolders: ["/usr/sbin"]) else {
+        emit("  flushes: not counted (no strace)")
+        return
+    }
+    let report = folder.appendingPathComponent("strace.txt")
+    let out = folder.appendingPathComponent("out-strace")
+    let (status, output) = runProgram(
+        strace,
+        [
+            "-f", "-c", "-o", report.path, "-e", "trace=fsync,fdatasync,syncfs,rename,renameat,renameat2",
+            widgetd.path, "run", "--once", "--config", folder.appendingPathComponent("defs").path, "--out", out.path,
+        ])
+    guard status == 0, let text = try? String(contentsOf: report, encoding: .utf8) else {
+        emit("  flushes: not counted (strace exited with \(status): \(output.split(separator: "\n").last ?? ""))")
+        return
+    }
+    // `strace -c`'s table: `% time  seconds  usecs/call  calls  [errors]  syscall`.
+    var calls: [String: Int] = [:]
+    for line in text.split(separator: "\n") {
+        let fields = line.split(separator: " ")
+        guard fields.count >= 5, let number = Int(fields[3]), let name = fields.last, name != "total" else { continue }
+        calls[String(name), default: 0] += number
+    }
+    let files = calls["rename", default: 0] + calls["renameat", default: 0] + calls["renameat2", default: 0]
+    let flushes = ["fsync", "fdatasync", "syncfs"].map { calls[$0, default: 0] }
+    let total = flushes.reduce(0, +)
+    emit(
+        "  flushes (one run under strace): \(files) files renamed, \(total) flushes "
+            + "(\(flushes[0]) fsync, \(flushes[1]) fdatasync, \(flushes[2]) syncfs), "
+            + "\(String(format: "%.2f", Double(total) / Double(max(1, files)))) a file")
 }
 
 /// nginx serving `folder/www` on a free local port, with its configuration, temporary folders and logs

@@ -17,9 +17,14 @@ extension WidgetDaemon {
 
     /// The threads refreshes read their saved state and write their files on: an `fsync` or a read blocks
     /// its thread for as long as the disk takes, and the cooperative pool's few threads must not wait for
-    /// disks. Refreshes finishing together write at once, so their flushes share the file system's
-    /// journal commits.
-    static let fileQueue = DispatchQueue(label: "widgetd.files", attributes: .concurrent)
+    /// disks. Refreshes finishing together write at once, so their flushes are committed together (see
+    /// `FolderOutput.write(_:to:as:)`).
+    ///
+    /// A new serial queue for each job, each on a thread of its own: a concurrent queue runs about as
+    /// many blocks at once as there are cores on Linux, however long they wait, so a writer waiting for
+    /// its batch's flush held the next writers back and batches never grew past two or three files.
+    /// The jobs under way are bounded by the refreshes under way.
+    static var fileQueue: DispatchQueue { DispatchQueue(label: "widgetd.files") }
 
     /// Writes the `refreshing` snapshot of a widget whose first refresh begins, on a thread of the file
     /// queue, neither flushed nor with a page (the gallery shows its card from the daemon's memory, and

@@ -52,29 +52,73 @@ public enum AtomicFile {
     public static func write(
         _ data: Data, toPath path: String, mode: mode_t = 0o644, syncsFolder: Bool = true, syncsData: Bool = true
     ) throws(AtomicFileError) {
+        let temporary = try writeTemporary(data, forPath: path, mode: mode)
+        if syncsData, fsync(temporary.descriptor) != 0 {
+            let failure = AtomicFileError(path, "cannot flush to disk", errno: errno)
+            temporary.discard()
+            throw failure
+        }
+        close(temporary.descriptor)
+        try temporary.rename()
+        if syncsFolder { syncFolder(atPath: temporary.folder) }
+    }
+
+    /// A file's new content in its temporary file beside it, written but neither flushed nor renamed:
+    /// ``write(_:toPath:mode:syncsFolder:syncsData:)`` flushes and renames it at once, a `GroupCommit`
+    /// together with others.
+    struct Temporary: Sendable {
+        /// The temporary file, still open for writing.
+        let descriptor: Int32
+        /// The temporary file's path, `FOLDER/.NAME.tmp-RANDOM`.
+        let path: String
+        /// The file it replaces.
+        let target: String
+        /// The folder of both (`/` at the root).
+        let folder: String
+
+        /// Renames the (closed) temporary file over its target; removes it when that fails.
+        ///
+        /// - Throws: ``AtomicFileError`` naming the target.
+        func rename() throws(AtomicFileError) {
+            #if canImport(Glibc)
+            let renamed = Glibc.rename(path, target)
+            #else
+            let renamed = Darwin.rename(path, target)
+            #endif
+            guard renamed != 0 else { return }
+            let code = errno
+            unlink(path)
+            throw AtomicFileError(target, "cannot replace the file", errno: code)
+        }
+
+        /// Closes and removes the temporary file: its write failed.
+        func discard() {
+            close(descriptor)
+            unlink(path)
+        }
+    }
+
+    /// Writes `data` with `mode` to a new temporary file beside `path`, and leaves it open.
+    ///
+    /// - Throws: ``AtomicFileError`` naming `path`; no temporary file is left then.
+    static func writeTemporary(_ data: Data, forPath path: String, mode: mode_t = 0o644) throws(AtomicFileError) -> Temporary {
         let slash = path.lastIndex(of: "/")
         let folder = slash.map { String(path[..<$0]) } ?? "."
         let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
-        let temporary = "\(folder)/.\(name)\(temporaryMarker)\(UInt32.random(in: .min ... .max))"
+        let temporaryPath = "\(folder)/.\(name)\(temporaryMarker)\(UInt32.random(in: .min ... .max))"
         // O_EXCL refuses a link at the temporary path, and the rename replaces one at `path`: nothing is
         // written through a link.
-        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, mode)
+        let descriptor = open(temporaryPath, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, mode)
         guard descriptor >= 0 else { throw AtomicFileError(path, "cannot create a temporary file", errno: errno) }
+        let temporary = Temporary(descriptor: descriptor, path: temporaryPath, target: path, folder: folder.isEmpty ? "/" : folder)
         var failure: AtomicFileError?
         if let code = writeAll(data, to: descriptor) { failure = AtomicFileError(path, "cannot write", errno: code) }
         if failure == nil, fchmod(descriptor, mode) != 0 { failure = AtomicFileError(path, "cannot set the file mode", errno: errno) }
-        if failure == nil, syncsData, fsync(descriptor) != 0 { failure = AtomicFileError(path, "cannot flush to disk", errno: errno) }
-        close(descriptor)
         if let failure {
-            unlink(temporary)
+            temporary.discard()
             throw failure
         }
-        if rename(temporary, path) != 0 {
-            let code = errno
-            unlink(temporary)
-            throw AtomicFileError(path, "cannot replace the file", errno: code)
-        }
-        if syncsFolder { syncFolder(atPath: folder.isEmpty ? "/" : folder) }
+        return temporary
     }
 
     /// Flushes a folder's entries (a rename) to disk.
@@ -82,7 +126,8 @@ public enum AtomicFile {
         syncFolder(atPath: folder.path)
     }
 
-    private static func syncFolder(atPath folder: String) {
+    /// Flushes the folder at `folder`'s entries to disk.
+    static func syncFolder(atPath folder: String) {
         let descriptor = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard descriptor >= 0 else { return }
         fsync(descriptor)

@@ -10,7 +10,8 @@ import Darwin
 /// The output as a folder on this machine, `OUT`: each key is the file `OUT/<key>`.
 ///
 /// Every write is an ``AtomicFile`` write: a reader sees the old or the new content, never a part. An
-/// ``OutputObject/Durability/durable`` object is flushed to disk before it replaces the old one; a
+/// ``OutputObject/Durability/durable`` object is flushed to disk before it replaces the old one, with
+/// the others written at the same time (one `syncfs` for them all on Linux: see `GroupCommit`); a
 /// ``OutputObject/Durability/rebuildable`` one is not. A write with ``OutputObject/Flush/now`` flushes
 /// its folder's entry at once; with ``OutputObject/Flush/later`` the folder is flushed at the next
 /// ``flush()``, once for every write since. Contents are read without following symbolic links.
@@ -31,12 +32,20 @@ public struct FolderOutput: WidgetOutput {
     /// The folders written to with ``OutputObject/Flush/later`` since the last ``flush()``, beyond the
     /// folder itself and its state folder (which are always flushed).
     private let unflushed: Unflushed
+    /// Flushes the files written at the same time together; shared by copies of the output.
+    let committer: GroupCommit
 
     /// The output folder `folder`; nothing is created until ``prepare()`` or a write.
     public init(folder: URL) {
+        self.init(folder: folder, committer: GroupCommit())
+    }
+
+    /// The output folder `folder`, whose flushes `committer` makes.
+    init(folder: URL, committer: GroupCommit) {
         localFolder = folder
         path = folder.path
         unflushed = Unflushed()
+        self.committer = committer
     }
 
     /// The folder's path.
@@ -94,19 +103,30 @@ public struct FolderOutput: WidgetOutput {
     }
 
     /// Replaces the file `OUT/<key>` atomically (see ``AtomicFile``), creating the folders of a key
-    /// below the root (`shards/…`) when they are missing.
+    /// below the root (`shards/…`) when they are missing. A write to flush (durable, or flushed
+    /// ``OutputObject/Flush/now``) is committed with the others under way at the same time, and returns
+    /// once its file is renamed (and its folder flushed, with `.now`): a file written after it is
+    /// never on disk without it. Blocks the calling thread for as long as the disk takes.
     ///
     /// - Throws: ``AtomicFileError`` naming the file and the system's reason.
     public func write(_ data: Data, to key: String, as object: OutputObject) throws(AtomicFileError) {
         let file = filePath(key)
         let syncsData = object.durability == .durable
         let syncsFolder = object.flush == .now
+        let temporary: AtomicFile.Temporary
         do {
-            try AtomicFile.write(data, toPath: file, syncsFolder: syncsFolder, syncsData: syncsData)
+            temporary = try AtomicFile.writeTemporary(data, forPath: file)
         } catch let error where error.isMissingFolder && key.contains("/") {
             let folder = String(file[..<file.lastIndex(of: "/")!])
             try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-            try AtomicFile.write(data, toPath: file, syncsFolder: syncsFolder, syncsData: syncsData)
+            temporary = try AtomicFile.writeTemporary(data, forPath: file)
+        }
+        if syncsData || syncsFolder {
+            try committer.commit(temporary, syncsData: syncsData, syncsFolder: syncsFolder)
+        } else {
+            // Nothing to flush: renamed at once, beside any batch.
+            close(temporary.descriptor)
+            try temporary.rename()
         }
         if !syncsFolder, let slash = key.lastIndex(of: "/") {
             let folder = String(key[..<slash])
