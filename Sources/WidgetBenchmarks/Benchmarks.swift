@@ -103,32 +103,48 @@ enum Benchmarks {
         warmups: Int = 3,
         budget: Double = 6
     ) -> (ours: BenchmarkResult, baseline: BenchmarkResult)? {
+        // The bodies are only called while measuring: they do not escape.
+        let results = withoutActuallyEscaping(ours) { ours in
+            withoutActuallyEscaping(baseline) { baseline in
+                measureInTurn(
+                    [(oursName, { try ours() }), (baselineName, { try baseline() })], bytes: bytes, iterations: iterations,
+                    warmups: warmups, budget: budget)
+            }
+        }
+        return results.map { ($0[0], $0[1]) }
+    }
+
+    /// Times each of `bodies` in turn, one run of each per round, so that all see the same load on a busy
+    /// machine, and prints a row for each, in their order; `nil` (after printing why) when one throws.
+    /// Each body's result is released outside the timed region.
+    static func measureInTurn(
+        _ bodies: [(name: String, body: () throws -> Any)],
+        bytes: Int,
+        iterations: Int = 20,
+        warmups: Int = 3,
+        budget: Double = 6
+    ) -> [BenchmarkResult]? {
         do {
             for _ in 0..<warmups {
-                blackHole(try ours())
-                blackHole(try baseline())
+                for entry in bodies { blackHole(try entry.body()) }
             }
-            var oursTimes: [Double] = []
-            var baselineTimes: [Double] = []
+            var times = [[Double]](repeating: [], count: bodies.count)
             var total = 0.0
             let clock = ContinuousClock()
             for iteration in 0..<iterations {
                 if iteration >= 5, total > budget { break }
-                settleAllocator()
-                var start = clock.now
-                let first = try ours()
-                oursTimes.append(seconds(clock.now - start))
-                blackHole(first)
-                settleAllocator()
-                start = clock.now
-                let second = try baseline()
-                baselineTimes.append(seconds(clock.now - start))
-                blackHole(second)
-                total += oursTimes[oursTimes.count - 1] + baselineTimes[baselineTimes.count - 1]
+                for (index, entry) in bodies.enumerated() {
+                    settleAllocator()
+                    let start = clock.now
+                    let result = try entry.body()
+                    times[index].append(seconds(clock.now - start))
+                    blackHole(result)
+                    total += times[index][times[index].count - 1]
+                }
             }
-            return (report(oursName, bytes: bytes, times: oursTimes), report(baselineName, bytes: bytes, times: baselineTimes))
+            return zip(bodies, times).map { report($0.name, bytes: bytes, times: $1) }
         } catch {
-            emit(pad("\(oursName) vs \(baselineName)", 46) + "  failed: \(error)")
+            emit(pad(bodies.map(\.name).joined(separator: " vs "), 46) + "  failed: \(error)")
             return nil
         }
     }

@@ -64,17 +64,62 @@ func runDefinitionBenchmarks() {
         emit("  whole process: skipped; widgetd is not built beside this program (swift build -c release --product widgetd)")
         return
     }
-    guard
-        let (validate, help) = Benchmarks.measurePair(
-            "widgetd validate, 1,000 files (process)", { try runToEnd(widgetd, ["validate", "--config", folder.path], expecting: 0) },
-            against: "widgetd --help (process)", { try runToEnd(widgetd, ["--help"], expecting: 0) },
-            bytes: totalBytes, iterations: 20, warmups: 2
-        )
+    // An earlier build of widgetd, timed in the same rounds, when one is named: the figure before a change.
+    var before = ProcessInfo.processInfo.environment["WIDGETD_BENCH_BEFORE"].map { URL(fileURLWithPath: $0) }
+    if let earlier = before, !FileManager.default.isExecutableFile(atPath: earlier.path) {
+        emit("  earlier build: skipped; WIDGETD_BENCH_BEFORE names no executable at \(earlier.path)")
+        before = nil
+    }
+    // Each run's CPU time (user and system) too: on a busy machine it moves less than the wall time.
+    var cpu: [[Double]] = []
+    func run(_ program: URL, _ arguments: [String]) -> () throws -> Any {
+        let index = cpu.count
+        cpu.append([])
+        return {
+            let start = cpuSeconds(children: true)
+            let status = try runToEnd(program, arguments, expecting: 0)
+            cpu[index].append(cpuSeconds(children: true) - start)
+            return status
+        }
+    }
+    var runs: [(name: String, body: () throws -> Any)] = [
+        ("widgetd validate, 1,000 files (process)", run(widgetd, ["validate", "--config", folder.path]))
+    ]
+    if let before { runs.append(("earlier widgetd validate (process)", run(before, ["validate", "--config", folder.path]))) }
+    runs.append(("widgetd --help (process)", run(widgetd, ["--help"])))
+    // 30 runs of each, whatever they take: the goal is a median of 30.
+    let warmups = 2
+    guard let results = Benchmarks.measureInTurn(runs, bytes: totalBytes, iterations: 30, warmups: warmups, budget: .infinity),
+        let validate = results.first, let help = results.last
     else { return }
+    let milliseconds = { (seconds: Double) in String(format: "%.1f ms", seconds * 1e3) }
+    let cpuMedians = cpu.map { times in
+        let sorted = times.dropFirst(warmups).sorted()
+        return sorted.isEmpty ? Double.nan : sorted[sorted.count / 2]
+    }
     emit(
-        "  widgetd validate of 1,000 files: \(String(format: "%.1f", validate.median * 1e3)) ms as a whole process "
-            + "(goal: under 100 ms), \(String(format: "%.1f", (validate.median - help.median) * 1e3)) ms more than "
-            + "widgetd --help (\(String(format: "%.1f", help.median * 1e3)) ms)")
+        "  CPU time a run (user and system, median): "
+            + zip(results, cpuMedians).map { "\($0.name.replacingOccurrences(of: " (process)", with: "")) \(milliseconds($1))" }
+            .joined(separator: "; "))
+    emit(
+        "  widgetd validate of 1,000 files: \(milliseconds(validate.median)) median of \(validate.iterations) runs as a whole "
+            + "process, fastest \(milliseconds(validate.fastest)) (goal: under 100 ms median, "
+            + "\(validate.median < 0.1 ? "met" : "missed")); \(milliseconds(validate.median - help.median)) more than "
+            + "widgetd --help (\(milliseconds(help.median))); \(milliseconds(load.median)) for the same files in process")
+    if before != nil, results.count == 3 {
+        let earlier = results[1]
+        emit(
+            "  earlier build: \(milliseconds(earlier.median)) median, fastest \(milliseconds(earlier.fastest)); "
+                + "this build takes \(String(format: "%.2f", validate.median / earlier.median))× its time")
+    }
+    emit("  \(widgetd.lastPathComponent) links the Swift runtime \(linksSwiftRuntimeStatically(widgetd) ? "statically" : "dynamically")")
+}
+
+/// Whether `program` was built with the Swift runtime inside it (`swift build --static-swift-stdlib`):
+/// it then names no `libswiftCore.so` to load.
+private func linksSwiftRuntimeStatically(_ program: URL) -> Bool {
+    guard let bytes = try? Data(contentsOf: program, options: .alwaysMapped) else { return false }
+    return bytes.range(of: Data("libswiftCore.so".utf8)) == nil
 }
 
 /// Runs `program` with `arguments`, its input and output `/dev/null`, and waits for it to exit.

@@ -234,16 +234,18 @@ extension DefinitionDocument: Decodable {
         title = try members.string(.title, what: "the title")
         description = try members.string(.description, what: "the description")
         timeZone = try members.timeZone(.timeZone)
-        inputs = try members.decode(.inputs, as: Inputs.self)?.list ?? []
+        // Members files written alike repeat are read once for the load, when it shares them.
+        let library = members.decoder.userInfo[MemberLibrary.userInfoKey] as? MemberLibrary
+        inputs = try members.decode(.inputs, as: Inputs.self, sharedIn: library)?.list ?? []
         source = try members.decode(.source)
         if !members.contains(.source) {
             try members.report(
                 nil, "the definition has no \"source\"; add e.g. \"source\": {\"url\": \"https://…\"} or {\"path\": \"data.json\"}")
         }
-        parser = try members.decode(.parser, as: ParserReference.self)?.stage ?? parser
-        transforms = try members.decode(.transforms, as: Transforms.self)?.list ?? []
-        timeline = try members.decode(.timeline) ?? timeline
-        schedule = try members.decode(.schedule) ?? schedule
+        parser = try members.decode(.parser, as: ParserReference.self, sharedIn: library)?.stage ?? parser
+        transforms = try members.decode(.transforms, as: Transforms.self, sharedIn: library)?.list ?? []
+        timeline = try members.decode(.timeline, sharedIn: library) ?? timeline
+        schedule = try members.decode(.schedule, sharedIn: library) ?? schedule
         staleAfter = try members.duration(.staleAfter, what: "staleAfter")
         if let written = try members.duration(.deadline, what: "deadline") {
             if written.seconds < 1 || written > WidgetDefinition.maximumDeadline {
@@ -252,7 +254,7 @@ extension DefinitionDocument: Decodable {
                 deadline = written
             }
         }
-        fallback = try members.decode(.fallback) ?? fallback
+        fallback = try members.decode(.fallback, sharedIn: library) ?? fallback
         placeholder = members.value(.placeholder)
         instances = try members.decode(.instances, as: Instances.self)?.list
         view = try members.decode(.view)

@@ -50,6 +50,21 @@ struct DescribedMembers<Key: DescribedKey> {
         return try decoder.recovering { try T(from: member) }
     }
 
+    /// ``decode(_:as:)`` through `library`, when there is one: a member equal to one that another file of
+    /// the same load read cleanly (see ``MemberLibrary``) is taken from it, undecoded.
+    func decode<T: Decodable & Sendable>(_ key: Key, as type: T.Type = T.self, sharedIn library: MemberLibrary?) throws -> T? {
+        guard let library, let value = value(key) else { return try decode(key, as: type) }
+        let tracker = decoder.tracker
+        let problems = tracker.problems.count
+        let opened = tracker.containers.count
+        return try library.member(T.self, at: path(key), value) {
+            let member = try decode(key, as: type)
+            // Clean: no problem, and every object opened below it asked for all its keys or was read whole.
+            let clean = tracker.problems.count == problems && tracker.containers[opened...].allSatisfy { $0.dynamic || $0.askedAll }
+            return (member, clean)
+        }
+    }
+
     /// Reports a problem of the member `key` (of the object itself when `nil`).
     func report(_ key: Key?, _ message: String, atKey: Bool = false, column: Int? = nil) throws {
         try decoder.report(OptionsError(path: path(key), message: message, expressionColumn: column, pointsAtKey: atKey))

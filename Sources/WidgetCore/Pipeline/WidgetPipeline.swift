@@ -105,12 +105,14 @@ public struct WidgetPipeline: Sendable {
     }
 
     /// Builds every stage, reporting each failure with the path of the stage it belongs to; `templates`
-    /// compiles the options' templates when the caller has compiled some of them already.
+    /// compiles the options' templates when the caller has compiled some of them already, and `stages`
+    /// gives the stages equal references built for other definitions of the same load.
     static func build(
         _ definition: WidgetDefinition,
         registry: StageRegistry,
         filters: FilterRegistry,
         templates: TemplateCache? = nil,
+        stages: StageLibrary? = nil,
         report: (OptionsError, ValuePath) -> Void
     ) -> WidgetPipeline? {
         var userInfo: [CodingUserInfoKey: any Sendable] = [FilterRegistry.userInfoKey: filters, StageRegistry.userInfoKey: registry]
@@ -129,7 +131,11 @@ public struct WidgetPipeline: Sendable {
             do {
                 var decoder = decoder
                 decoder.hintKeys = spec.ownerKeys
-                let built = try registry.makeBuiltStage(kind, typeName: spec.typeName, options: .object(spec.options), decoder: decoder)
+                let build = { () throws(OptionsError) in
+                    try registry.makeBuiltStage(kind, typeName: spec.typeName, options: .object(spec.options), decoder: decoder)
+                }
+                let built: StageRegistry.BuiltStage
+                if let stages { built = try stages.stage(kind, spec, build: build) } else { built = try build() }
                 guard let stage = typed(built) else {
                     // The registry files stages by kind, so this is a stage type registered under a kind it
                     // does not conform to: said, not dropped.

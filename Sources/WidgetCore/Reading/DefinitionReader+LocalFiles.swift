@@ -29,16 +29,18 @@ extension DefinitionReader.Session {
                 }
             }
         }
-        for (input, built) in zip(pipeline.definition.inputs, pipeline.inputs) {
+        // The definition once, not a copy of it for each part asked for.
+        let definition = pipeline.definition
+        for (input, built) in zip(definition.inputs, pipeline.inputs) {
             checkStage(built.fetcher, input.source, .fetcher)
             checkStage(built.parser, input.parser, .parser)
         }
-        checkStage(pipeline.fetcher, pipeline.definition.source, .fetcher)
-        checkStage(pipeline.parser, pipeline.definition.parser, .parser)
-        for (transformer, spec) in zip(pipeline.transformers, pipeline.definition.transforms) {
+        checkStage(pipeline.fetcher, definition.source, .fetcher)
+        checkStage(pipeline.parser, definition.parser, .parser)
+        for (transformer, spec) in zip(pipeline.transformers, definition.transforms) {
             checkStage(transformer, spec, .transformer)
         }
-        checkStage(pipeline.timeline, pipeline.definition.timeline.stage, .timeline)
+        checkStage(pipeline.timeline, definition.timeline.stage, .timeline)
     }
 }
 

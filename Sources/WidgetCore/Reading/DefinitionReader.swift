@@ -87,6 +87,14 @@ public struct DefinitionReader: Sendable {
     /// (see ``sharingTemplates()``).
     private var templateLibrary: TemplateLibrary?
 
+    /// The stages already built by this reader's other reads of the same load, when it shares them (see
+    /// ``sharingTemplates()``).
+    private var stageLibrary: StageLibrary?
+
+    /// The members of definitions already read by this reader's other reads of the same load, when it
+    /// shares them (see ``sharingTemplates()``).
+    private var memberLibrary: MemberLibrary?
+
     /// Creates a reader that checks stages against `registry`.
     ///
     /// - Parameters:
@@ -109,11 +117,14 @@ public struct DefinitionReader: Sendable {
         self.localFiles = localFiles
     }
 
-    /// This reader, sharing the templates it compiles among all its reads: for one load of a folder, whose
-    /// files often repeat templates (see `TemplateLibrary`). The problems and widgets are the same.
+    /// This reader, sharing the templates it compiles, the members it reads and the stages it builds among
+    /// all its reads: for one load of a folder, whose files often repeat them (see `TemplateLibrary`,
+    /// ``MemberLibrary`` and ``StageLibrary``). The problems and widgets are the same.
     package func sharingTemplates() -> DefinitionReader {
         var reader = self
         reader.templateLibrary = TemplateLibrary(filters: filters)
+        reader.stageLibrary = StageLibrary()
+        reader.memberLibrary = MemberLibrary()
         return reader
     }
 
@@ -320,7 +331,11 @@ extension DefinitionReader {
 
         /// Reads the document, then what it means for this file: the id, the instances.
         mutating func readDefinitions(_ value: WidgetValue) -> [WidgetDefinition] {
-            let decoder = OptionsDecoder(userInfo: [FilterRegistry.userInfoKey: reader.filters, TemplateCache.userInfoKey: templates])
+            var userInfo: [CodingUserInfoKey: any Sendable] = [
+                FilterRegistry.userInfoKey: reader.filters, TemplateCache.userInfoKey: templates,
+            ]
+            if let library = reader.memberLibrary { userInfo[MemberLibrary.userInfoKey] = library }
+            let decoder = OptionsDecoder(userInfo: userInfo)
             var problems: [OptionsError] = []
             let read = decoder.decode(DefinitionDocument.self, from: value, problems: &problems)
             for problem in problems { report(problem, under: .root) }
@@ -603,7 +618,9 @@ extension DefinitionReader {
             var failed = false
             // A source that could not be read is reported already; its stand-in names no stage.
             let unreadSource = definition.source.typeName.isEmpty ? definition.source.path : nil
-            let pipeline = WidgetPipeline.build(definition, registry: reader.registry, filters: reader.filters, templates: templates) {
+            let pipeline = WidgetPipeline.build(
+                definition, registry: reader.registry, filters: reader.filters, templates: templates, stages: reader.stageLibrary
+            ) {
                 error, base in
                 failed = true
                 if base != unreadSource { report(error, under: base) }
