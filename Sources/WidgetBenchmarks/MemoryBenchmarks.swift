@@ -15,7 +15,7 @@ import Darwin
 /// widget loaded from state.
 func runMemoryBenchmarks() {
     Benchmarks.section("memory: resident memory per widget, 1,000 HTTP widgets of ~18.7 KB payloads")
-    guard residentKiB(of: getpid()) != nil else {
+    guard Resident(of: getpid()) != nil else {
         emit("  skipped: resident memory is read from /proc, which this system does not have")
         return
     }
@@ -48,23 +48,28 @@ func runMemoryBenchmarks() {
     // The same folder again: every widget fresh and not due, so the daemon only loads its state.
     guard let idle = residentAfterStart(widgetd.path, config: folder.appendingPathComponent("defs"), out: out, fresh: count)
     else { return }
-    let perWidget = Double(wave - empty) * 1024 / Double(count)
-    let perIdle = Double(idle - empty) * 1024 / Double(count)
+    let perWidget = Double(wave.total - empty.total) * 1024 / Double(count)
+    let perIdle = Double(idle.total - empty.total) * 1024 / Double(count)
+    /// KiB a widget, two decimals.
+    func each(_ kib: Int) -> String { String(format: "%.2f", Double(kib) / Double(count)) }
     emit("  payload \(payload) bytes a widget, snapshot \(snapshotBytes) bytes")
-    emit("  no widget: \(empty) KiB resident")
+    emit("  no widget: \(empty.total) KiB resident")
     emit(
-        "  1,000 widgets after a wave: \(wave) KiB; \(String(format: "%.1f", perWidget / 1024)) KiB a widget, "
+        "  1,000 widgets after a wave: \(wave.total) KiB; \(String(format: "%.1f", perWidget / 1024)) KiB a widget, "
             + "\(String(format: "%.1f", (perWidget - Double(snapshotBytes)) / 1024)) KiB above its snapshot (goal: at most 10 KB)")
     emit(
-        "  1,000 widgets loaded from state, idle: \(idle) KiB; \(String(format: "%.2f", perIdle / 1024)) KiB an idle widget (goal: at most 2 KB)"
+        "  1,000 widgets loaded from state, idle: \(idle.total) KiB; \(String(format: "%.2f", perIdle / 1024)) KiB an idle widget (goal: at most 2 KB)"
     )
+    emit(
+        "    of which the heap and other anonymous pages \(each(idle.anonymous - empty.anonymous)) KiB a widget, "
+            + "pages of code and data files \(each(idle.files - empty.files)) KiB (the code loading runs, once for all)")
 }
 
 /// Starts `widgetd run`, waits until it has loaded its widgets (its own record in the state folder) and
-/// `fresh` widgets are fresh in its index, and a second more, reads its resident memory in KiB, and stops
-/// it. The index alone does not tell: a daemon restarted on a folder finds its predecessor's, every
+/// `fresh` widgets are fresh in its index, and a second more, reads its resident memory in KiB (see
+/// ``Resident``), and stops it. The index alone does not tell: a daemon restarted on a folder finds its predecessor's, every
 /// widget fresh, before it has loaded anything.
-private func residentAfterStart(_ widgetd: String, config: URL, out: URL, fresh: Int) -> Int? {
+private func residentAfterStart(_ widgetd: String, config: URL, out: URL, fresh: Int) -> Resident? {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: widgetd)
     process.arguments = ["run", "--config", config.path, "--out", out.path, "--log-level", "warning"]
@@ -98,14 +103,26 @@ private func residentAfterStart(_ widgetd: String, config: URL, out: URL, fresh:
         return nil
     }
     usleep(1_000_000)
-    return residentKiB(of: process.processIdentifier)
+    return Resident(of: process.processIdentifier)
 }
 
-/// VmRSS of a process, in KiB.
-private func residentKiB(of pid: Int32) -> Int? {
-    guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return nil }
-    for line in status.split(separator: "\n") where line.hasPrefix("VmRSS:") {
-        return Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "")
+/// A process's resident memory in KiB: in all (VmRSS), in anonymous pages (the heap, stacks) and in pages
+/// of files (code and data of the program and its libraries).
+private struct Resident {
+    var total: Int
+    var anonymous: Int
+    var files: Int
+
+    init?(of pid: Int32) {
+        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return nil }
+        var fields: [String: Int] = [:]
+        for line in status.split(separator: "\n") {
+            let parts = line.split { $0 == " " || $0 == "\t" }
+            if parts.count >= 2, let value = Int(parts[1]) { fields[String(parts[0])] = value }
+        }
+        guard let total = fields["VmRSS:"] else { return nil }
+        self.total = total
+        anonymous = fields["RssAnon:"] ?? 0
+        files = (fields["RssFile:"] ?? 0) + (fields["RssShmem:"] ?? 0)
     }
-    return nil
 }

@@ -106,7 +106,7 @@ extension WidgetDaemon {
         /// The state a refresh of `id` starts from, as kept, and whether its fetch cache, entries and
         /// fallback items must be read back from the state journal (see ``StateCache``).
         func keptState(of id: String) -> (state: WidgetState, onDisk: Bool) {
-            (states[id] ?? WidgetState(), states.cachedOnDisk.contains(id))
+            (states[id] ?? WidgetState(), states.isCachedOnDisk(id))
         }
 
         // MARK: - Recording

@@ -10,33 +10,84 @@ extension WidgetDaemon {
     /// hold whole pages of the allocator; a refresh reads them back from the widget's journal line
     /// (``savedState(_:kept:store:)``).
     struct StateCache {
-        private(set) var states: [String: WidgetState] = [:]
-        /// The widgets whose fetch cache, entries and fallback items are only in the state journal.
-        private(set) var cachedOnDisk: Set<String> = []
+        /// The slim states, compact: a table of a thousand widgets' states inline took ~310 bytes a widget.
+        private var kept: [String: Kept] = [:]
+        /// The whole states that are not saved on disk (or do not fit ``Kept``): kept as they are.
+        private var whole: [String: WidgetState] = [:]
 
         /// The widget's state, as kept.
-        subscript(id: String) -> WidgetState? { states[id] }
+        subscript(id: String) -> WidgetState? { whole[id] ?? kept[id]?.state }
+
+        /// Whether the widget's fetch cache, entries and fallback items are only in the state journal.
+        func isCachedOnDisk(_ id: String) -> Bool {
+            kept[id]?.cachedOnDisk ?? false
+        }
 
         /// Keeps `state` as the widget's, without its fetch cache, entries and fallback items when they are
         /// saved on disk.
         mutating func keep(_ state: WidgetState, for id: String, savedOnDisk: Bool) {
-            guard savedOnDisk, !state.fetchCache.isEmpty || !state.lastGoodEntries.isEmpty || !state.fallbackItems.isEmpty else {
-                states[id] = state
-                cachedOnDisk.remove(id)
+            let cachedOnDisk = !state.fetchCache.isEmpty || !state.lastGoodEntries.isEmpty || !state.fallbackItems.isEmpty
+            guard savedOnDisk || !cachedOnDisk, let slim = Kept(state, cachedOnDisk: cachedOnDisk) else {
+                whole[id] = state
+                kept[id] = nil
                 return
             }
-            var slim = state
-            slim.fetchCache = [:]
-            slim.lastGoodEntries = []
-            slim.fallbackItems = []
-            states[id] = slim
-            cachedOnDisk.insert(id)
+            kept[id] = slim
+            whole[id] = nil
         }
 
         /// Forgets a widget.
         mutating func remove(_ id: String) {
-            states[id] = nil
-            cachedOnDisk.remove(id)
+            kept[id] = nil
+            whole[id] = nil
+        }
+
+        /// A state without its fetch cache, entries and fallback items, in 80 bytes rather than 136: dates as
+        /// their seconds since the reference date (NaN for none, exact both ways), counters in 32 bits. Every
+        /// member of `WidgetState` but those three is here: one added there is added here too.
+        private struct Kept {
+            var lastSuccessAt: Double
+            var nextDueAt: Double
+            var lastAttemptAt: Double
+            var budgetDayEndsAt: Double
+            var lastError: String?
+            var budgetDay: String?
+            var consecutiveFailures: Int32
+            var budgetUsed: Int32
+            /// Whether the fetch cache, entries and fallback items were left out (they are in the journal).
+            var cachedOnDisk: Bool
+
+            /// `state`'s members, or `nil` when a counter does not fit.
+            init?(_ state: WidgetState, cachedOnDisk: Bool) {
+                guard let failures = Int32(exactly: state.consecutiveFailures), let used = Int32(exactly: state.budgetUsed) else {
+                    return nil
+                }
+                func seconds(_ date: Date?) -> Double { date?.timeIntervalSinceReferenceDate ?? .nan }
+                lastSuccessAt = seconds(state.lastSuccessAt)
+                nextDueAt = seconds(state.nextDueAt)
+                lastAttemptAt = seconds(state.lastAttemptAt)
+                budgetDayEndsAt = seconds(state.budgetDayEndsAt)
+                lastError = state.lastError
+                budgetDay = state.budgetDay
+                consecutiveFailures = failures
+                budgetUsed = used
+                self.cachedOnDisk = cachedOnDisk
+            }
+
+            /// The state, with no fetch cache, entries or fallback items.
+            var state: WidgetState {
+                func date(_ seconds: Double) -> Date? { seconds.isNaN ? nil : Date(timeIntervalSinceReferenceDate: seconds) }
+                var state = WidgetState()
+                state.lastSuccessAt = date(lastSuccessAt)
+                state.nextDueAt = date(nextDueAt)
+                state.lastAttemptAt = date(lastAttemptAt)
+                state.budgetDayEndsAt = date(budgetDayEndsAt)
+                state.lastError = lastError
+                state.budgetDay = budgetDay
+                state.consecutiveFailures = Int(consecutiveFailures)
+                state.budgetUsed = Int(budgetUsed)
+                return state
+            }
         }
     }
 

@@ -35,7 +35,8 @@ extension WidgetDaemon {
     func updateNotifications(_ widgets: [String: WidgetPipeline], removed: [String] = []) {
         for id in removed { configuration.store.notifications.forget(id) }
         configuration.store.notifications.loaded(widgets.keys)
-        sender.update(definitions: widgets.mapValues(\.definition))
+        // A look-up into the book's own table, which it shares until the next load changes it.
+        sender.update { widgets[$0]?.definition }
     }
 }
 

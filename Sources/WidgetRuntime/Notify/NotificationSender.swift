@@ -74,7 +74,8 @@ public final class NotificationSender: Sendable {
     private let random: @Sendable () -> Double
     /// Whether a widget's notifications are this sender's; `nil` for every widget's.
     private let owns: (@Sendable (String) -> Bool)?
-    private let definitions = Mutex<[String: WidgetDefinition]>([:])
+    /// The definitions of the widgets loaded, by id (see `update(definitions:)`).
+    private let definitions = Mutex<@Sendable (String) -> WidgetDefinition?>({ _ in nil })
     private let wakeup = SenderWakeup()
 
     /// The threads the queue is read and updated on: its outboxes are read from and saved (flushed) to
@@ -120,7 +121,20 @@ public final class NotificationSender: Sendable {
     /// Replaces the widgets the sender knows, by id: the daemon's after each load of the definitions. A
     /// notification finds its webhook in its widget's `notify` rules, by the rule's name.
     public func update(definitions: [String: WidgetDefinition]) {
-        self.definitions.withLock { $0 = definitions }
+        update { definitions[$0] }
+    }
+
+    /// Replaces the widgets the sender knows with those `definition` gives by id (`nil`: not loaded).
+    ///
+    /// The daemon passes a look-up into the table it keeps anyway (`{ widgets[$0]?.definition }`): the
+    /// sender then holds no copy of a thousand definitions, inline in a table of its own (~1.7 KB a widget).
+    public func update(definitions definition: @escaping @Sendable (String) -> WidgetDefinition?) {
+        self.definitions.withLock { $0 = definition }
+    }
+
+    /// The definition of the loaded widget `id`, or `nil` when it is not loaded.
+    private func definition(of id: String) -> WidgetDefinition? {
+        definitions.withLock { $0 }(id)
     }
 
     /// Logs a `notify-dropped` line for each rule of `widget` whose waiting notifications were dropped
@@ -167,7 +181,7 @@ public final class NotificationSender: Sendable {
     /// shards, its own).
     private func isMine(_ notification: PendingNotification) -> Bool {
         guard owns?(notification.widget) ?? true else { return false }
-        return definitions.withLock { $0[notification.widget] != nil }
+        return definition(of: notification.widget) != nil
     }
 
     /// Attempts every notification due now, at most ``maximumInFlight`` at a time, and returns how many
@@ -262,7 +276,7 @@ public final class NotificationSender: Sendable {
     /// failed transiently earlier in `pass` (it waits for the same retry time then).
     func send(_ notification: PendingNotification, pass: Pass = Pass()) async -> Outcome {
         // A widget not loaded (its definition broken at start, say) keeps its notifications for later.
-        guard let definition = definitions.withLock({ $0[notification.widget] }) else { return .skipped }
+        guard let definition = definition(of: notification.widget) else { return .skipped }
         guard let rule = definition.notify.first(where: { $0.name == notification.rule }) else {
             return .dropped(reason: "its rule \(notification.rule) no longer exists in \(definition.file)")
         }

@@ -169,17 +169,20 @@ public struct HTTPFetcher: Fetcher {
     /// How many redirects are followed, from 0 to 5.
     public let maxRedirects: Int
     /// The status and header to echo back once, or `nil`.
-    public let handshake: Handshake?
+    public var handshake: Handshake? { rarelyUsed?.handshake }
     /// The least the response must bring in a window once it has begun.
     public let minimumRate: HTTPRequest.MinimumRate
     /// The TLS settings as the definition writes them (paths relative to its folder), or `nil`.
-    public let tls: TLSOptions?
+    public var tls: TLSOptions? { rarelyUsed?.tls }
     /// Where the request's access token comes from, or `nil` for none.
-    public let oauth2: OAuth2Client?
+    public var oauth2: OAuth2Client? { rarelyUsed?.oauth2 }
     /// How pages are read, when the list is split into pages: see ``HTTPPages``.
-    public let pages: HTTPPages?
+    public var pages: HTTPPages? { rarelyUsed?.pages }
     /// The walk ``pages`` describes, checked.
-    let walk: HTTPPages.Walk?
+    var walk: HTTPPages.Walk? { rarelyUsed?.walk }
+    /// ``handshake``, ``tls``, ``oauth2``, ``pages`` and ``walk``, in a block of their own when any is set:
+    /// a daemon keeps a fetcher for each widget, and inline these took ~500 of its ~700 bytes.
+    private let rarelyUsed: RarelyUsed?
     /// The `env` and `secret` reads of the url, header and body templates: their values are masked in
     /// every error.
     let secretUses: [Template.SecretUse]
@@ -219,17 +222,17 @@ public struct HTTPFetcher: Fetcher {
         connectTimeout = Double(options.connectTimeout.seconds)
         maxBytes = options.maxBytes
         self.maxRedirects = maxRedirects
-        self.handshake = handshake
         try options.tls?.check()
-        tls = options.tls
-        oauth2 = try options.oauth2.map(OAuth2Client.init(options:))
+        let oauth2 = try options.oauth2.map(OAuth2Client.init(options:))
         if oauth2 != nil, let written = headers.first(where: { $0.name.lowercased() == "authorization" }) {
             throw StageError(
                 "\"headers\" has \"\(written.name)\", which \"oauth2\" sets to its access token; remove one of them",
                 option: Key.headers)
         }
-        self.pages = pages
-        walk = try pages?.walk()
+        let walk = try pages?.walk()
+        rarelyUsed =
+            handshake == nil && options.tls == nil && oauth2 == nil && pages == nil
+            ? nil : RarelyUsed(handshake: handshake, tls: options.tls, oauth2: oauth2, pages: pages, walk: walk)
         if let rate {
             guard rate.within.seconds > 0 else {
                 throw StageError(
@@ -262,6 +265,23 @@ public struct HTTPFetcher: Fetcher {
             else {
                 throw StageError("\"url\" is not an http or https URL; write e.g. \"https://example.com/feed.json\"", option: Key.url)
             }
+        }
+    }
+
+    /// The parts of a fetcher that few definitions set (see ``rarelyUsed``).
+    private final class RarelyUsed: Sendable {
+        let handshake: Handshake?
+        let tls: TLSOptions?
+        let oauth2: OAuth2Client?
+        let pages: HTTPPages?
+        let walk: HTTPPages.Walk?
+
+        init(handshake: Handshake?, tls: TLSOptions?, oauth2: OAuth2Client?, pages: HTTPPages?, walk: HTTPPages.Walk?) {
+            self.handshake = handshake
+            self.tls = tls
+            self.oauth2 = oauth2
+            self.pages = pages
+            self.walk = walk
         }
     }
 
