@@ -44,7 +44,7 @@ struct DueQueue {
     }
 
     /// The widgets due at `now` (due time not after it), each once, sorted by id. Their due times stay
-    /// set until they are given new ones.
+    /// set until they are given new ones (see ``requeue(_:)``).
     mutating func popDue(at now: Date) -> [String] {
         var due: Set<String> = []
         while true {
@@ -54,6 +54,14 @@ struct DueQueue {
             heap.removeFirst()
         }
         return due.sorted()
+    }
+
+    /// Puts widgets popped by ``popDue(at:)`` back in the queue at the due times they kept, so that
+    /// those left waiting stay as late as they are.
+    mutating func requeue(_ ids: [String]) {
+        for id in ids {
+            if let date = times[id] { heap.push(Entry(date: date, id: id)) }
+        }
     }
 
     /// Drops the entries at the top whose widget has another due time since.

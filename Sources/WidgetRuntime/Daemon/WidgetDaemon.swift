@@ -408,11 +408,11 @@ public final class WidgetDaemon: Sendable {
         if !first.isEmpty { book.writeIndexAndMetrics(now: now, log: configuration.log) }
         for (widget, start, abandonment) in starting {
             launch(
-                widget, start: start, book: book, refresher: refresher, now: now, respectBudget: true, abandonment: abandonment,
-                in: &group)
+                widget, start: start, book: book, refresher: refresher, now: now, respectBudget: true, due: book.dueTime(of: widget.id),
+                abandonment: abandonment, in: &group)
         }
-        // No free place: these wait for the next one, still due.
-        book.makeDue(due.map(\.id), at: now)
+        // No free place: these wait for the next one, still due since when they were.
+        book.keepDue(due.map(\.id))
     }
 
     /// Starts the refresh of `widget` as a child task of `group`: the one way a refresh starts, for the
@@ -420,10 +420,10 @@ public final class WidgetDaemon: Sendable {
     ///
     /// The child reads the widget's saved state, refreshes, writes the files unless it was cancelled
     /// first (the daemon stopping, or `abandonment` used: its widget removed), and posts a
-    /// ``FinishedRefresh`` to the mailbox, whatever happened.
+    /// ``FinishedRefresh`` to the mailbox, whatever happened, with how late it started against `due`.
     private func launch(
         _ widget: WidgetPipeline, start: Int, book: Book, refresher: WidgetRefresher, now: Date, respectBudget: Bool,
-        abandonment: Abandonment? = nil, in group: inout DiscardingTaskGroup
+        due: Date? = nil, abandonment: Abandonment? = nil, in group: inout DiscardingTaskGroup
     ) {
         let (kept, onDisk) = book.keptState(of: widget.id)
         let mailbox = mailbox
@@ -445,7 +445,9 @@ public final class WidgetDaemon: Sendable {
                 ? .skipped : await WidgetDaemon.write(outcome, definition: widget.definition, to: store, check: check, sender: sender)
             let elapsed = clock.now().timeIntervalSince(startedAt)
             mailbox.post(
-                FinishedRefresh(id: widget.id, start: start, outcome: outcome, duration: duration, elapsed: elapsed, written: written))
+                FinishedRefresh(
+                    id: widget.id, start: start, outcome: outcome, duration: duration, elapsed: elapsed, written: written,
+                    lateness: due.map { startedAt.timeIntervalSince($0) }))
         }
         if let abandonment {
             group.addTask { await abandonment.run(work) }
@@ -496,7 +498,9 @@ public final class WidgetDaemon: Sendable {
                 if book.widgets[refresh.id] == nil, case .done = refresh.written { configuration.store.removeSnapshot(for: refresh.id) }
                 continue
             }
-            book.record(refresh.outcome, for: widget, duration: refresh.duration, written: refresh.written, log: configuration.log)
+            book.record(
+                refresh.outcome, for: widget, duration: refresh.duration, written: refresh.written, lateness: refresh.lateness,
+                log: configuration.log)
             running.noteDuration(of: refresh.id, seconds: refresh.elapsed)
             refreshContinuation.yield(RefreshReport(id: refresh.id, snapshot: refresh.outcome.snapshot, error: refresh.outcome.error))
             if running.again.remove(refresh.id) != nil { book.makeDue([refresh.id], at: configuration.clock.now()) }
