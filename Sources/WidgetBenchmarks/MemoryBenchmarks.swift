@@ -102,7 +102,7 @@ private func residentAfterStart(_ widgetd: String, config: URL, out: URL, fresh:
 }
 
 /// VmRSS of a process, in KiB.
-private func residentKiB(of pid: Int32) -> Int? {
+func residentKiB(of pid: Int32) -> Int? {
     guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return nil }
     for line in status.split(separator: "\n") where line.hasPrefix("VmRSS:") {
         return Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "")
