@@ -106,6 +106,11 @@ private func residentAfterStart(_ widgetd: String, config: URL, out: URL, fresh:
     return Resident(of: process.processIdentifier)
 }
 
+/// VmRSS of a process, in KiB.
+func residentKiB(of pid: Int32) -> Int? {
+    Resident(of: pid)?.total
+}
+
 /// A process's resident memory in KiB: in all (VmRSS), in anonymous pages (the heap, stacks) and in pages
 /// of files (code and data of the program and its libraries).
 private struct Resident {

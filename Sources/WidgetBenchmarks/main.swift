@@ -16,6 +16,7 @@ let suites: [Benchmarks.Suite] = [
     Benchmarks.Suite(name: "s3", run: runS3Benchmarks),
     Benchmarks.Suite(name: "s3-outage", run: runS3OutageBenchmarks),
     Benchmarks.Suite(name: "notify-crash", run: runNotifyCrashBenchmarks),
+    Benchmarks.Suite(name: "scale", run: runScaleBenchmarks),
 ]
 
 if CommandLine.arguments.dropFirst().first == BenchmarkServer.flag { BenchmarkServer.serve() }

@@ -112,6 +112,8 @@ struct OperatorLogTests {
         #expect(refreshed["status"] == "fresh")
         #expect(refreshed["entries"] == 1)
         #expect(refreshed["duration"]?.number != nil)
+        // How late it started against its due time (at start: due at once).
+        #expect(refreshed["late"]?.number != nil)
         #expect(refreshed["next"]?.string.flatMap(Timestamp.date) != nil)
         #expect(refreshed["message"]?.string?.hasPrefix("items: fresh, 1 entry in ") == true)
         // The wave's record is written before it logs that it is done.

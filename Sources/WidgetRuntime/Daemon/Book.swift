@@ -1,5 +1,6 @@
 import Foundation
 import WidgetCore
+import WidgetJSON
 
 extension WidgetDaemon {
     /// The daemon's view of its widgets: their pipelines and last snapshots, with the parts that each
@@ -68,6 +69,11 @@ extension WidgetDaemon {
         /// At most `limit` of the widgets due at `now`, the earliest due first (by id when due together).
         mutating func due(at now: Date, limit: Int) -> [WidgetPipeline] {
             schedule.dueAt.popDue(at: now, limit: limit).compactMap { widgets[$0] }
+        }
+
+        /// When `id` is due: for a widget ``due(at:limit:)`` gave, the time its refresh starts late from.
+        func dueTime(of id: String) -> Date? {
+            schedule.dueAt[id]
         }
 
         // MARK: - Scheduling
@@ -171,10 +177,11 @@ extension WidgetDaemon {
             writeDaemonRecord(log: log)
         }
 
-        /// Takes in a finished refresh whose files `written` says how the writing went.
+        /// Takes in a finished refresh whose files `written` says how the writing went; `lateness` is how
+        /// many seconds after its due time it started (none for `run --once`).
         mutating func record(
             _ outcome: WidgetRefresher.Outcome, for widget: WidgetPipeline, duration: Duration, written: Written,
-            log: (LogRecord) -> Void
+            lateness: TimeInterval? = nil, log: (LogRecord) -> Void
         ) {
             let id = widget.id
             let snapshot = outcome.snapshot
@@ -193,6 +200,7 @@ extension WidgetDaemon {
             schedule.dueAt[id] = outcome.state.nextDueAt
             let seconds = Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
             metrics.record(outcome, for: widget, seconds: seconds, written: written)
+            if let lateness { metrics.recordLateness(lateness) }
             var writeError: String?
             if case .failed(let reason) = written {
                 writeError = reason
@@ -200,12 +208,15 @@ extension WidgetDaemon {
             } else {
                 unwritten[id] = nil
             }
-            log(Book.refreshRecord(outcome, seconds: seconds, writeError: writeError))
+            log(Book.refreshRecord(outcome, seconds: seconds, writeError: writeError, lateness: lateness))
         }
 
         /// The log line of a finished refresh: `news: fresh, 1 entry in 12 ms; next at …`, a warning when it
-        /// failed, an error when its files could not be written.
-        static func refreshRecord(_ outcome: WidgetRefresher.Outcome, seconds: Double, writeError: String?) -> LogRecord {
+        /// failed, an error when its files could not be written; with `late`, the seconds (to the
+        /// millisecond) between its due time and its start, when it had a due time.
+        static func refreshRecord(
+            _ outcome: WidgetRefresher.Outcome, seconds: Double, writeError: String?, lateness: TimeInterval? = nil
+        ) -> LogRecord {
             let snapshot = outcome.snapshot
             let id = snapshot.id
             let next = snapshot.nextRefreshAt.map { "; next at \(Timestamp.string($0))" } ?? ""
@@ -213,6 +224,9 @@ extension WidgetDaemon {
             var record = LogRecord(
                 .info, "refreshed", "\(id): fresh, \(count) in \(Int(seconds * 1000)) ms\(next)", widget: id,
                 status: snapshot.status.rawValue, duration: seconds, entries: snapshot.entries.count, next: snapshot.nextRefreshAt)
+            if let lateness, let late = WidgetNumber((max(0, lateness) * 1000).rounded() / 1000) {
+                record.details["late"] = .number(late)
+            }
             if !snapshot.warnings.isEmpty {
                 record.message += " — warning: " + snapshot.warnings.joined(separator: "; warning: ")
             }

@@ -60,6 +60,14 @@ extension WidgetDaemon {
         /// Every widget's, by id: one table rather than one per metric.
         var widgets: [String: Widget] = [:]
 
+        /// The upper bounds, in seconds, of the buckets of `widgetd_refresh_lateness_seconds` (and `+Inf`).
+        static let latenessBounds: [Double] = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300]
+        /// How many refreshes started within each bound of ``latenessBounds`` (not cumulative), then the
+        /// ones later than the last.
+        var latenessCounts = [Int](repeating: 0, count: latenessBounds.count + 1)
+        /// The sum of every refresh's lateness, in seconds.
+        var latenessSum = 0.0
+
         /// Counts a finished refresh of `widget` that took `seconds`.
         mutating func record(_ outcome: WidgetRefresher.Outcome, for widget: WidgetPipeline, seconds: Double, written: Written) {
             let id = widget.id
@@ -72,6 +80,13 @@ extension WidgetDaemon {
             counters.budget = (outcome.state.budgetUsed, widget.definition.schedule.maxPerDay)
             if case .failed = written { counters.writeFailures += 1 }
             widgets[id] = counters
+        }
+
+        /// Counts a refresh that started `seconds` after its due time.
+        mutating func recordLateness(_ seconds: Double) {
+            let seconds = max(0, seconds)
+            latenessCounts[Self.latenessBounds.firstIndex { seconds <= $0 } ?? Self.latenessBounds.count] += 1
+            latenessSum += seconds
         }
 
         /// Counts a snapshot write that failed outside a refresh (a snapshot turning stale).
@@ -166,6 +181,15 @@ extension WidgetDaemon {
                     "Since when each widget's notifications fail to be delivered (Unix time), for failing widgets only.",
                     outboxes.compactMap { id, summary in summary.failingSince.map { (widget(id), "\(Int($0.timeIntervalSince1970))") } })
             }
+            text += "# HELP widgetd_refresh_lateness_seconds How long after its due time each refresh started.\n"
+            text += "# TYPE widgetd_refresh_lateness_seconds histogram\n"
+            var cumulative = 0
+            for (bound, count) in zip(Self.latenessBounds.map { "\($0)" } + ["+Inf"], latenessCounts) {
+                cumulative += count
+                text += "widgetd_refresh_lateness_seconds_bucket{le=\"\(bound)\"} \(cumulative)\n"
+            }
+            text += "widgetd_refresh_lateness_seconds_sum \(seconds(latenessSum))\n"
+            text += "widgetd_refresh_lateness_seconds_count \(cumulative)\n"
             family("widgetd_widgets", "gauge", "Widgets loaded.", [("", "\(widgetCount)")])
             return text
         }

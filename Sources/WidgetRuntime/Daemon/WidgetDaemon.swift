@@ -425,7 +425,7 @@ public final class WidgetDaemon: Sendable {
         for (widget, start, abandonment) in starting {
             launch(
                 widget, start: start, book: book, refresher: refresher, now: now, respectBudget: true,
-                refreshing: refreshing[widget.id], abandonment: abandonment, in: &group)
+                due: book.dueTime(of: widget.id), refreshing: refreshing[widget.id], abandonment: abandonment, in: &group)
         }
     }
 
@@ -435,10 +435,11 @@ public final class WidgetDaemon: Sendable {
     /// The child writes `refreshing` (the snapshot of a first refresh, see
     /// ``Book/recordFirstRefreshStart(of:at:)``), reads the widget's saved state, refreshes, writes the
     /// files unless it was cancelled first (the daemon stopping, or `abandonment` used: its widget
-    /// removed), and posts a ``FinishedRefresh`` to the mailbox, whatever happened.
+    /// removed), and posts a ``FinishedRefresh`` to the mailbox, whatever happened, with how late it
+    /// started against `due`.
     private func launch(
         _ widget: WidgetPipeline, start: Int, book: Book, refresher: WidgetRefresher, now: Date, respectBudget: Bool,
-        refreshing: Snapshot? = nil, abandonment: Abandonment? = nil, in group: inout DiscardingTaskGroup
+        due: Date? = nil, refreshing: Snapshot? = nil, abandonment: Abandonment? = nil, in group: inout DiscardingTaskGroup
     ) {
         let (kept, onDisk) = book.keptState(of: widget.id)
         let mailbox = mailbox
@@ -461,7 +462,9 @@ public final class WidgetDaemon: Sendable {
                 ? .skipped : await WidgetDaemon.write(outcome, definition: widget.definition, to: store, check: check, sender: sender)
             let elapsed = clock.now().timeIntervalSince(startedAt)
             mailbox.post(
-                FinishedRefresh(id: widget.id, start: start, outcome: outcome, duration: duration, elapsed: elapsed, written: written))
+                FinishedRefresh(
+                    id: widget.id, start: start, outcome: outcome, duration: duration, elapsed: elapsed, written: written,
+                    lateness: due.map { startedAt.timeIntervalSince($0) }))
         }
         if let abandonment {
             group.addTask { await abandonment.run(work) }
@@ -512,7 +515,9 @@ public final class WidgetDaemon: Sendable {
                 if book.widgets[refresh.id] == nil, case .done = refresh.written { configuration.store.removeSnapshot(for: refresh.id) }
                 continue
             }
-            book.record(refresh.outcome, for: widget, duration: refresh.duration, written: refresh.written, log: configuration.log)
+            book.record(
+                refresh.outcome, for: widget, duration: refresh.duration, written: refresh.written, lateness: refresh.lateness,
+                log: configuration.log)
             running.noteDuration(of: refresh.id, seconds: refresh.elapsed)
             refreshContinuation.yield(RefreshReport(id: refresh.id, snapshot: refresh.outcome.snapshot, error: refresh.outcome.error))
             if running.again.remove(refresh.id) != nil { book.makeDue([refresh.id], at: configuration.clock.now()) }

@@ -203,4 +203,7 @@ struct FinishedRefresh: Sendable {
     /// ``WidgetDaemon/slowRefreshSeconds``).
     var elapsed: TimeInterval
     var written: WidgetDaemon.Written
+    /// How many seconds after its due time the refresh started, by the daemon's clock; `nil` without a
+    /// due time (`run --once`).
+    var lateness: TimeInterval? = nil
 }
