@@ -79,7 +79,8 @@ struct FirstWaveTests {
         // Nothing written yet, or nothing under way: written at once.
         var write = pacing.shouldWrite(at: start, busy: true)
         #expect(write)
-        pacing.wrote(at: start, cost: 0.01)
+        pacing.wrote(at: start)
+        pacing.cost.set(.milliseconds(10))
         write = pacing.shouldWrite(at: start, busy: false)
         #expect(write)
         #expect(!pacing.pending)
@@ -91,7 +92,8 @@ struct FirstWaveTests {
         write = pacing.shouldWrite(at: start.addingTimeInterval(1), busy: true)
         #expect(write)
         // A write that took 0.5 s makes the gap 5 s: describing the widgets stays a tenth of the time.
-        pacing.wrote(at: start.addingTimeInterval(1), cost: 0.5)
+        pacing.wrote(at: start.addingTimeInterval(1))
+        pacing.cost.set(.milliseconds(500))
         #expect(!pacing.pending)
         write = pacing.shouldWrite(at: start.addingTimeInterval(5.9), busy: true)
         #expect(!write)

@@ -247,63 +247,88 @@ extension WidgetDaemon {
         }
 
         /// Flushes the folders, writes the gallery, the index, the metrics and the daemon's record, then
-        /// deletes images nothing uses; unless refreshes are under way (`busy`) and the last write was less than
-        /// ``IndexPacing/gap`` ago: then the write is put off (see ``IndexPacing``).
-        mutating func writeIndexAndMetrics(now: Date, busy: Bool = false, log: (LogRecord) -> Void) {
+        /// deletes images nothing uses; unless refreshes are under way or due soon (`busy`) and the last
+        /// write was less than ``IndexPacing/gap`` ago: then the write is put off (see ``IndexPacing``).
+        ///
+        /// The gallery, the index and the metrics describe every widget, and with many widgets take long
+        /// to write: while `busy` they are written on ``indexQueue`` from a copy of what they show, so
+        /// that the loop goes on starting refreshes on time meanwhile. Otherwise (a wave ended with
+        /// nothing due soon, a reload, a stop) they are written before this returns, after any write
+        /// still under way there.
+        mutating func writeIndexAndMetrics(now: Date, busy: Bool = false, log: @escaping @Sendable (LogRecord) -> Void) {
             guard indexPacing.shouldWrite(at: now, busy: busy) else { return }
-            let started = ContinuousClock.now
-            writeIndexFiles(now: now, log: log)
-            let cost = ContinuousClock.now - started
-            indexPacing.wrote(at: now, cost: Double(cost.components.seconds) + Double(cost.components.attoseconds) * 1e-18)
-        }
-
-        /// Writes the put-off index (see ``IndexPacing``) when it is due at `now`, or at once when
-        /// `force` is set (the daemon stopping).
-        mutating func writePutOffIndex(now: Date, force: Bool = false, log: (LogRecord) -> Void) {
-            guard indexPacing.pending, force || indexPacing.deadline.map({ now >= $0 }) ?? false else { return }
-            writeIndexAndMetrics(now: now, busy: false, log: log)
-        }
-
-        /// What ``writeIndexAndMetrics(now:busy:log:)`` writes, at once: first the flush of the folders
-        /// (and the state journal) for the writes made since the last (see `SnapshotStore.syncFolders()`),
-        /// so that the snapshots the index lists are durable before it is.
-        private mutating func writeIndexFiles(now: Date, log: (LogRecord) -> Void) {
-            store.syncFolders()
-            do {
-                let gallery = try writeGallery(now: now)
-                try store.writeIndex(snapshots.map { $0.value.snapshot(id: $0.key) }, generatedAt: now, gallery: gallery)
-                var text = metrics.text(
-                    now: now, snapshots: snapshots, widgetCount: widgets.count, notifications: notificationSummaries())
-                if let bucket = store.output as? BucketOutput { text += bucket.health.prometheusLines(at: now) }
-                try store.writeMetrics(text)
-            } catch {
-                log(LogRecord(.error, "write-failed", "\(error)", error: "\(error)"))
+            let write = indexWrite(now: now)
+            let cost = indexPacing.cost
+            let job: @Sendable () -> Void = {
+                let started = ContinuousClock.now
+                write(log)
+                cost.set(ContinuousClock.now - started)
             }
+            if busy {
+                Self.indexQueue.async(execute: job)
+            } else {
+                Self.indexQueue.sync(execute: job)
+            }
+            indexPacing.wrote(at: now)
             writeDaemonRecord(log: log)
             assets.collect(in: store, log: log)
         }
 
-        /// Writes `index.html` from every widget's card (kept in its page), rendering (from the
-        /// snapshot on disk) the cards that are missing or may be out of date: a widget new to the book, or
-        /// whose definition changed.
-        mutating func writeGallery(now: Date) throws(AtomicFileError) -> GalleryPage {
-            var cards: [GalleryCard] = []
-            defer { writtenCards = [:] }
-            for id in snapshots.keys.sorted() {
-                if let card = writtenCards[id] {
-                    cards.append(card)
-                } else if !cardsToRender.contains(id), let card = store.card(for: id) {
-                    cards.append(card)
-                } else if let snapshot = store.snapshot(for: id) {
-                    let definition = widgets[id]?.definition
-                    cards.append(
-                        (try? store.writeCard(of: snapshot, definition: definition))
-                            ?? GalleryCard.render(
-                                snapshot, definition: definition, now: snapshot.generatedAt))
+        /// The thread the gallery, the index and the metrics are written on, one write after another.
+        static let indexQueue = DispatchQueue(label: "widgetd.index")
+
+        /// Writes the put-off index (see ``IndexPacing``) when it is due at `now` (on ``indexQueue`` when
+        /// `busy`), or at once when `force` is set (the daemon stopping).
+        mutating func writePutOffIndex(now: Date, busy: Bool = false, force: Bool = false, log: @escaping @Sendable (LogRecord) -> Void) {
+            guard indexPacing.pending, force || indexPacing.deadline.map({ now >= $0 }) ?? false else { return }
+            writeIndexAndMetrics(now: now, busy: busy && !force, log: log)
+        }
+
+        /// What one write of the gallery, the index and the metrics needs, taken from the book (its cards
+        /// written since the last, and those to render again, are taken out): the write itself, to run on
+        /// any thread. It first flushes the folders (and the state journal) for the writes made since the
+        /// last (see `SnapshotStore.syncFolders()`), so that the snapshots the index lists are durable
+        /// before it is.
+        private mutating func indexWrite(now: Date) -> @Sendable (_ log: (LogRecord) -> Void) -> Void {
+            let store = store
+            let summaries = snapshots
+            let written = writtenCards
+            writtenCards = [:]
+            // The cards that may be out of date are rendered again from their snapshots on disk.
+            let render = cardsToRender.filter { summaries[$0] != nil }
+            cardsToRender.subtract(render)
+            var found: [String: WidgetDefinition] = [:]
+            for id in render { found[id] = widgets[id]?.definition }
+            let definitions = found
+            let metrics = metrics
+            let widgetCount = widgets.count
+            let notifications = notificationSummaries()
+            return { log in
+                store.syncFolders()
+                do {
+                    var cards: [GalleryCard] = []
+                    cards.reserveCapacity(summaries.count)
+                    for id in summaries.keys.sorted() {
+                        if let card = written[id] {
+                            cards.append(card)
+                        } else if !render.contains(id), let card = store.card(for: id) {
+                            cards.append(card)
+                        } else if let snapshot = store.snapshot(for: id) {
+                            let definition = definitions[id]
+                            cards.append(
+                                (try? store.writeCard(of: snapshot, definition: definition))
+                                    ?? GalleryCard.render(snapshot, definition: definition, now: snapshot.generatedAt))
+                        }
+                    }
+                    let gallery = try store.writeGallery(cards, writtenAt: now)
+                    try store.writeIndex(summaries.map { $0.value.snapshot(id: $0.key) }, generatedAt: now, gallery: gallery)
+                    var text = metrics.text(now: now, snapshots: summaries, widgetCount: widgetCount, notifications: notifications)
+                    if let bucket = store.output as? BucketOutput { text += bucket.health.prometheusLines(at: now) }
+                    try store.writeMetrics(text)
+                } catch {
+                    log(LogRecord(.error, "write-failed", "\(error)", error: "\(error)"))
                 }
-                cardsToRender.remove(id)
             }
-            return try store.writeGallery(cards, writtenAt: now)
         }
 
         /// Writes ``daemon``, with the current number of widgets.
@@ -325,7 +350,7 @@ extension WidgetDaemon {
 extension WidgetDaemon {
     /// What the book keeps of a widget's last snapshot: what the index and the metrics read, in a slot of
     /// its table, without a block of its own (a whole snapshot's fields took twice the room).
-    struct SnapshotSummary {
+    struct SnapshotSummary: Sendable {
         var title: String?
         var status: Snapshot.Status
         var generatedAt: Date

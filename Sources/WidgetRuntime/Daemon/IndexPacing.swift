@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 extension WidgetDaemon {
     /// How often the index, the gallery, the metrics and the daemon's record are written while refreshes
@@ -7,8 +8,10 @@ extension WidgetDaemon {
     /// Each of those files describes every widget, so writing them costs in proportion to the number of
     /// widgets. Written after every finished refresh, a first wave over N widgets wrote them about N/2
     /// times: quadratic work, which made a daemon's first wave over 1,000 widgets ten times as long as
-    /// `run --once`'s. While refreshes are under way they are now written at most once per gap, and at
-    /// once when the last refresh under way ends. The gap is a second, or ten times what the last write
+    /// `run --once`'s; and many widgets refreshing in a steady stream (a refresh due every few
+    /// milliseconds, each alone) had them written after every refresh. While refreshes are under way or
+    /// due within two seconds, they are now written at most once per gap, and at once when a wave ends
+    /// with nothing due soon. The gap is a second, or ten times what the last write
     /// took when that is longer, so that describing the widgets never takes more than about a tenth of
     /// the daemon's time, however many there are. A write put off is made when the gap has passed (the
     /// loop wakes for it) or when the daemon stops.
@@ -24,13 +27,13 @@ extension WidgetDaemon {
 
         /// When the files were last written, on the daemon's clock; `nil` before the first paced write.
         private var lastWrite: Date?
-        /// How long the last write took, in seconds.
-        private var lastCost: TimeInterval = 0
+        /// How long the last write took, in seconds, set by the thread that wrote it.
+        let cost = Cost()
         /// Whether a write was put off and is still to be made.
         private(set) var pending = false
 
         /// The gap after the last write.
-        var gap: TimeInterval { max(Self.minimumGap, Self.costFactor * lastCost) }
+        var gap: TimeInterval { max(Self.minimumGap, Self.costFactor * cost.seconds) }
 
         /// When the write put off is due; `nil` when none is.
         var deadline: Date? {
@@ -38,8 +41,8 @@ extension WidgetDaemon {
             return lastWrite.addingTimeInterval(gap)
         }
 
-        /// Whether to write now: always when nothing is `busy` (no refresh under way) or nothing was
-        /// written yet, else once the gap has passed. When not, the write is noted as put off.
+        /// Whether to write now: always when nothing is `busy` (no refresh under way or due soon) or
+        /// nothing was written yet, else once the gap has passed. When not, the write is noted as put off.
         mutating func shouldWrite(at now: Date, busy: Bool) -> Bool {
             if !busy { return true }
             guard let lastWrite, now < lastWrite.addingTimeInterval(gap) else { return true }
@@ -47,11 +50,24 @@ extension WidgetDaemon {
             return false
         }
 
-        /// Notes a write made at `now` that took `cost` seconds.
-        mutating func wrote(at now: Date, cost: TimeInterval) {
+        /// Notes a write made at `now` (its duration is set in ``cost`` by the thread that makes it).
+        mutating func wrote(at now: Date) {
             lastWrite = now
-            lastCost = cost
             pending = false
+        }
+
+        /// The duration of the last write, in seconds; shared with the thread that writes.
+        final class Cost: Sendable {
+            private let value = Mutex<Double>(0)
+
+            /// The duration last set.
+            var seconds: Double { value.withLock { $0 } }
+
+            /// Sets the duration of the last write.
+            func set(_ duration: Duration) {
+                let seconds = Double(duration.components.seconds) + Double(duration.components.attoseconds) * 1e-18
+                value.withLock { $0 = seconds }
+            }
         }
     }
 }

@@ -139,7 +139,8 @@ public final class WidgetDaemon: Sendable {
     public static let slowRefreshSeconds: Double = 5
 
     /// A wave counts as over when no refresh is under way and none is due within this many seconds: its
-    /// idle connections are closed and its free pages returned then.
+    /// idle connections are closed and its free pages returned then, and the index is written at once
+    /// rather than paced (see `IndexPacing`).
     static let quietSeconds: Double = 2
 
     /// `widgetd reload` requests for a widget that arrive within this many seconds after a manual
@@ -297,7 +298,9 @@ public final class WidgetDaemon: Sendable {
         var reloadAgain = false
         while !Task.isCancelled {
             if let lost = checkOutput() { return lost }
-            book.writePutOffIndex(now: configuration.clock.now(), log: configuration.log)
+            let now = configuration.clock.now()
+            let busy = !running.isEmpty || book.hasDue(at: now.addingTimeInterval(Self.quietSeconds))
+            book.writePutOffIndex(now: now, busy: busy, log: configuration.log)
             startDue(&book, running: &running, group: &group)
             await markStale(&book, running: running)
             // With refreshes or a reload under way the loop waits for them too: it is not idle.
@@ -417,9 +420,9 @@ public final class WidgetDaemon: Sendable {
         for (widget, _, _) in starting where book.awaitsFirstRefresh(widget.id) {
             refreshing[widget.id] = book.recordFirstRefreshStart(of: widget, at: now)
         }
-        // Paced while other refreshes are under way or more are due (a first wave starts many batches).
+        // Paced while other refreshes are under way or more are due soon (a first wave starts many batches).
         if !refreshing.isEmpty {
-            let busy = running.count > starting.count || book.hasDue(at: now)
+            let busy = running.count > starting.count || book.hasDue(at: now.addingTimeInterval(Self.quietSeconds))
             book.writeIndexAndMetrics(now: now, busy: busy, log: configuration.log)
         }
         for (widget, start, abandonment) in starting {
@@ -531,8 +534,10 @@ public final class WidgetDaemon: Sendable {
         // The index's write flushes the folders first, once for the renames of every refresh recorded
         // since the last: paced with it, so that a steady stream of refreshes does not flush the folders
         // (on the loop) for each few of them.
-        // Paced while refreshes are under way or due (see `IndexPacing`).
-        book.writeIndexAndMetrics(now: ended, busy: !running.isEmpty || book.hasDue(at: ended), log: configuration.log)
+        // Paced while refreshes are under way or due soon (see `IndexPacing`): many widgets refresh in a
+        // steady stream, one or a few at a time, and the index would otherwise be written after each.
+        let busy = !running.isEmpty || book.hasDue(at: ended.addingTimeInterval(Self.quietSeconds))
+        book.writeIndexAndMetrics(now: ended, busy: busy, log: configuration.log)
         // The wave is over, and the next is not about to start (as it always is when many widgets keep a
         // steady stream of refreshes going): its connections close, and what its refreshes parsed and
         // wrote is free, between the blocks kept. Trimming the heap takes about a millisecond per
