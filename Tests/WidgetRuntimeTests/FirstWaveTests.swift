@@ -98,5 +98,13 @@ struct FirstWaveTests {
         write = pacing.shouldWrite(at: start.addingTimeInterval(5.9), busy: true)
         #expect(!write)
         #expect(pacing.deadline == start.addingTimeInterval(6))
+        // A write still under way beside the loop puts the next off, a second at a time, past the gap.
+        pacing.cost.start()
+        write = pacing.shouldWrite(at: start.addingTimeInterval(6), busy: true)
+        #expect(!write)
+        #expect(pacing.deadline == start.addingTimeInterval(7))
+        pacing.cost.set(.milliseconds(500))
+        write = pacing.shouldWrite(at: start.addingTimeInterval(7), busy: true)
+        #expect(write)
     }
 }

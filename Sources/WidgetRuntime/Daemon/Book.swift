@@ -265,6 +265,7 @@ extension WidgetDaemon {
                 cost.set(ContinuousClock.now - started)
             }
             if busy {
+                cost.start()
                 Self.indexQueue.async(execute: job)
             } else {
                 Self.indexQueue.sync(execute: job)

@@ -35,16 +35,28 @@ extension WidgetDaemon {
         /// The gap after the last write.
         var gap: TimeInterval { max(Self.minimumGap, Self.costFactor * cost.seconds) }
 
+        /// While a write is still under way beside the loop, the next is put off by this many seconds at a
+        /// time: writes never queue up behind a long one, each holding its own copy of the widgets.
+        static let busyRetry: TimeInterval = 1
+        /// When a write put off because one was still under way may be tried again.
+        private var retryAt: Date?
+
         /// When the write put off is due; `nil` when none is.
         var deadline: Date? {
             guard pending, let lastWrite else { return nil }
-            return lastWrite.addingTimeInterval(gap)
+            return max(lastWrite.addingTimeInterval(gap), retryAt ?? .distantPast)
         }
 
         /// Whether to write now: always when nothing is `busy` (no refresh under way or due soon) or
-        /// nothing was written yet, else once the gap has passed. When not, the write is noted as put off.
+        /// nothing was written yet, else once the gap has passed and no write is still under way beside
+        /// the loop. When not, the write is noted as put off.
         mutating func shouldWrite(at now: Date, busy: Bool) -> Bool {
             if !busy { return true }
+            if cost.isWriting {
+                pending = true
+                retryAt = now.addingTimeInterval(Self.busyRetry)
+                return false
+            }
             guard let lastWrite, now < lastWrite.addingTimeInterval(gap) else { return true }
             pending = true
             return false
@@ -53,20 +65,30 @@ extension WidgetDaemon {
         /// Notes a write made at `now` (its duration is set in ``cost`` by the thread that makes it).
         mutating func wrote(at now: Date) {
             lastWrite = now
+            retryAt = nil
             pending = false
         }
 
-        /// The duration of the last write, in seconds; shared with the thread that writes.
+        /// The duration of the last write, in seconds, and whether one is under way; shared with the thread
+        /// that writes.
         final class Cost: Sendable {
-            private let value = Mutex<Double>(0)
+            private let value = Mutex<(seconds: Double, writing: Bool)>((0, false))
 
             /// The duration last set.
-            var seconds: Double { value.withLock { $0 } }
+            var seconds: Double { value.withLock { $0.seconds } }
 
-            /// Sets the duration of the last write.
+            /// Whether a write handed to the writing thread has not ended yet.
+            var isWriting: Bool { value.withLock { $0.writing } }
+
+            /// Notes that a write was handed to the writing thread.
+            func start() {
+                value.withLock { $0.writing = true }
+            }
+
+            /// Sets the duration of the last write, which has ended.
             func set(_ duration: Duration) {
                 let seconds = Double(duration.components.seconds) + Double(duration.components.attoseconds) * 1e-18
-                value.withLock { $0 = seconds }
+                value.withLock { $0 = (seconds, false) }
             }
         }
     }

@@ -86,7 +86,8 @@ public final class WidgetDaemon: Sendable {
 
     /// A change in the daemon's state, as ``Configuration/lifecycle`` hears of it.
     public enum LifecycleEvent: Sendable, Equatable {
-        /// The definitions are loaded and the index written; refreshing begins.
+        /// The definitions are loaded and the index written (with many widgets, being written beside the
+        /// loop); refreshing begins.
         case ready(widgets: Int)
         /// A reload of the definitions begins.
         case reloading
@@ -137,6 +138,10 @@ public final class WidgetDaemon: Sendable {
     /// trickles until its transfer fails): slow widgets take at most half the places for refreshes, so
     /// the others always find one, however many slow hosts there are.
     public static let slowRefreshSeconds: Double = 5
+
+    /// From this many widgets on, the index written at start is written beside the loop (see
+    /// ``run()``): ``LifecycleEvent/ready(widgets:)`` may then come before it is on disk.
+    static let manyWidgets = 1_000
 
     /// A wave counts as over when no refresh is under way and none is due within this many seconds: its
     /// idle connections are closed and its free pages returned then, and the index is written at once
@@ -249,8 +254,11 @@ public final class WidgetDaemon: Sendable {
         book.recordStart(
             pid: Int(ProcessInfo.processInfo.processIdentifier), at: configuration.clock.now(), shard: configuration.shard?.description)
         // Describe the widgets at once, even when none is due: the index may be missing or list
-        // widgets removed while the daemon was down.
-        book.writeIndexAndMetrics(now: configuration.clock.now(), log: configuration.log)
+        // widgets removed while the daemon was down. This first gallery renders every card again (a
+        // view may have changed while the daemon was down), which takes a while with many widgets:
+        // then it is written beside the loop, which starts the refreshes due meanwhile on time.
+        book.writeIndexAndMetrics(
+            now: configuration.clock.now(), busy: book.widgets.count >= Self.manyWidgets, log: configuration.log)
         ProcessMemory.returnFreePages()
         defer { refreshContinuation.finish() }
         configuration.lifecycle(.ready(widgets: book.widgets.count))
